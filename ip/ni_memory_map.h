@@ -1,0 +1,41 @@
+/* NI address map as seen by the NI's PowerPC 603e.
+ * Hardware/software contract: used by the platform (to place the models), by
+ * the firmware (linker script and device drivers) and by tests. */
+#ifndef M2_IP_NI_MEMORY_MAP_H
+#define M2_IP_NI_MEMORY_MAP_H
+
+#define NI_SDRAM_BASE      0x00000000u  /* 64 MB SDRAM: firmware, data, stacks */
+#define NI_SDRAM_SIZE      0x04000000u
+
+#define NI_CONSOLE_BASE    0xF0000000u  /* console device (ip/console.h)        */
+#define NI_SIMCTRL_BASE    0xF0001000u  /* simulation control (ip/simctrl.h)    */
+#define NI_DEVICE_SIZE     0x00001000u  /* each small device decodes 4 KB       */
+
+/* Reserved for the ISS itself (a private page holding exception-entry stubs);
+ * the platform maps nothing here. */
+#define NI_ISS_PRIVATE_BASE 0xFFFFE000u
+
+/* PowerPC exception vectors (MSR[IP] = 0; crt0 clears IP). */
+#define PPC_VEC_SYSTEM_RESET 0x0100u
+#define PPC_VEC_MACHINE_CHECK 0x0200u
+#define PPC_VEC_DSI          0x0300u
+#define PPC_VEC_ISI          0x0400u
+#define PPC_VEC_EXTERNAL     0x0500u
+#define PPC_VEC_ALIGNMENT    0x0600u
+#define PPC_VEC_PROGRAM      0x0700u
+#define PPC_VEC_FP_UNAVAIL   0x0800u
+#define PPC_VEC_DECREMENTER  0x0900u
+#define PPC_VEC_SYSCALL      0x0C00u
+#define PPC_VEC_TRACE        0x0D00u
+
+/* MSR bits used by firmware and the ISS. */
+#define PPC_MSR_POW 0x00040000u  /* doze until an interrupt (idle)        */
+#define PPC_MSR_EE  0x00008000u  /* external + decrementer interrupts on  */
+#define PPC_MSR_PR  0x00004000u
+#define PPC_MSR_ME  0x00001000u
+#define PPC_MSR_IP  0x00000040u  /* vectors at 0xFFF00000 when set        */
+#define PPC_MSR_IR  0x00000020u
+#define PPC_MSR_DR  0x00000010u
+#define PPC_MSR_RI  0x00000002u
+
+#endif

@@ -1,0 +1,16 @@
+/* Simulation-control device: lets firmware end the run and report values.
+ * 32-bit registers, big-endian. */
+#ifndef M2_IP_SIMCTRL_H
+#define M2_IP_SIMCTRL_H
+
+#define SIMCTRL_EXIT      0x00u  /* W: firmware is done; value = exit code (0 = success).
+                                    The run ends when every participating CPU has exited. */
+#define SIMCTRL_TIME_LO   0x08u  /* R: simulated time in ns, low word (reading it latches HI) */
+#define SIMCTRL_TIME_HI   0x0Cu  /* R: simulated time in ns, high word (latched)               */
+#define SIMCTRL_RESULT(i) (0x10u + 4u * (i)) /* W: result value i (0..7), recorded in the
+                                    end-of-run report and results.tsv as fw_result<i> */
+#define SIMCTRL_NUM_RESULTS 8u
+#define SIMCTRL_TB_HZ     0x30u  /* R: timebase frequency in Hz (as configured)        */
+#define SIMCTRL_CPU_HZ    0x34u  /* R: core clock in Hz (as configured)                */
+
+#endif

@@ -1,0 +1,38 @@
+#include "core/log.h"
+
+#include <cstring>
+#include <iostream>
+
+#include "core/params.h"
+
+namespace m2 {
+
+Log& Log::instance() {
+  static Log log;
+  return log;
+}
+
+void Log::open_file(const std::string& path) {
+  m_file.close();
+  m_file.open(path, std::ios::trunc);
+  if (!m_file) throw ConfigError(path + ": cannot write the run log: " + std::strerror(errno));
+}
+
+void Log::close_file() { m_file.close(); }
+
+void Log::out(const std::string& line) {
+  if (!m_quiet) std::cout << line << '\n' << std::flush;
+  if (m_file) m_file << line << '\n' << std::flush;
+}
+
+void Log::warning(const std::string& line) {
+  std::cerr << "warning: " << line << '\n' << std::flush;
+  if (m_file) m_file << "warning: " << line << '\n' << std::flush;
+}
+
+void Log::error(const std::string& line) {
+  std::cerr << "error: " << line << '\n' << std::flush;
+  if (m_file) m_file << "error: " << line << '\n' << std::flush;
+}
+
+}  // namespace m2

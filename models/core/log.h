@@ -1,0 +1,28 @@
+// The run log: every line the simulation prints (firmware console output,
+// warnings, the end-of-run report) goes to stdout or stderr and, once a run
+// directory is known, to run.log in it.
+#pragma once
+
+#include <fstream>
+#include <string>
+
+namespace m2 {
+
+class Log {
+ public:
+  static Log& instance();
+  // Starts copying everything to `path` (truncates it). Throws ConfigError.
+  void open_file(const std::string& path);
+  void close_file();
+  void set_quiet(bool quiet) { m_quiet = quiet; }  // stdout suppressed, file kept
+
+  void out(const std::string& line);      // normal output (stdout)
+  void warning(const std::string& line);  // "warning: ..." (stderr)
+  void error(const std::string& line);    // "error: ..." (stderr)
+
+ private:
+  std::ofstream m_file;
+  bool m_quiet = false;
+};
+
+}  // namespace m2

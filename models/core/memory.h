@@ -1,0 +1,39 @@
+// A RAM (SDRAM) target: b_transport with a fixed access latency, DMI for the
+// whole range, debug transport. Storage is reserved with mmap and only the
+// pages firmware or DMA touch become resident, so many nodes' 64 MB cost
+// little.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "core/params.h"
+
+namespace m2 {
+
+class Memory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Memory> socket;
+
+  Param<uint64_t> size_bytes;
+  Param<double> read_latency_ns;
+  Param<double> write_latency_ns;
+
+  Memory(sc_core::sc_module_name name, uint64_t default_size);
+  ~Memory() override;
+
+  uint8_t* host() { return m_data; }
+  uint64_t size() const { return size_bytes.get(); }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  bool in_range(const tlm::tlm_generic_payload& trans) const;
+
+  uint8_t* m_data = nullptr;
+  sc_core::sc_time m_read_latency, m_write_latency;
+};
+
+}  // namespace m2

@@ -1,0 +1,38 @@
+#include "core/register_bank.h"
+
+#include <cstdio>
+
+#include "core/log.h"
+
+namespace m2 {
+
+void RegisterBank::add(uint32_t offset, const std::string& name, ReadFn read, WriteFn write) {
+  m_regs[offset] = Reg{name, std::move(read), std::move(write)};
+}
+
+void RegisterBank::access(tlm::tlm_generic_payload& t) {
+  const uint64_t off = t.get_address();
+  auto fail = [&](const char* why) {
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %u-byte %s at offset 0x%llx: %s", m_owner.c_str(), t.get_data_length(),
+                  t.is_read() ? "read" : "write", static_cast<unsigned long long>(off), why);
+    m_last_error = msg;
+    Log::instance().warning(msg);
+    t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+  };
+  if (t.get_data_length() != 4 || (off & 3)) return fail("registers take aligned 32-bit accesses only");
+  auto it = m_regs.find(static_cast<uint32_t>(off));
+  if (it == m_regs.end()) return fail("no register at this offset");
+  uint8_t* d = t.get_data_ptr();
+  if (t.is_read()) {
+    if (!it->second.read) return fail(("register " + it->second.name + " is write-only").c_str());
+    const uint32_t v = it->second.read();
+    d[0] = uint8_t(v >> 24), d[1] = uint8_t(v >> 16), d[2] = uint8_t(v >> 8), d[3] = uint8_t(v);
+  } else {
+    if (!it->second.write) return fail(("register " + it->second.name + " is read-only").c_str());
+    it->second.write(uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3]);
+  }
+  t.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace m2

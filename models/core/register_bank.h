@@ -1,0 +1,42 @@
+// Memory-mapped 32-bit registers declared by name with read/write callbacks,
+// so a device model lists its registers in one place (as its ip/ header does).
+// Accesses are 32-bit, aligned and big-endian (the PowerPC's view); anything
+// else is answered with an error that names the device, offset and size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <tlm>
+
+namespace m2 {
+
+class RegisterBank {
+ public:
+  using ReadFn = std::function<uint32_t()>;
+  using WriteFn = std::function<void(uint32_t)>;
+
+  explicit RegisterBank(std::string owner) : m_owner(std::move(owner)) {}
+
+  // A null callback makes the register write-only or read-only.
+  void add(uint32_t offset, const std::string& name, ReadFn read, WriteFn write);
+
+  // Performs the access in `t` (address relative to the bank). On error the
+  // response status says so and last_error() tells why.
+  void access(tlm::tlm_generic_payload& t);
+  const std::string& last_error() const { return m_last_error; }
+
+ private:
+  struct Reg {
+    std::string name;
+    ReadFn read;
+    WriteFn write;
+  };
+  std::string m_owner;
+  std::map<uint32_t, Reg> m_regs;
+  std::string m_last_error;
+};
+
+}  // namespace m2

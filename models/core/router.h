@@ -1,0 +1,58 @@
+// An address-decoding interconnect (the NI's on-chip bus): initiators bind to
+// `target`, targets are attached with their address range. It adds a fixed
+// per-access latency, forwards DMI with address translation, and answers an
+// address error where nothing is mapped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "core/params.h"
+#include "cpu/iss.h"
+
+namespace m2 {
+
+class Router : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<Router> target;
+  tlm_utils::multi_passthrough_initiator_socket<Router> initiator;
+
+  Param<double> latency_ns;
+
+  explicit Router(sc_core::sc_module_name name);
+
+  // Binds `socket` to the next initiator port and maps [base, base+size) to it.
+  // Throws ConfigError when the range overlaps one already mapped.
+  template <typename TargetSocket>
+  void attach(TargetSocket& socket, uint64_t base, uint64_t size, const std::string& name) {
+    add_range(base, size, name);
+    initiator.bind(socket);
+  }
+
+  // The address map, for initiators that map regions up front (the ISS).
+  std::vector<iss::MemRegion> memory_map() const;
+
+ private:
+  struct Range {
+    uint64_t base, size;
+    std::string name;
+    unsigned port;
+  };
+  void add_range(uint64_t base, uint64_t size, const std::string& name);
+  const Range* decode(uint64_t addr) const;
+
+  void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
+  void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
+
+  std::vector<Range> m_ranges;
+  sc_core::sc_time m_latency;
+};
+
+}  // namespace m2

@@ -1,0 +1,61 @@
+#include "core/run_control.h"
+
+#include "core/log.h"
+
+namespace m2 {
+
+void RunControl::add_participant(const std::string& who) { m_participants.insert(who); }
+
+void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when) {
+  if (finished() || !m_exited.insert(who).second) return;
+  if (when > m_last_exit) m_last_exit = when;
+  Log::instance().out("[" + who + "] firmware exited with code " + std::to_string(code) + " at " + when.to_string());
+  if (code != 0 && m_first_nonzero == 0) m_first_nonzero = code > 63 ? 63 : static_cast<int>(code);
+  if (m_exited.size() == m_participants.size()) {
+    finish(Outcome::Completed, m_first_nonzero,
+           m_first_nonzero ? "firmware exited with a non-zero code" : "all firmware exited with code 0");
+  }
+}
+
+void RunControl::fault(const std::string& who, const std::string& report) {
+  if (finished()) return;
+  Log::instance().error(report);
+  finish(Outcome::FirmwareFault, EXIT_FAULT, "firmware fault on " + who);
+}
+
+void RunControl::time_limit(const std::string& report) {
+  if (finished()) return;
+  Log::instance().error(report);
+  finish(Outcome::TimeLimit, EXIT_STALL, "time limit reached before all firmware exited");
+}
+
+void RunControl::stalled(const std::string& report) {
+  if (finished()) return;
+  Log::instance().error(report);
+  finish(Outcome::Stalled, EXIT_STALL, "simulation stalled: nothing left to happen but firmware has not exited");
+}
+
+void RunControl::error(const std::string& report) {
+  if (finished()) return;
+  Log::instance().error(report);
+  finish(Outcome::Error, EXIT_CONFIG, report);
+}
+
+void RunControl::record_result(const std::string& source, const std::string& key, int64_t value) {
+  for (Result& r : m_results) {
+    if (r.source == source && r.key == key) {
+      r.value = value;
+      return;
+    }
+  }
+  m_results.push_back({source, key, value});
+}
+
+void RunControl::finish(Outcome o, int code, const std::string& summary) {
+  m_outcome = o;
+  m_exit_code = code;
+  m_summary = summary;
+  if (sc_core::sc_is_running()) sc_core::sc_stop();
+}
+
+}  // namespace m2

@@ -1,0 +1,60 @@
+// Decides when a run ends and how: every CPU that runs firmware is a
+// participant; the run ends when all of them have exited (through the
+// simulation-control device), at the first firmware fault, or when the
+// platform reports a time limit or a stall. Also collects the values firmware
+// reports, for the end-of-run report and results.tsv.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+namespace m2 {
+
+class RunControl {
+ public:
+  enum class Outcome { Running, Completed, FirmwareFault, TimeLimit, Stalled, Error };
+
+  // Process exit codes (documented in docs/usage.md).
+  static constexpr int EXIT_CONFIG = 64, EXIT_FAULT = 65, EXIT_STALL = 66, EXIT_INTERNAL = 70;
+
+  void add_participant(const std::string& who);
+  void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when);
+  void fault(const std::string& who, const std::string& report);
+  void time_limit(const std::string& report);
+  void stalled(const std::string& report);
+  void error(const std::string& report);
+
+  struct Result {
+    std::string source, key;
+    int64_t value;
+  };
+  void record_result(const std::string& source, const std::string& key, int64_t value);
+  const std::vector<Result>& results() const { return m_results; }
+
+  bool finished() const { return m_outcome != Outcome::Running; }
+  // Simulated time of the last firmware exit (CPUs run ahead of SystemC time).
+  sc_core::sc_time last_exit_time() const { return m_last_exit; }
+  Outcome outcome() const { return m_outcome; }
+  const std::string& summary() const { return m_summary; }
+  // 0 when every firmware exited with 0; the first non-zero firmware code
+  // (clamped to 1..63); or one of the EXIT_* codes.
+  int exit_code() const { return m_exit_code; }
+  bool has_exited(const std::string& who) const { return m_exited.count(who) != 0; }
+  const std::set<std::string>& participants() const { return m_participants; }
+
+ private:
+  void finish(Outcome o, int code, const std::string& summary);
+  std::set<std::string> m_participants, m_exited;
+  std::vector<Result> m_results;
+  Outcome m_outcome = Outcome::Running;
+  int m_exit_code = 0;
+  int m_first_nonzero = 0;
+  sc_core::sc_time m_last_exit = sc_core::SC_ZERO_TIME;
+  std::string m_summary;
+};
+
+}  // namespace m2

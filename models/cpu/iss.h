@@ -1,0 +1,114 @@
+// The ISS hook: a two-sided contract between an instruction-set simulator and
+// the platform, in the spirit of OCX.
+//
+//  - Core (implemented by an ISS): step N instructions, instruction count,
+//    registers, interrupts, breakpoints, halt/idle, faults.
+//  - Environment (implemented by the SystemC processor wrapper): memory
+//    transactions, direct memory pointers (DMI), memory map, time.
+//
+// Nothing outside an ISS implementation sees the ISS library's headers; the
+// Unicorn PowerPC 603e is one implementation (models/cpu/unicorn/).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace m2::iss {
+
+// A bus region the core may access (from the interconnect's address map).
+struct MemRegion {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  std::string name;
+};
+
+// Host memory that backs a bus region and may be accessed directly.
+struct DirectMemory {
+  uint8_t* host = nullptr;
+  uint64_t base = 0;  // bus address of host[0]
+  uint64_t size = 0;
+  bool writable = false;
+};
+
+class Environment {
+ public:
+  virtual ~Environment() = default;
+  // Regions to map; everything else is unmapped (an access faults).
+  virtual std::vector<MemRegion> memory_map() = 0;
+  // Direct access to the region holding `addr`, if its target allows it.
+  virtual std::optional<DirectMemory> direct_memory(uint64_t addr) = 0;
+  // One access outside direct memory. `data` is in target byte order.
+  // Returns false on a bus error (the core then faults).
+  virtual bool transport(bool is_write, uint64_t addr, uint8_t* data, unsigned len) = 0;
+  // The core's current time in picoseconds, including the instructions it
+  // has executed so far in the current step.
+  virtual uint64_t now_ps() = 0;
+};
+
+enum class StopReason {
+  Budget,      // executed the requested number of instructions (or more by < 1 block)
+  Idle,        // the core dozes until an interrupt (e.g. MSR[POW])
+  Breakpoint,  // reached a breakpoint; pc() is the breakpoint address
+  Fault,       // the core faulted; fault() says why
+  Requested,   // request_stop() was called
+};
+
+struct Fault {
+  std::string kind;                  // "illegal instruction", "load from unmapped address", ...
+  uint64_t pc = 0;                   // faulting instruction (best known)
+  bool pc_exact = true;              // false when only the enclosing block is known
+  std::optional<uint64_t> address;   // data address for memory faults
+  std::string detail;                // extra text (decoded instruction, vector...)
+};
+
+struct Register {
+  std::string name;
+  unsigned bits = 32;
+};
+
+class Core {
+ public:
+  virtual ~Core() = default;
+  virtual std::string model() const = 0;  // "PowerPC 603e (Unicorn)"
+
+  // Prepares execution at `pc` in the architecture's post-reset state.
+  virtual void reset(uint64_t pc) = 0;
+  // Memory at [addr, addr+len) now holds new code (loader, debugger).
+  virtual void code_changed(uint64_t addr, uint64_t len) = 0;
+
+  // Executes about `max_instructions` (stops at a block boundary at or after
+  // the limit, or earlier for the reasons in StopReason).
+  virtual StopReason step(uint64_t max_instructions) = 0;
+  // Retired instructions; also valid while step() runs (block granularity).
+  virtual uint64_t instruction_count() const = 0;
+  // Makes a running step() return soon with StopReason::Requested.
+  virtual void request_stop() = 0;
+
+  // Interrupt inputs (level-sensitive). Line 0 is the external interrupt.
+  virtual void set_interrupt(unsigned line, bool level) = 0;
+  // True while the core dozes waiting for an interrupt.
+  virtual bool idle() const = 0;
+  // Whether an interrupt would be taken now (wakes an idle core).
+  virtual bool interrupt_deliverable() const = 0;
+  // Time of the core's next internal timer event (decrementer), if any.
+  virtual std::optional<uint64_t> next_timer_event_ps() const = 0;
+
+  virtual uint64_t pc() const = 0;
+  virtual void set_pc(uint64_t pc) = 0;
+  // Registers in the order GDB's remote protocol uses for the architecture.
+  virtual const std::vector<Register>& registers() const = 0;
+  virtual uint64_t read_register(unsigned index) const = 0;
+  virtual void write_register(unsigned index, uint64_t value) = 0;
+
+  virtual void insert_breakpoint(uint64_t addr) = 0;
+  virtual void remove_breakpoint(uint64_t addr) = 0;
+
+  virtual const Fault& fault() const = 0;
+  // Register file and special registers as text, for fault reports.
+  virtual std::string dump_state() const = 0;
+};
+
+}  // namespace m2::iss

@@ -1,0 +1,195 @@
+#include "cpu/processor.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include <ip/ni_memory_map.h>
+
+#include "core/log.h"
+#include "cpu/core_factory.h"
+
+namespace m2 {
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%08" PRIx64, v);
+  return b;
+}
+
+}  // namespace
+
+Processor::Processor(sc_core::sc_module_name name, RunControl& run,
+                     std::function<std::vector<iss::MemRegion>()> memory_map)
+    : sc_module(name),
+      socket("socket"),
+      isa(this->name(), "isa", "ppc603e", "instruction-set simulator model", iss::core_models()),
+      clock_mhz(this->name(), "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 10000}),
+      cpi(this->name(), "cpi", 1.0, "cycles",
+          "average cycles per instruction (assumption: 603e dual dispatch offset by cache misses)",
+          Range<double>{0.1, 100}),
+      timebase_hz(this->name(), "timebase_hz", 25'000'000, "Hz",
+                  "timebase/decrementer rate (603e: bus clock / 4; assumed 100 MHz 60x bus)",
+                  Range<uint64_t>{1000, 1'000'000'000}),
+      sync_on_io(this->name(), "sync_on_io", true, "",
+                 "synchronise with SystemC before each device access (exact polling; off: faster)"),
+      m_run(run),
+      m_memory_map(std::move(memory_map)) {
+  m_ps_per_instruction = cpi.get() * 1e6 / clock_mhz.get();
+  m_core = iss::make_core(isa.get(), *this, {this->name(), timebase_hz.get(), NI_ISS_PRIVATE_BASE});
+  SC_THREAD(run);
+  // Unicorn's translator runs on this thread's stack.
+  set_stack_size(8 * 1024 * 1024);
+}
+
+Processor::~Processor() = default;
+
+void Processor::load_firmware(std::shared_ptr<const ElfImage> image) { m_image = std::move(image); }
+
+void Processor::end_of_elaboration() {
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    throw std::runtime_error("the platform needs a SystemC time resolution of 1 ps");
+  if (!m_image) return;
+  load_into(*m_image, [this](uint64_t addr, const uint8_t* data, size_t len) {
+    tlm::tlm_generic_payload t;
+    t.set_command(tlm::TLM_WRITE_COMMAND);
+    t.set_address(addr);
+    t.set_data_ptr(const_cast<uint8_t*>(data));
+    t.set_data_length(static_cast<unsigned>(len));
+    if (socket->transport_dbg(t) != len)
+      throw ConfigError(m_image->path() + ": segment bytes at " + hex(addr) + "+" + std::to_string(len) +
+                        " do not fit in the memory of " + name());
+  });
+  for (const ElfSegment& s : m_image->segments())
+    if (s.executable) m_core->code_changed(s.paddr, s.memsz);
+  m_core->reset(m_image->entry());
+}
+
+void Processor::set_irq(unsigned line, bool level) {
+  m_core->set_interrupt(line, level);
+  if (level) m_irq_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+sc_core::sc_time Processor::local_offset() const {
+  const uint64_t pending = m_core->instruction_count() - m_committed_icount;
+  return m_qk.offset() + sc_core::sc_time(static_cast<double>(pending) * m_ps_per_instruction, sc_core::SC_PS);
+}
+
+void Processor::commit_local_time() {
+  m_qk.set(local_offset());
+  m_committed_icount = m_core->instruction_count();
+}
+
+uint64_t Processor::budget_until(sc_core::sc_time remaining) const {
+  double ps = remaining.to_seconds() * 1e12;
+  if (auto t = m_core->next_timer_event_ps()) {
+    const double now = static_cast<double>((sc_core::sc_time_stamp() + m_qk.offset()).value());
+    if (*t > now) ps = std::min(ps, static_cast<double>(*t) - now);
+  }
+  const double n = ps / m_ps_per_instruction;
+  return n < 1 ? 1 : static_cast<uint64_t>(n + 0.999);
+}
+
+void Processor::run() {
+  if (!m_image) return;  // a CPU without firmware stays in reset
+  m_qk.reset();
+  while (!m_halted) {
+    if (m_run.finished()) return halt();
+    if (m_core->idle() && !m_core->interrupt_deliverable()) {
+      m_qk.sync();
+      m_committed_icount = m_core->instruction_count();
+      const sc_core::sc_time start = sc_core::sc_time_stamp();
+      m_idle_since = start;
+      const auto next = m_core->next_timer_event_ps();
+      const sc_core::sc_time wake = next ? sc_core::sc_time(static_cast<double>(*next), sc_core::SC_PS) : start;
+      if (next && wake > start) wait(wake - start, m_irq_event);
+      else wait(m_irq_event);
+      m_idle_time += sc_core::sc_time_stamp() - start;
+      m_idle_since.reset();
+      m_qk.reset();
+      continue;
+    }
+    const uint64_t budget = budget_until(m_qk.remaining());
+    const uint64_t ic0 = m_core->instruction_count();
+    const iss::StopReason why = m_core->step(budget);
+    static int dbg = getenv("M2DBG") ? 400 : 0; if (dbg > 0) { --dbg; fprintf(stderr, "t=%s budget=%llu why=%d ran=%llu pc=%llx\n", m_qk.now().to_string().c_str(), (unsigned long long)budget, int(why), (unsigned long long)(m_core->instruction_count()-ic0), (unsigned long long)m_core->pc()); }
+    commit_local_time();
+    if (why == iss::StopReason::Fault) {
+      report_fault();
+      return halt();
+    }
+    if (m_qk.need_sync()) m_qk.sync();
+  }
+}
+
+void Processor::halt() {
+  m_halted = true;
+  m_qk.sync();
+}
+
+sc_core::sc_time Processor::idle_time() const {
+  if (m_idle_since) return m_idle_time + (sc_core::sc_time_stamp() - *m_idle_since);
+  return m_idle_time;
+}
+
+std::string Processor::describe(uint64_t addr) const {
+  if (m_image) {
+    if (auto d = m_image->describe(addr)) return *d;
+  }
+  return "";
+}
+
+void Processor::report_fault() {
+  const iss::Fault& f = m_core->fault();
+  std::string r = "firmware fault on " + std::string(name()) + ": " + f.kind + "\n";
+  r += "  pc:        " + hex(f.pc);
+  const std::string where = describe(f.pc);
+  if (!where.empty()) r += " (" + where + ")";
+  if (!f.pc_exact) r += " [approximate: in the block executing at the time]";
+  r += "\n";
+  if (f.address) r += "  address:   " + hex(*f.address) + "\n";
+  if (!f.detail.empty()) r += "  detail:    " + f.detail + "\n";
+  if (m_image) r += "  firmware:  " + m_image->path() + "\n";
+  const sc_core::sc_time t = sc_core::sc_time_stamp() + m_qk.offset();
+  r += "  time:      " + t.to_string() + " simulated, after " + std::to_string(m_core->instruction_count()) +
+       " instructions\n";
+  r += "  registers:\n" + m_core->dump_state();
+  if (!r.empty() && r.back() == '\n') r.pop_back();
+  m_run.fault(name(), r);
+}
+
+// ---- iss::Environment ----------------------------------------------------
+
+std::vector<iss::MemRegion> Processor::memory_map() { return m_memory_map(); }
+
+std::optional<iss::DirectMemory> Processor::direct_memory(uint64_t addr) {
+  tlm::tlm_generic_payload t;
+  tlm::tlm_dmi dmi;
+  t.set_command(tlm::TLM_READ_COMMAND);
+  t.set_address(addr);
+  if (!socket->get_direct_mem_ptr(t, dmi) || !dmi.is_read_allowed()) return std::nullopt;
+  return iss::DirectMemory{dmi.get_dmi_ptr(), dmi.get_start_address(),
+                           dmi.get_end_address() - dmi.get_start_address() + 1, dmi.is_write_allowed()};
+}
+
+bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned len) {
+  commit_local_time();
+  sc_core::sc_time delay = m_qk.offset();
+  m_trans.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  m_trans.set_address(addr);
+  m_trans.set_data_ptr(data);
+  m_trans.set_data_length(len);
+  m_trans.set_streaming_width(len);
+  m_trans.set_byte_enable_ptr(nullptr);
+  m_trans.set_dmi_allowed(false);
+  m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  socket->b_transport(m_trans, delay);
+  m_qk.set(delay);
+  if (sync_on_io.get() || m_qk.need_sync()) m_qk.sync();
+  if (m_run.finished()) m_core->request_stop();
+  return m_trans.is_response_ok();
+}
+
+uint64_t Processor::now_ps() { return (sc_core::sc_time_stamp() + local_offset()).value(); }
+
+}  // namespace m2

@@ -1,0 +1,90 @@
+// A processor: any ISS core behind the ISS hook, run in a SystemC thread with
+// temporal decoupling. Executed instructions become cycles (cpi) at the core
+// clock and advance the thread's local time; it synchronises with SystemC at
+// the end of each global quantum and, with sync_on_io, before each device
+// access so that polled device state is seen at the right time. An idle core
+// (dozing until an interrupt) waits on SystemC events and costs no wall time.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "core/elf_loader.h"
+#include "core/params.h"
+#include "core/run_control.h"
+#include "cpu/iss.h"
+#include "cpu/local_time.h"
+
+namespace m2 {
+
+class Processor : public sc_core::sc_module, private iss::Environment {
+ public:
+  tlm_utils::simple_initiator_socket<Processor> socket;
+
+  Param<std::string> isa;
+  Param<double> clock_mhz;
+  Param<double> cpi;
+  Param<uint64_t> timebase_hz;
+  Param<bool> sync_on_io;
+
+  SC_HAS_PROCESS(Processor);
+  // `memory_map` gives the regions of the bus behind `socket` (the ISS maps
+  // them when simulation starts).
+  Processor(sc_core::sc_module_name name, RunControl& run,
+            std::function<std::vector<iss::MemRegion>()> memory_map);
+  ~Processor() override;
+
+  // Firmware to load into memory through the socket before simulation starts.
+  void load_firmware(std::shared_ptr<const ElfImage> image);
+  const ElfImage* firmware() const { return m_image.get(); }
+
+  // Level of an interrupt input (line 0: external interrupt). Call from
+  // SystemC processes (device models).
+  void set_irq(unsigned line, bool level);
+
+  iss::Core& core() { return *m_core; }
+
+  // Statistics for the end-of-run report.
+  uint64_t instructions() const { return m_core->instruction_count(); }
+  sc_core::sc_time idle_time() const;
+  // "main+0x1c" when the firmware has symbols for addr.
+  std::string describe(uint64_t addr) const;
+
+ private:
+  void end_of_elaboration() override;
+  void run();
+  void halt();
+  void report_fault();
+  uint64_t budget_until(sc_core::sc_time deadline_local) const;
+
+  // iss::Environment
+  std::vector<iss::MemRegion> memory_map() override;
+  std::optional<iss::DirectMemory> direct_memory(uint64_t addr) override;
+  bool transport(bool is_write, uint64_t addr, uint8_t* data, unsigned len) override;
+  uint64_t now_ps() override;
+
+  // Local time = committed offset + instructions executed since then.
+  sc_core::sc_time local_offset() const;
+  void commit_local_time();
+
+  RunControl& m_run;
+  std::function<std::vector<iss::MemRegion>()> m_memory_map;
+  std::unique_ptr<iss::Core> m_core;
+  std::shared_ptr<const ElfImage> m_image;
+  LocalTime m_qk;
+  double m_ps_per_instruction = 0;
+  uint64_t m_committed_icount = 0;
+  sc_core::sc_event m_irq_event;
+  sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;
+  std::optional<sc_core::sc_time> m_idle_since;
+  bool m_halted = false;
+  tlm::tlm_generic_payload m_trans;
+};
+
+}  // namespace m2

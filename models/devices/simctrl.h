@@ -1,0 +1,38 @@
+// Simulation-control device (ip/simctrl.h): firmware ends its part of the run
+// with an exit code, reports result values, and reads simulated time and the
+// configured clock rates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "core/params.h"
+#include "core/register_bank.h"
+#include "core/run_control.h"
+
+namespace m2 {
+
+class SimCtrl : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<SimCtrl> socket;
+  Param<double> access_ns;
+
+  // `participant` is the CPU whose firmware uses this device.
+  SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string participant, uint32_t timebase_hz,
+          uint32_t cpu_hz);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+
+  RunControl& m_run;
+  std::string m_participant;
+  RegisterBank m_regs;
+  sc_core::sc_time m_access_time;  // time of the access being served
+  uint32_t m_time_hi_latch = 0;
+};
+
+}  // namespace m2

@@ -1,0 +1,70 @@
+// m2vp-sim: the Maestro2 virtual platform simulator.
+//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--out DIR] [--quiet]
+//   m2vp-sim params CONFIG [--set NAME=VALUE]...
+// (./m2vp at the top of the repository builds it and supplies defaults.)
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <systemc>
+
+#include "core/log.h"
+#include "core/params.h"
+#include "core/run_control.h"
+#include "platform/simulation.h"
+
+namespace {
+
+const char* const USAGE =
+    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--out DIR] [--quiet]\n"
+    "       m2vp-sim params CONFIG [--set NAME=VALUE]...\n";
+
+int usage_error(const std::string& why) {
+  std::cerr << "error: " << why << "\n" << USAGE;
+  return m2::RunControl::EXIT_CONFIG;
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  // SystemC's informational messages ("stopped by user") would mix with
+  // firmware output; the run report says how the run ended.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  if (argc < 2) return usage_error("no command given");
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << USAGE;
+    return 0;
+  }
+  if (cmd != "run" && cmd != "params") return usage_error("unknown command '" + cmd + "'");
+  m2::RunOptions opts;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* opt) -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(std::string(opt) + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (a == "--set") opts.overrides.push_back(value("--set"));
+      else if (a.rfind("--set=", 0) == 0) opts.overrides.push_back(a.substr(6));
+      else if (a == "--out") opts.out_dir = value("--out");
+      else if (a == "--quiet" || a == "-q") opts.quiet = true;
+      else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "'");
+      else if (opts.config_path.empty()) opts.config_path = a;
+      else return usage_error("more than one config file given ('" + opts.config_path + "' and '" + a + "')");
+    } catch (const std::invalid_argument& e) {
+      return usage_error(e.what());
+    }
+  }
+  if (opts.config_path.empty()) return usage_error("no config file given");
+  try {
+    return cmd == "run" ? m2::run_simulation(opts) : m2::list_params(opts);
+  } catch (const m2::ConfigError& e) {
+    m2::Log::instance().error(e.what());
+    return m2::RunControl::EXIT_CONFIG;
+  } catch (const std::exception& e) {
+    m2::Log::instance().error(std::string("internal error: ") + e.what());
+    return m2::RunControl::EXIT_INTERNAL;
+  }
+}

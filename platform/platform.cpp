@@ -1,0 +1,36 @@
+#include "platform/platform.h"
+
+#include <map>
+
+#include "core/params.h"
+#include "platform/single_ni_platform.h"
+
+namespace m2 {
+namespace {
+
+const std::map<std::string, PlatformBuilder>& builders() {
+  static const std::map<std::string, PlatformBuilder> b = {
+      {"single-ni", build_single_ni_platform},
+  };
+  return b;
+}
+
+}  // namespace
+
+std::vector<std::string> platform_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, builder] : builders()) names.push_back(name);
+  return names;
+}
+
+std::unique_ptr<Platform> build_platform(const std::string& name, PlatformContext& ctx) {
+  auto it = builders().find(name);
+  if (it == builders().end()) {
+    std::string known;
+    for (const std::string& n : platform_names()) known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError("unknown platform '" + name + "' (known: " + known + ")");
+  }
+  return it->second(ctx);
+}
+
+}  // namespace m2

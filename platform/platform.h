@@ -1,0 +1,35 @@
+// Platforms by name: a config's `platform:` key picks the builder that
+// creates and connects the models (string-keyed factory). Each platform
+// exposes its processors and consoles for the report and the tests.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/run_control.h"
+#include "cpu/processor.h"
+#include "devices/console.h"
+
+namespace m2 {
+
+struct PlatformContext {
+  std::string config_dir;  // resolves relative paths in the config
+  RunControl& run;
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+  virtual std::vector<Processor*> processors() = 0;
+  virtual std::vector<Console*> consoles() = 0;
+};
+
+using PlatformBuilder = std::function<std::unique_ptr<Platform>(PlatformContext&)>;
+
+std::vector<std::string> platform_names();
+// Throws ConfigError listing the known names when `name` is unknown.
+std::unique_ptr<Platform> build_platform(const std::string& name, PlatformContext& ctx);
+
+}  // namespace m2

@@ -1,0 +1,33 @@
+// The end-of-run report (simulated time, wall time, their ratio, per CPU the
+// instructions, MIPS and idle share) and the files a run leaves behind:
+// report.txt, results.tsv (one measurement per row) and params.tsv (the full
+// parameter set, so the run can be reproduced).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/run_control.h"
+#include "cpu/processor.h"
+
+namespace m2 {
+
+struct RunSummary {
+  std::string config_name, config_path;
+  double sim_seconds = 0;
+  double wall_seconds = 0;
+};
+
+std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus);
+// Where each CPU stands: for time-limit and stall reports.
+std::string format_cpu_states(const std::vector<Processor*>& cpus);
+
+// Writes results.tsv: header "source<TAB>key<TAB>value", then run statistics
+// and every value firmware reported. Throws ConfigError if it cannot write.
+void write_results_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
+                       const std::vector<Processor*>& cpus);
+void write_params_tsv(const std::string& path);
+// The parameter table of `m2vp params`.
+std::string format_params_table();
+
+}  // namespace m2

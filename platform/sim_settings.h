@@ -1,0 +1,24 @@
+// Platform-wide settings of a run (top-level config keys and "sim.*").
+#pragma once
+
+#include <string>
+
+#include "core/params.h"
+#include "platform/platform.h"
+
+namespace m2 {
+
+struct SimSettings {
+  Param<std::string> platform{"", "platform", "single-ni", "which platform to build", platform_names()};
+  Param<std::string> description{"", "description", "", "", "free text describing the configuration"};
+  // 1 us keeps interrupt and DMA-completion latency errors below the 1 us
+  // resolution of the published measurements; see docs/models/processor.md.
+  Param<double> quantum_ns{"sim", "quantum_ns", 1000.0, "ns",
+                           "global quantum: how far a CPU may run ahead of SystemC time",
+                           Range<double>{1, 1e9}};
+  Param<double> max_time_ms{"sim", "max_time_ms", 1000.0, "ms",
+                            "simulated time limit; reaching it before all firmware exits is an error",
+                            Range<double>{1e-6, 1e9}};
+};
+
+}  // namespace m2

@@ -1,0 +1,93 @@
+#include "platform/simulation.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <systemc>
+#include <tlm>
+
+#include "core/log.h"
+#include "core/params.h"
+#include "core/run_control.h"
+#include "platform/config_loader.h"
+#include "platform/platform.h"
+#include "platform/report.h"
+#include "platform/sim_settings.h"
+
+namespace fs = std::filesystem;
+
+namespace m2 {
+namespace {
+
+// Everything a run builds, in construction order.
+struct Elaborated {
+  SimSettings sim;
+  RunControl run;
+  std::unique_ptr<Platform> platform;
+};
+
+std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
+  ParamRegistry& reg = ParamRegistry::instance();
+  load_config_presets(opts.config_path, reg);
+  for (const std::string& s : opts.overrides) apply_set_override(s, reg);
+  auto e = std::make_unique<Elaborated>();
+  PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run};
+  e->platform = build_platform(e->sim.platform.get(), ctx);
+  reg.check_all_presets_used();
+  return e;
+}
+
+}  // namespace
+
+int list_params(const RunOptions& opts) {
+  auto e = elaborate(opts);
+  std::cout << format_params_table();
+  return 0;
+}
+
+int run_simulation(const RunOptions& opts) {
+  auto e = elaborate(opts);
+  RunSummary summary;
+  summary.config_path = opts.config_path;
+  summary.config_name = config_name_of(opts.config_path);
+  const fs::path out = opts.out_dir.empty() ? fs::path("traces") / summary.config_name : fs::path(opts.out_dir);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());
+  Log& log = Log::instance();
+  log.set_quiet(opts.quiet);
+  log.open_file((out / "run.log").string());
+  write_params_tsv((out / "params.tsv").string());
+
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(e->sim.quantum_ns.get(), sc_core::SC_NS));
+  const sc_core::sc_time limit(e->sim.max_time_ms.get(), sc_core::SC_MS);
+  const auto wall0 = std::chrono::steady_clock::now();
+  sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  summary.sim_seconds = std::max(sc_core::sc_time_stamp(), e->run.last_exit_time()).to_seconds();
+
+  std::vector<Processor*> cpus = e->platform->processors();
+  for (Console* c : e->platform->consoles()) c->flush();
+  if (!e->run.finished()) {
+    const std::string states = format_cpu_states(cpus);
+    if (sc_core::sc_time_stamp() >= limit)
+      e->run.time_limit("time limit sim.max_time_ms = " + e->sim.max_time_ms.value_string() +
+                        " ms reached before all firmware exited; CPU states:\n" + states);
+    else
+      e->run.stalled("simulation stalled at " + sc_core::sc_time_stamp().to_string() +
+                     ": no event is left to happen but firmware has not exited (deadlock?); CPU states:\n" + states);
+  }
+  const std::string report = format_report(summary, e->run, cpus);
+  log.out(report);
+  {
+    std::ofstream f(out / "report.txt", std::ios::trunc);
+    f << report;
+  }
+  write_results_tsv((out / "results.tsv").string(), summary, e->run, cpus);
+  log.out("output written to " + out.string() + "/");
+  log.close_file();
+  return e->run.exit_code();
+}
+
+}  // namespace m2

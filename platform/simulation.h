@@ -1,0 +1,21 @@
+// One invocation of the simulator: load the config, build the platform, run
+// it, report. Returns the process exit code (see RunControl).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace m2 {
+
+struct RunOptions {
+  std::string config_path;
+  std::vector<std::string> overrides;  // "NAME=VALUE" from --set
+  std::string out_dir;                 // empty: traces/<config name>
+  bool quiet = false;                  // no firmware output on stdout (still logged)
+};
+
+int run_simulation(const RunOptions& opts);
+// Builds the platform without simulating and prints every parameter.
+int list_params(const RunOptions& opts);
+
+}  // namespace m2
