@@ -42,6 +42,7 @@ constexpr uint64_t DEC_PERIOD = 1ull << 32;
 // instructions and software breakpoints.
 constexpr uint32_t MARKER = 0x00004D32;        // "M2": an intercepted instruction
 constexpr uint32_t BREAK_MARKER = 0x00004250;  // "BP": a breakpoint
+constexpr uint32_t STUB_END = 0x00005354;      // "ST": end of a private stub
 
 uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3]; }
 
@@ -293,9 +294,9 @@ class UnicornPpc603e final : public Core {
     uc_mem_write(m_uc, addr, b, 4);
   }
 
-  // Runs the original instruction under the breakpoint at the PC once.
-  // A one-instruction count installs a temporary code hook in Unicorn, so the
-  // blocks translated meanwhile are dropped afterwards.
+  // Runs the original instruction under the breakpoint at the PC once. A
+  // count installs Unicorn's own code hook; the next uc_emu_start without a
+  // count removes it and drops the blocks translated meanwhile.
   void step_over_breakpoint() {
     const uint64_t at = m_pc;
     write_word(at, m_breakpoints[at]);
@@ -303,8 +304,6 @@ class UnicornPpc603e final : public Core {
     m_in_stub = true;
     uc_emu_start(m_uc, at, UNTIL_NEVER, 0, 1);
     m_in_stub = false;
-    uc_emu_start(m_uc, at, at, 0, 0);  // count 0: Unicorn removes its count hook
-    uc_ctl_flush_tlb(m_uc);
     m_pc = read_reg(UC_PPC_REG_PC);
     ++m_icount;
     write_word(at, BREAK_MARKER);
@@ -340,8 +339,10 @@ class UnicornPpc603e final : public Core {
       }
     }
     check(uc_mem_map(m_uc, m_cfg.private_page, page, UC_PROT_ALL), "map private page");
-    const uint32_t stubs[] = {enc_mtspr(ppc::SPR_SRR0, 3), enc_mtspr(ppc::SPR_SRR1, 4), 0, 0,
-                              enc_mfspr(3, ppc::SPR_SRR0), enc_mfspr(4, ppc::SPR_SRR1)};
+    // Each stub ends on a reserved illegal opcode rather than an `until`
+    // address: every change of `until` costs Unicorn 2.0.1 ~0.5 ms.
+    const uint32_t stubs[] = {enc_mtspr(ppc::SPR_SRR0, 3), enc_mtspr(ppc::SPR_SRR1, 4), STUB_END, 0,
+                              enc_mfspr(3, ppc::SPR_SRR0), enc_mfspr(4, ppc::SPR_SRR1), STUB_END, 0};
     uint8_t bytes[sizeof stubs];
     for (size_t i = 0; i < sizeof stubs / 4; ++i)
       for (int b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<uint8_t>(stubs[i] >> (24 - 8 * b));
@@ -356,8 +357,7 @@ class UnicornPpc603e final : public Core {
     write_reg(UC_PPC_REG_4, r4);
     write_reg(UC_PPC_REG_MSR, save_msr & ~(MSR_PR | MSR_EE));
     m_in_stub = true;
-    const uint64_t start = m_cfg.private_page + offset;
-    uc_emu_start(m_uc, start, start + 8, 0, 0);
+    uc_emu_start(m_uc, m_cfg.private_page + offset, UNTIL_NEVER, 0, 0);
     m_in_stub = false;
     r3 = read_reg(UC_PPC_REG_3);
     r4 = read_reg(UC_PPC_REG_4);
@@ -497,6 +497,10 @@ class UnicornPpc603e final : public Core {
   }
 
   void exception(uint32_t intno) {
+    if (m_in_stub) {  // STUB_END
+      uc_emu_stop(m_uc);
+      return;
+    }
     const uint64_t next = read_reg(UC_PPC_REG_PC);  // Unicorn has advanced past the instruction
     const uint64_t at = next - 4;
     // The block ended here: what follows will be counted again as a new block.
