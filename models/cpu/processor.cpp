@@ -110,9 +110,7 @@ void Processor::run() {
       continue;
     }
     const uint64_t budget = budget_until(m_qk.remaining());
-    const uint64_t ic0 = m_core->instruction_count();
     const iss::StopReason why = m_core->step(budget);
-    static int dbg = getenv("M2DBG") ? 400 : 0; if (dbg > 0) { --dbg; fprintf(stderr, "t=%s budget=%llu why=%d ran=%llu pc=%llx\n", m_qk.now().to_string().c_str(), (unsigned long long)budget, int(why), (unsigned long long)(m_core->instruction_count()-ic0), (unsigned long long)m_core->pc()); }
     commit_local_time();
     if (why == iss::StopReason::Fault) {
       report_fault();
