@@ -66,12 +66,14 @@ int run_simulation(const RunOptions& opts) {
   sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   summary.sim_seconds = std::max(sc_core::sc_time_stamp(), e->run.last_exit_time()).to_seconds();
+  if (!e->run.finished() && sc_core::sc_pending_activity()) summary.sim_seconds = limit.to_seconds();
 
   std::vector<Processor*> cpus = e->platform->processors();
   for (Console* c : e->platform->consoles()) c->flush();
   if (!e->run.finished()) {
     const std::string states = format_cpu_states(cpus);
-    if (sc_core::sc_time_stamp() >= limit)
+    // Starvation ends sc_start early with nothing pending: a stall.
+    if (sc_core::sc_pending_activity())
       e->run.time_limit("time limit sim.max_time_ms = " + e->sim.max_time_ms.value_string() +
                         " ms reached before all firmware exited; CPU states:\n" + states);
     else

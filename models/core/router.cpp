@@ -89,7 +89,9 @@ unsigned int Router::transport_dbg(int, tlm::tlm_generic_payload& t) {
 void Router::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end) {
   for (const Range& r : m_ranges) {
     if (r.port != static_cast<unsigned>(port)) continue;
-    const uint64_t s = r.base + start, e = std::min<uint64_t>(r.base + end, r.base + r.size - 1);
+    if (start >= r.size) continue;
+    // Targets often invalidate [0, ~0]: clip before adding the base.
+    const uint64_t s = r.base + start, e = r.base + std::min<uint64_t>(end, r.size - 1);
     for (unsigned i = 0; i < target.size(); ++i) target[i]->invalidate_direct_mem_ptr(s, e);
   }
 }

@@ -24,7 +24,7 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
     : sc_module(name),
       socket("socket"),
       isa(this->name(), "isa", "ppc603e", "instruction-set simulator model", iss::core_models()),
-      clock_mhz(this->name(), "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 10000}),
+      clock_mhz(this->name(), "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 4000}),
       cpi(this->name(), "cpi", 1.0, "cycles",
           "average cycles per instruction (assumption: 603e dual dispatch offset by cache misses)",
           Range<double>{0.1, 100}),
@@ -172,6 +172,9 @@ std::optional<iss::DirectMemory> Processor::direct_memory(uint64_t addr) {
 
 bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned len) {
   commit_local_time();
+  // Let the rest of the platform catch up first, so that the device's state
+  // is the one at the time of the access.
+  if (sync_on_io.get()) m_qk.sync();
   sc_core::sc_time delay = m_qk.offset();
   m_trans.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   m_trans.set_address(addr);
@@ -183,7 +186,7 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   socket->b_transport(m_trans, delay);
   m_qk.set(delay);
-  if (sync_on_io.get() || m_qk.need_sync()) m_qk.sync();
+  if (m_qk.need_sync()) m_qk.sync();
   if (m_run.finished()) m_core->request_stop();
   return m_trans.is_response_ok();
 }

@@ -132,7 +132,9 @@ class UnicornPpc603e final : public Core {
     for (;;) {
       m_block_start = m_block_end = 0;
       uc_err err = uc_emu_start(m_uc, m_pc, UNTIL_NEVER, 0, 0);
-      m_pc = read_reg(UC_PPC_REG_PC);
+      // After a fault Unicorn's PC is the block start or the next instruction:
+      // the fault knows better.
+      m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
       // A block counted in full may have stopped part-way (breakpoint, exception).
       if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
       if (m_fault_pending || err != UC_ERR_OK) {

@@ -1,0 +1,315 @@
+// ISS speed: the compute kernel of compute.elf (sw/firmware/tests/compute/)
+// on raw Unicorn and inside the single-NI platform, same instruction count.
+// Prints the MIPS of each and the platform/raw ratio.
+// Target: the platform reaches at least 50% of raw Unicorn speed with the
+// default quantum (sim.quantum_ns).
+//
+//   bench_iss_speed [ITERATIONS]
+//
+// SystemC allows one elaboration per process, so each platform run is a
+// child process: this executable started again with
+//   --platform-child ITERATIONS QUANTUM_NS
+// which prints one machine-readable line ("child ...") on stdout.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <unicorn/unicorn.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "core/elf_loader.h"
+#include "core/log.h"
+#include "core/params.h"
+#include "core/run_control.h"
+#include "platform/paths.h"
+#include "platform/platform.h"
+#include "platform/sim_settings.h"
+
+namespace {
+
+constexpr unsigned DEFAULT_ITERATIONS = 50000;
+// Known result of the kernel for 200 iterations (sw/firmware/tests/compute/).
+constexpr unsigned CHECK_ITERATIONS = 200;
+constexpr uint32_t CHECK_RESULT = 0x3848bc8d;
+
+constexpr uint64_t RAW_MEM_SIZE = 64ull << 20;
+constexpr uint32_t RAW_STACK = 0x03FFFFF0;
+constexpr uint32_t RAW_RETURN = 0x100;  // magic LR: uc_emu_start stops before running it
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string with_commas(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+[[noreturn]] void die(const std::string& why) {
+  std::fprintf(stderr, "iss_speed: error: %s\n", why.c_str());
+  std::exit(1);
+}
+
+std::string compute_elf() { return (std::filesystem::path(m2::firmware_dir()) / "compute.elf").string(); }
+
+// ---- raw Unicorn ------------------------------------------------------------
+
+struct RawResult {
+  uint32_t r3 = 0;
+  double seconds = 0;
+  uint64_t instructions = 0;  // only when counted
+};
+
+void uc_check(uc_err e, const char* what) {
+  if (e != UC_ERR_OK) die(std::string("Unicorn: ") + what + ": " + uc_strerror(e));
+}
+
+void count_block(uc_engine*, uint64_t, uint32_t size, void* user) { *static_cast<uint64_t*>(user) += size / 4; }
+
+// Runs bench_kernel(iterations) on a bare Unicorn 603e. With `count`, a block
+// hook counts instructions (that run is not a speed measurement).
+RawResult run_raw(const m2::ElfImage& img, uint32_t kernel, unsigned iterations, bool count) {
+  void* mem = mmap(nullptr, RAW_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) die("mmap of the raw Unicorn memory failed");
+  auto* bytes = static_cast<uint8_t*>(mem);
+  m2::load_into(img, [&](uint64_t addr, const uint8_t* data, size_t len) {
+    if (addr + len > RAW_MEM_SIZE) die("compute.elf does not fit in 64 MB at 0");
+    std::memcpy(bytes + addr, data, len);
+  });
+
+  uc_engine* uc = nullptr;
+  uc_check(uc_open(UC_ARCH_PPC, static_cast<uc_mode>(UC_MODE_PPC32 | UC_MODE_BIG_ENDIAN), &uc), "uc_open");
+  uc_check(uc_ctl_set_cpu_model(uc, UC_CPU_PPC32_603E_V4_1), "select CPU model 603e");
+  uc_check(uc_mem_map_ptr(uc, 0, RAW_MEM_SIZE, UC_PROT_ALL, mem), "uc_mem_map_ptr");
+  RawResult r;
+  if (count) {
+    uc_hook h;
+    uc_check(uc_hook_add(uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&count_block), &r.instructions, 1, 0),
+             "block hook");
+  }
+  uint32_t v = iterations;
+  uc_check(uc_reg_write(uc, UC_PPC_REG_3, &v), "write r3");
+  v = RAW_STACK;
+  uc_check(uc_reg_write(uc, UC_PPC_REG_1, &v), "write r1");
+  v = RAW_RETURN;
+  uc_check(uc_reg_write(uc, UC_PPC_REG_LR, &v), "write lr");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const uc_err err = uc_emu_start(uc, kernel, RAW_RETURN, 0, 0);
+  r.seconds = seconds_since(t0);
+  uc_check(err, "uc_emu_start");
+  uint32_t pc = 0;
+  uc_reg_read(uc, UC_PPC_REG_PC, &pc);
+  if (pc != RAW_RETURN) die("raw run stopped at pc " + std::to_string(pc) + ", not at the return address");
+  uc_reg_read(uc, UC_PPC_REG_3, &r.r3);
+  uc_close(uc);
+  munmap(mem, RAW_MEM_SIZE);
+  return r;
+}
+
+// ---- platform (child process) -------------------------------------------------
+
+// Writes bench_iterations into the NI's memory once elaboration is over: the
+// processor loads the ELF in end_of_elaboration, and start_of_simulation
+// callbacks run after all of those and before any process.
+class IterationsPatch : public sc_core::sc_module {
+ public:
+  IterationsPatch(sc_core::sc_module_name n, m2::Processor& cpu, unsigned iterations)
+      : sc_module(n), m_cpu(cpu), m_iterations(iterations) {}
+
+ private:
+  void start_of_simulation() override {
+    const auto addr = m_cpu.firmware()->symbol("bench_iterations");
+    if (!addr) die("compute.elf has no symbol bench_iterations");
+    uint8_t be[4] = {uint8_t(m_iterations >> 24), uint8_t(m_iterations >> 16), uint8_t(m_iterations >> 8),
+                     uint8_t(m_iterations)};
+    tlm::tlm_generic_payload t;
+    t.set_command(tlm::TLM_WRITE_COMMAND);
+    t.set_address(*addr);
+    t.set_data_ptr(be);
+    t.set_data_length(4);
+    if (m_cpu.socket->transport_dbg(t) != 4) die("cannot write bench_iterations through the NI bus");
+  }
+  m2::Processor& m_cpu;
+  unsigned m_iterations;
+};
+
+int platform_child(unsigned iterations, double quantum_ns) {
+  m2::Log::instance().set_quiet(true);  // stdout carries the result line only
+  m2::ParamRegistry& reg = m2::ParamRegistry::instance();
+  reg.preset("ni0.firmware", compute_elf(), {"bench"});
+  m2::SimSettings sim;
+  m2::RunControl run;
+  m2::PlatformContext ctx{m2::firmware_dir(), run};
+  std::unique_ptr<m2::Platform> platform = m2::build_platform("single-ni", ctx);
+  reg.check_all_presets_used();
+  m2::Processor& cpu = *platform->processors().at(0);
+  IterationsPatch patch("iterations_patch", cpu, iterations);
+
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(quantum_ns, sc_core::SC_NS));
+  const auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start(sc_core::sc_time(1e6, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
+  const double wall = seconds_since(t0);
+  for (m2::Console* c : platform->consoles()) c->flush();
+
+  if (!run.finished() || run.outcome() != m2::RunControl::Outcome::Completed || run.exit_code() != 0)
+    die("platform run did not complete: " + (run.finished() ? run.summary() : std::string("still running")));
+  long long result = -1;
+  for (const auto& r : run.results())
+    if (r.key == "fw_result0") result = r.value;
+  // The console line must agree with the reported result.
+  long long console = -1;
+  for (const std::string& line : platform->consoles().at(0)->lines()) {
+    unsigned v = 0;
+    if (std::sscanf(line.c_str(), "compute result = 0x%x", &v) == 1) console = v;
+  }
+  std::printf("child wall=%.6f instructions=%" PRIu64 " result=%lld console=%lld sim_s=%.9f\n", wall,
+              cpu.instructions(), result, console, run.last_exit_time().to_seconds());
+  return 0;
+}
+
+struct ChildResult {
+  double wall = 0, sim_s = 0;
+  uint64_t instructions = 0;
+  long long result = -1, console = -1;
+};
+
+ChildResult spawn_platform(unsigned iterations, double quantum_ns) {
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) die("cannot find this executable (/proc/self/exe)");
+  char q[64];
+  std::snprintf(q, sizeof q, "%.17g", quantum_ns);
+  const std::string cmd = "'" + self + "' --platform-child " + std::to_string(iterations) + " " + q;
+  std::fflush(stdout);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) die("cannot start " + cmd);
+  ChildResult r;
+  bool got = false;
+  char line[512];
+  while (std::fgets(line, sizeof line, p)) {
+    if (std::sscanf(line, "child wall=%lf instructions=%" SCNu64 " result=%lld console=%lld sim_s=%lf", &r.wall,
+                    &r.instructions, &r.result, &r.console, &r.sim_s) == 5)
+      got = true;
+    else
+      std::fputs(line, stdout);
+  }
+  const int status = pclose(p);
+  if (status != 0 || !got) die("platform run (" + cmd + ") failed");
+  return r;
+}
+
+std::string quantum_label(double ns) {
+  char b[32];
+  if (ns >= 1e6 && std::fmod(ns, 1e6) == 0) std::snprintf(b, sizeof b, "%gms", ns / 1e6);
+  else if (ns >= 1e3 && std::fmod(ns, 1e3) == 0) std::snprintf(b, sizeof b, "%gus", ns / 1e3);
+  else std::snprintf(b, sizeof b, "%gns", ns);
+  return b;
+}
+
+int parent(unsigned iterations) {
+  const m2::ElfImage img = m2::ElfImage::load(compute_elf());
+  const auto sym = img.symbol("bench_kernel");
+  if (!sym) die(compute_elf() + " has no symbol bench_kernel");
+  const uint32_t kernel = static_cast<uint32_t>(*sym);
+
+  // Sanity check against the kernel's documented result.
+  const RawResult check = run_raw(img, kernel, CHECK_ITERATIONS, false);
+  if (check.r3 != CHECK_RESULT) {
+    std::printf("MISMATCH: raw Unicorn bench_kernel(%u) = 0x%08x, expected 0x%08x\n", CHECK_ITERATIONS, check.r3,
+                CHECK_RESULT);
+    return 1;
+  }
+
+  const RawResult counted = run_raw(img, kernel, iterations, true);
+  // Best of two timed runs: the machine may be busy.
+  RawResult raw = run_raw(img, kernel, iterations, false);
+  const RawResult raw2 = run_raw(img, kernel, iterations, false);
+  if (raw2.seconds < raw.seconds) raw = raw2;
+  if (raw.r3 != counted.r3 || raw2.r3 != counted.r3) {
+    std::printf("MISMATCH: raw Unicorn results differ with and without the block hook (0x%08x, 0x%08x)\n", raw.r3,
+                counted.r3);
+    return 1;
+  }
+  const uint64_t n = counted.instructions;
+
+  double default_q = 0;
+  {
+    m2::SimSettings sim;  // parameters only, no SystemC objects
+    default_q = sim.quantum_ns.get();
+  }
+
+  std::printf("iss_speed: compute kernel, %u iterations, %s instructions (raw, counted by a block hook)\n",
+              iterations, with_commas(n).c_str());
+  const double raw_mips = n / raw.seconds / 1e6;
+  std::printf("  %-24s %7.2f s  %6.0f MIPS   (best of 2)\n", "raw unicorn", raw.seconds, raw_mips);
+  std::printf("  %-24s %7.2f s  %6.0f MIPS   (instruction count run, not raw speed)\n", "raw unicorn + block hook",
+              counted.seconds, n / counted.seconds / 1e6);
+  std::fflush(stdout);
+
+  int status = 0;
+  for (double q : {default_q, 10 * default_q}) {
+    const ChildResult c = spawn_platform(iterations, q);
+    const double mips = c.instructions / c.wall / 1e6;
+    const std::string label = "platform (q=" + quantum_label(q) + ")";
+    std::printf("  %-24s %7.2f s  %6.0f MIPS   ratio %.2f", label.c_str(), c.wall, mips, mips / raw_mips);
+    if (q == default_q) std::printf(" (target >= 0.50: %s)", mips / raw_mips >= 0.5 ? "met" : "NOT MET");
+    std::printf("\n");
+    // Where the extra wall time goes, per quantum (one SystemC wait and one
+    // ISS step each): the platform's cost beyond raw execution.
+    const double quanta = c.sim_s * 1e9 / q;
+    const double overhead_ns = (c.wall - c.instructions / (raw_mips * 1e6)) / quanta * 1e9;
+    std::printf("  %-24s %s instructions (+%s for start-up, printf, exit), %.3f s simulated,\n", "",
+                with_commas(c.instructions).c_str(), with_commas(c.instructions - n).c_str(), c.sim_s);
+    std::printf("  %-24s %s quanta of %.0f instructions, platform overhead %.0f ns per quantum\n", "",
+                with_commas(static_cast<uint64_t>(quanta + 0.5)).c_str(), c.instructions / quanta, overhead_ns);
+    if (c.result != raw.r3 || c.console != raw.r3) {
+      std::printf("MISMATCH: platform result 0x%08llx (console 0x%08llx) != raw Unicorn result 0x%08x\n",
+                  static_cast<unsigned long long>(c.result), static_cast<unsigned long long>(c.console), raw.r3);
+      status = 1;
+    }
+    std::fflush(stdout);
+  }
+  std::printf("  result 0x%08x on all runs%s\n", raw.r3, status ? " EXCEPT the mismatches above" : "");
+  if (raw.seconds < 1.0)
+    std::printf("  note: the raw run took under 1 s; pass a larger ITERATIONS for steadier figures\n");
+  return status;
+}
+
+unsigned parse_unsigned(const char* s, const char* what) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(s, &end, 0);
+  if (!*s || *end || v == 0 || v > 0xFFFFFFFFul) die(std::string("bad ") + what + " '" + s + "'");
+  return static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  try {
+    if (argc == 4 && std::string(argv[1]) == "--platform-child")
+      return platform_child(parse_unsigned(argv[2], "iterations"), std::strtod(argv[3], nullptr));
+    if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+      std::fprintf(stderr, "usage: %s [ITERATIONS]   (default %u)\n", argv[0], DEFAULT_ITERATIONS);
+      return 64;
+    }
+    return parent(argc == 2 ? parse_unsigned(argv[1], "iterations") : DEFAULT_ITERATIONS);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+}

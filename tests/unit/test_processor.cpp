@@ -1,0 +1,415 @@
+// Unit tests for the processor wrapper (models/cpu/processor.*) with the
+// Unicorn PowerPC 603e behind the ISS hook, on a minimal platform built here:
+// Router + 64 MB Memory + Console + SimCtrl + Processor, wired like
+// platform/ni_node.cpp but without the platform layer. Runs real firmware
+// from M2VP_TEST_FIRMWARE_DIR.
+//
+// The last test cases drive the ISS core directly through the ISS hook
+// (iss::Core / iss::Environment), without SystemC, to test breakpoints: the
+// Processor does not act on breakpoint stops yet.
+#include <catch2/catch.hpp>
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include <ip/ni_memory_map.h>
+
+#include "core/elf_loader.h"
+#include "core/memory.h"
+#include "core/params.h"
+#include "core/router.h"
+#include "core/run_control.h"
+#include "cpu/core_factory.h"
+#include "cpu/iss.h"
+#include "cpu/ppc_decode.h"
+#include "cpu/processor.h"
+#include "devices/console.h"
+#include "devices/simctrl.h"
+
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+std::string firmware_path(const std::string& name) {
+  return std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + name + ".elf";
+}
+
+// The NI node's models, as platform/ni_node.cpp wires them, at top level.
+struct MiniNode {
+  m2::RunControl run;
+  m2::Router bus{"bus"};
+  m2::Memory sdram{"sdram", NI_SDRAM_SIZE};
+  m2::Processor cpu{"cpu", run, [this] { return bus.memory_map(); }};
+  m2::Console console{"console", cpu.name()};
+  m2::SimCtrl simctrl{"simctrl", run, cpu.name(), static_cast<uint32_t>(cpu.timebase_hz.get()),
+                      static_cast<uint32_t>(cpu.clock_mhz.get() * 1e6)};
+  std::shared_ptr<const m2::ElfImage> image;
+
+  explicit MiniNode(const std::string& fw) {
+    cpu.socket.bind(bus.target);
+    bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
+    bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
+    bus.attach(simctrl.socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl.name());
+    image = std::make_shared<m2::ElfImage>(m2::ElfImage::load(firmware_path(fw)));
+    cpu.load_firmware(image);
+    run.add_participant(cpu.name());
+  }
+
+  void simulate() {
+    tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
+    console.flush();
+  }
+
+  std::optional<int64_t> result(const std::string& key) const {
+    for (const auto& r : run.results())
+      if (r.source == cpu.name() && r.key == key) return r.value;
+    return std::nullopt;
+  }
+
+  uint64_t symbol(const std::string& name) const {
+    auto a = image->symbol(name);
+    REQUIRE(a);
+    return *a;
+  }
+};
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += "  " + l + "\n";
+  return s;
+}
+
+uint32_t be32(const uint8_t* p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+}
+
+// The 32-bit word at `addr` in the image's file bytes.
+std::optional<uint32_t> image_word(const m2::ElfImage& img, uint64_t addr) {
+  for (const m2::ElfSegment& s : img.segments()) {
+    if (addr >= s.vaddr && addr + 4 <= s.vaddr + s.data.size()) return be32(&s.data[addr - s.vaddr]);
+  }
+  return std::nullopt;
+}
+
+const m2::ElfSymbol* find_symbol(const m2::ElfImage& img, const std::string& name) {
+  for (const auto& s : img.symbols())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("processor: compute.elf runs to completion with the right result and timing", "[model][processor]") {
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("compute");
+  n.simulate();
+
+  INFO("summary: " << n.run.summary() << "\nconsole:\n" << joined(n.console.lines()));
+  REQUIRE(n.run.finished());
+  CHECK(n.run.outcome() == m2::RunControl::Outcome::Completed);
+  CHECK(n.run.exit_code() == 0);
+  CHECK(n.run.has_exited(n.cpu.name()));
+  const auto& lines = n.console.lines();
+  CHECK(std::find(lines.begin(), lines.end(), "compute result = 0x3848bc8d") != lines.end());
+  CHECK(n.result("fw_result0") == std::optional<int64_t>(944290957));
+
+  const uint64_t icount = n.cpu.instructions();
+  CHECK(icount > 1'000'000u);
+
+  // One instruction = cpi / clock: 1 / 300 MHz by default.
+  const double expected_s = static_cast<double>(icount) * n.cpu.cpi.get() / (n.cpu.clock_mhz.get() * 1e6);
+  const double exit_s = n.run.last_exit_time().to_seconds();
+  INFO("instructions " << icount << ", exit at " << exit_s << " s, expected " << expected_s << " s");
+  CHECK(exit_s > 0);
+  CHECK(std::fabs(exit_s - expected_s) <= 0.02 * expected_s);
+  // The CPU never dozed before exiting (compute-bound).
+  CHECK(n.cpu.idle_time() < sc_core::sc_time(1, sc_core::SC_US));
+  CHECK(n.cpu.firmware() == n.image.get());
+}
+
+TEST_CASE("processor: hello.elf prints, computes and sleeps on the decrementer", "[model][processor]") {
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("hello");
+  n.simulate();
+
+  const auto& lines = n.console.lines();
+  INFO("summary: " << n.run.summary() << "\nconsole:\n" << joined(lines));
+  REQUIRE(n.run.finished());
+  CHECK(n.run.outcome() == m2::RunControl::Outcome::Completed);
+  CHECK(n.run.exit_code() == 0);
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines[0] == "Hello from the Maestro2 NI firmware!");
+  CHECK(lines[1] == "sum of primes below 10000 = 5736396");
+  CHECK_THAT(lines[2], StartsWith("slept ") && Catch::Matchers::EndsWith(" us by the timebase"));
+  unsigned slept = 0;
+  REQUIRE(std::sscanf(lines[2].c_str(), "slept %u us by the timebase", &slept) == 1);
+  CHECK(slept >= 100);
+  CHECK(slept <= 102);
+  CHECK(n.result("fw_result0") == std::optional<int64_t>(5736396));
+  CHECK(n.result("fw_result1") == std::optional<int64_t>(slept));
+
+  // It dozed for the 100 us sleep (and not while busy).
+  const double idle_us = n.cpu.idle_time().to_seconds() * 1e6;
+  INFO("idle " << idle_us << " us");
+  CHECK(idle_us >= 95);
+  CHECK(idle_us <= 105);
+}
+
+TEST_CASE("processor: timebase.elf sees the timebase follow simulated time", "[model][processor]") {
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("timebase");
+  n.simulate();
+
+  INFO("summary: " << n.run.summary() << "\nconsole:\n" << joined(n.console.lines()));
+  REQUIRE(n.run.finished());
+  CHECK(n.run.exit_code() == 0);
+  for (int i = 0; i < 5; ++i) {
+    const auto v = n.result("fw_result" + std::to_string(i));
+    INFO("round " << i);
+    REQUIRE(v);
+    CHECK(*v >= 0);
+    CHECK(*v <= 80);  // ns between timebase and SimCtrl measurements
+  }
+  CHECK(n.result("fw_result7") == std::optional<int64_t>(5));
+}
+
+TEST_CASE("processor: fault_illegal.elf stops with an exact illegal-instruction fault", "[model][processor]") {
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("fault_illegal");
+
+  // The `.long 0` inside do_illegal, found in the image bytes.
+  const m2::ElfSymbol* fn = find_symbol(*n.image, "do_illegal");
+  REQUIRE(fn);
+  REQUIRE(fn->size >= 4);
+  std::optional<uint64_t> illegal_at;
+  for (uint64_t a = fn->addr; a + 4 <= fn->addr + fn->size; a += 4) {
+    auto w = image_word(*n.image, a);
+    REQUIRE(w);
+    if (*w == 0) {
+      illegal_at = a;
+      break;
+    }
+  }
+  REQUIRE(illegal_at);
+  REQUIRE(n.symbol("do_illegal") == fn->addr);
+
+  n.simulate();
+  INFO("summary: " << n.run.summary() << "\nconsole:\n" << joined(n.console.lines()));
+  REQUIRE(n.run.finished());
+  CHECK(n.run.outcome() == m2::RunControl::Outcome::FirmwareFault);
+  CHECK(n.run.exit_code() == m2::RunControl::EXIT_FAULT);
+  const m2::iss::Fault& f = n.cpu.core().fault();
+  CHECK(f.kind == "illegal instruction");
+  CHECK(f.pc == *illegal_at);
+  CHECK(f.pc_exact);
+  CHECK_FALSE(f.address.has_value());
+  CHECK_THAT(n.cpu.describe(f.pc), StartsWith("do_illegal"));
+  const auto& lines = n.console.lines();
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines[0] == "about to execute an illegal instruction");
+  CHECK(std::find(lines.begin(), lines.end(), "the illegal instruction did not stop the simulation") ==
+        lines.end());
+}
+
+TEST_CASE("processor: fault_unmapped_load.elf stops with a load fault in do_bad_load", "[model][processor]") {
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("fault_unmapped_load");
+  n.simulate();
+
+  INFO("summary: " << n.run.summary() << "\nconsole:\n" << joined(n.console.lines()));
+  REQUIRE(n.run.finished());
+  CHECK(n.run.outcome() == m2::RunControl::Outcome::FirmwareFault);
+  CHECK(n.run.exit_code() == m2::RunControl::EXIT_FAULT);
+  const m2::iss::Fault& f = n.cpu.core().fault();
+  CHECK(f.kind == "load from unmapped address");
+  REQUIRE(f.address.has_value());
+  CHECK(*f.address == 0x50000000u);
+  CHECK_THAT(n.cpu.describe(f.pc), StartsWith("do_bad_load"));
+  CHECK(f.pc_exact);
+  // The faulting word really is a load whose effective address can be 0x50000000.
+  const auto w = image_word(*n.image, f.pc);
+  REQUIRE(w);
+  const auto m = m2::ppc::decode_mem_access(*w);
+  REQUIRE(m);
+  CHECK_FALSE(m->is_store);
+  for (const auto& l : n.console.lines()) CHECK_THAT(l, !Catch::Matchers::Contains("instead of stopping"));
+}
+
+namespace {
+
+// Inserts a breakpoint once the firmware is loaded (after every
+// end_of_elaboration) and before any process runs.
+struct BreakpointSetter : sc_core::sc_module {
+  m2::Processor& cpu;
+  uint64_t addr;
+  BreakpointSetter(sc_core::sc_module_name n, m2::Processor& c, uint64_t a) : sc_module(n), cpu(c), addr(a) {}
+  void start_of_simulation() override { cpu.core().insert_breakpoint(addr); }
+};
+
+}  // namespace
+
+TEST_CASE("processor: a breakpoint does not disturb a firmware run", "[model][processor][breakpoint]") {
+  // The Processor does not act on breakpoint stops yet (GDB support comes
+  // later): it resumes at once, so the run must complete unchanged.
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("compute");
+  BreakpointSetter bp("bp", n.cpu, n.symbol("bench_kernel"));
+  n.simulate();
+  INFO("summary: " << n.run.summary() << "\nconsole:\n" << joined(n.console.lines()));
+  REQUIRE(n.run.finished());
+  CHECK(n.run.exit_code() == 0);
+  CHECK(n.result("fw_result0") == std::optional<int64_t>(944290957));
+}
+
+// ---- The ISS core through the ISS hook, without SystemC ---------------------
+
+namespace {
+
+// RAM (64 MB at 0) and an I/O page at the console address where every
+// access is a bus error; nothing else is mapped.
+struct BareEnv : m2::iss::Environment {
+  uint8_t* ram = nullptr;
+  uint64_t size = NI_SDRAM_SIZE;
+  unsigned transports = 0;
+  BareEnv() {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    ram = static_cast<uint8_t*>(p);
+  }
+  ~BareEnv() override { munmap(ram, size); }
+  std::vector<m2::iss::MemRegion> memory_map() override { return {{0, size, "ram"}, {NI_CONSOLE_BASE, NI_DEVICE_SIZE, "console"}}; }
+  std::optional<m2::iss::DirectMemory> direct_memory(uint64_t addr) override {
+    if (addr < size) return m2::iss::DirectMemory{ram, 0, size, true};
+    return std::nullopt;
+  }
+  bool transport(bool, uint64_t, uint8_t*, unsigned) override {
+    ++transports;
+    return false;
+  }
+  uint64_t now_ps() override { return 0; }
+};
+
+constexpr unsigned kRegLr = 67;  // GDB order: r0-r31, f0-f31, pc, msr, cr, lr, ...
+
+// Steps until something other than the budget stops the core.
+m2::iss::StopReason run_until_stop(m2::iss::Core& core) {
+  for (int i = 0; i < 1000; ++i) {
+    const auto why = core.step(100'000'000);
+    if (why != m2::iss::StopReason::Budget) return why;
+  }
+  return m2::iss::StopReason::Budget;
+}
+
+struct BareCore {
+  BareEnv env;
+  m2::ElfImage img = m2::ElfImage::load(firmware_path("compute"));
+  std::unique_ptr<m2::iss::Core> core;
+  BareCore() {
+    core = m2::iss::make_core("ppc603e", env, {"test.cpu", 25'000'000, NI_ISS_PRIVATE_BASE});
+    m2::load_into(img, [this](uint64_t addr, const uint8_t* data, size_t len) {
+      REQUIRE(addr + len <= env.size);
+      std::memcpy(env.ram + addr, data, len);
+    });
+    for (const auto& s : img.segments())
+      if (s.executable) core->code_changed(s.paddr, s.memsz);
+    core->reset(img.entry());
+  }
+  uint64_t sym(const std::string& n) {
+    auto a = img.symbol(n);
+    REQUIRE(a);
+    return *a;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("iss core: breakpoints stop before the instruction and resume transparently",
+          "[model][processor][iss][breakpoint]") {
+  m2::ParamRegistry::instance().clear();
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  CHECK(core.pc() == c.img.entry());
+
+  core.insert_breakpoint(kernel);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == kernel);
+  CHECK(core.read_register(64) == kernel);  // "pc" in GDB order
+  const uint64_t at_entry = core.instruction_count();
+  CHECK(at_entry > 100);  // crt0 zeroed .bss and main ran up to the call
+  CHECK(core.read_register(3) == 200);  // bench_iterations
+  const uint64_t ret = core.read_register(kRegLr);
+  REQUIRE(ret > c.img.entry());
+  CHECK_THAT(c.img.describe(ret).value_or(""), StartsWith("main"));
+  const uint64_t sp = core.read_register(1);
+
+  // A breakpoint at the return address; resuming steps over the one at the PC.
+  core.insert_breakpoint(ret);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == ret);
+  CHECK(core.read_register(3) == 0x3848bc8du);
+  CHECK(core.read_register(1) == sp);
+  const uint64_t kernel_insns = core.instruction_count() - at_entry;
+  CHECK(kernel_insns > 1'000'000u);
+  CHECK(c.env.transports == 0);  // self-contained kernel: no device access
+
+  // Run the kernel again from its breakpoint (step-over path): same count.
+  core.set_pc(kernel);
+  core.write_register(3, 200);
+  core.write_register(kRegLr, ret);
+  uint64_t start = core.instruction_count();
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == ret);
+  CHECK(core.read_register(3) == 0x3848bc8du);
+  CHECK(core.instruction_count() - start == kernel_insns);
+
+  // And without the breakpoint at the entry: same result, same count.
+  core.remove_breakpoint(kernel);
+  core.set_pc(kernel);
+  core.write_register(3, 200);
+  core.write_register(kRegLr, ret);
+  start = core.instruction_count();
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == ret);
+  CHECK(core.read_register(3) == 0x3848bc8du);
+  CHECK(core.instruction_count() - start == kernel_insns);
+
+  // The breakpoint marker is not visible in memory once removed.
+  const auto orig = image_word(c.img, kernel);
+  REQUIRE(orig);
+  CHECK(be32(c.env.ram + kernel) == *orig);
+}
+
+TEST_CASE("iss core: after the last breakpoint the firmware goes on to its device accesses",
+          "[model][processor][iss][breakpoint]") {
+  m2::ParamRegistry::instance().clear();
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  core.insert_breakpoint(kernel);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == kernel);
+  core.remove_breakpoint(kernel);
+  // No breakpoint left: main prints the result, and the console (a bus error
+  // in this environment) stops the core with a fault outside bench_kernel.
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Fault);
+  CHECK(c.env.transports > 0);
+  const auto& f = core.fault();
+  INFO(f.kind << " at " << std::hex << f.pc << " " << f.detail);
+  REQUIRE(f.address.has_value());
+  CHECK((*f.address & ~0xFFFull) == NI_CONSOLE_BASE);
+  CHECK_THAT(f.kind, StartsWith("bus error"));
+}

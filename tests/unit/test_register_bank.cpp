@@ -1,0 +1,201 @@
+// Unit tests for the memory-mapped register helper (models/core/register_bank.*):
+// big-endian 32-bit accesses reach the callbacks; every other access is a
+// TLM_GENERIC_ERROR_RESPONSE whose last_error() names owner, offset and reason.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tlm>
+
+#include "core/params.h"
+#include "core/register_bank.h"
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct Access {
+  tlm::tlm_generic_payload t;
+  uint8_t data[8] = {};
+  Access(tlm::tlm_command cmd, uint64_t off, unsigned len = 4) {
+    t.set_command(cmd);
+    t.set_address(off);
+    t.set_data_ptr(data);
+    t.set_data_length(len);
+    t.set_streaming_width(len);
+    t.set_byte_enable_ptr(nullptr);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  }
+};
+
+struct Dev {
+  m2::RegisterBank regs{"top.dev"};
+  uint32_t ctrl = 0;
+  std::vector<uint32_t> writes;
+  int reads = 0;
+  Dev() {
+    regs.add(0x00, "CTRL", [this] { ++reads; return ctrl; }, [this](uint32_t v) { ctrl = v; writes.push_back(v); });
+    regs.add(0x04, "STATUS", [this] { ++reads; return 0xCAFEF00Du; }, nullptr);
+    regs.add(0x08, "TXDATA", nullptr, [this](uint32_t v) { writes.push_back(v); });
+    regs.add(0x100, "FAR", [] { return 0x01020304u; }, nullptr);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("register bank: writes are big-endian", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  Access a(tlm::TLM_WRITE_COMMAND, 0x00);
+  a.data[0] = 0x12, a.data[1] = 0x34, a.data[2] = 0x56, a.data[3] = 0x78;
+  d.regs.access(a.t);
+  CHECK(a.t.get_response_status() == tlm::TLM_OK_RESPONSE);
+  REQUIRE(d.writes.size() == 1);
+  CHECK(d.writes[0] == 0x12345678u);
+  CHECK(d.ctrl == 0x12345678u);
+
+  Access b(tlm::TLM_WRITE_COMMAND, 0x08);
+  b.data[0] = 0x80, b.data[1] = 0x00, b.data[2] = 0x00, b.data[3] = 0x41;
+  d.regs.access(b.t);
+  CHECK(b.t.is_response_ok());
+  REQUIRE(d.writes.size() == 2);
+  CHECK(d.writes[1] == 0x80000041u);
+}
+
+TEST_CASE("register bank: reads are big-endian", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  d.ctrl = 0xA1B2C3D4;
+  Access a(tlm::TLM_READ_COMMAND, 0x00);
+  d.regs.access(a.t);
+  CHECK(a.t.get_response_status() == tlm::TLM_OK_RESPONSE);
+  CHECK(a.data[0] == 0xA1);
+  CHECK(a.data[1] == 0xB2);
+  CHECK(a.data[2] == 0xC3);
+  CHECK(a.data[3] == 0xD4);
+
+  Access s(tlm::TLM_READ_COMMAND, 0x04);
+  d.regs.access(s.t);
+  CHECK(s.t.is_response_ok());
+  CHECK(s.data[0] == 0xCA);
+  CHECK(s.data[3] == 0x0D);
+
+  Access f(tlm::TLM_READ_COMMAND, 0x100);
+  d.regs.access(f.t);
+  CHECK(f.t.is_response_ok());
+  CHECK(f.data[0] == 0x01);
+  CHECK(f.data[3] == 0x04);
+  CHECK(d.regs.last_error().empty());
+}
+
+TEST_CASE("register bank: read of a write-only register is an error naming it", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  Access a(tlm::TLM_READ_COMMAND, 0x08);
+  a.data[0] = 0x77;
+  d.regs.access(a.t);
+  CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  CHECK(a.data[0] == 0x77);  // untouched
+  const std::string e = d.regs.last_error();
+  CHECK_THAT(e, Contains("top.dev") && Contains("0x8") && Contains("TXDATA") && Contains("write-only") &&
+                    Contains("read"));
+}
+
+TEST_CASE("register bank: write of a read-only register is an error naming it", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  Access a(tlm::TLM_WRITE_COMMAND, 0x04);
+  d.regs.access(a.t);
+  CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  CHECK(d.reads == 0);
+  CHECK(d.writes.empty());
+  CHECK_THAT(d.regs.last_error(),
+             Contains("top.dev") && Contains("0x4") && Contains("STATUS") && Contains("read-only") && Contains("write"));
+}
+
+TEST_CASE("register bank: missing offset is an error", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  Access a(tlm::TLM_READ_COMMAND, 0x0C);
+  d.regs.access(a.t);
+  CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  CHECK_THAT(d.regs.last_error(), Contains("top.dev") && Contains("0xc") && Contains("no register"));
+  Access w(tlm::TLM_WRITE_COMMAND, 0xFFC);
+  d.regs.access(w.t);
+  CHECK(w.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  CHECK_THAT(d.regs.last_error(), Contains("top.dev") && Contains("0xffc") && Contains("no register"));
+  CHECK(d.writes.empty());
+}
+
+TEST_CASE("register bank: unaligned and non-32-bit accesses are errors", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  SECTION("unaligned 4-byte read") {
+    Access a(tlm::TLM_READ_COMMAND, 0x02);
+    d.regs.access(a.t);
+    CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK_THAT(d.regs.last_error(), Contains("top.dev") && Contains("0x2") && Contains("aligned 32-bit"));
+  }
+  SECTION("unaligned 4-byte write") {
+    Access a(tlm::TLM_WRITE_COMMAND, 0x01);
+    d.regs.access(a.t);
+    CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(d.writes.empty());
+    CHECK_THAT(d.regs.last_error(), Contains("top.dev") && Contains("0x1") && Contains("aligned 32-bit"));
+  }
+  SECTION("1-byte write at a register offset") {
+    Access a(tlm::TLM_WRITE_COMMAND, 0x08, 1);
+    d.regs.access(a.t);
+    CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(d.writes.empty());
+    CHECK_THAT(d.regs.last_error(),
+               Contains("top.dev") && Contains("1-byte write") && Contains("0x8") && Contains("aligned 32-bit"));
+  }
+  SECTION("1-byte read") {
+    Access a(tlm::TLM_READ_COMMAND, 0x04, 1);
+    d.regs.access(a.t);
+    CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(d.reads == 0);
+    CHECK_THAT(d.regs.last_error(), Contains("1-byte read") && Contains("0x4"));
+  }
+  SECTION("8-byte read") {
+    Access a(tlm::TLM_READ_COMMAND, 0x00, 8);
+    d.regs.access(a.t);
+    CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(d.reads == 0);
+    CHECK_THAT(d.regs.last_error(), Contains("8-byte read"));
+  }
+  SECTION("2-byte write") {
+    Access a(tlm::TLM_WRITE_COMMAND, 0x00, 2);
+    d.regs.access(a.t);
+    CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(d.writes.empty());
+  }
+}
+
+TEST_CASE("register bank: an error is followed by a clean access", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  Access bad(tlm::TLM_READ_COMMAND, 0x0C);
+  d.regs.access(bad.t);
+  REQUIRE(bad.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  Access good(tlm::TLM_WRITE_COMMAND, 0x00);
+  good.data[3] = 7;
+  d.regs.access(good.t);
+  CHECK(good.t.get_response_status() == tlm::TLM_OK_RESPONSE);
+  CHECK(d.ctrl == 7);
+}
+
+TEST_CASE("register bank: TLM_IGNORE_COMMAND calls no callback", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  Access a(tlm::TLM_IGNORE_COMMAND, 0x00);
+  a.data[3] = 0x55;
+  d.regs.access(a.t);
+  // TLM-2.0 (IEEE 1666 14.17): an ignore command neither reads nor writes.
+  CHECK(d.writes.empty());
+  CHECK(d.ctrl == 0);
+  CHECK(d.reads == 0);
+}
