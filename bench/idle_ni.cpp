@@ -12,6 +12,7 @@
 // SystemC allows one elaboration per process, so each run is a child process:
 // this executable started again with --child KIND, printing one
 // machine-readable line ("child ...") on stdout.
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -119,7 +120,7 @@ ChildResult spawn(const std::string& kind) {
 
 void print_row(const char* label, const ChildResult& r, bool target) {
   const double per_s = r.wall / r.sim_s;
-  std::printf("  %-28s %8.3f s simulated %8.3f s wall  -> %7.3f s wall per simulated s", label, r.sim_s, r.wall,
+  std::printf("  %-28s %7.3f s simulated %8.4f s wall  -> %7.4f s wall per simulated s", label, r.sim_s, r.wall,
               per_s);
   if (target) std::printf("  (target < 1 s: %s)", per_s < 1.0 ? "met" : "NOT MET");
   std::printf("\n");
