@@ -124,9 +124,13 @@ void print_row(const char* label, const ChildResult& r, bool target) {
               per_s);
   if (target) std::printf("  (target < 1 s: %s)", per_s < 1.0 ? "met" : "NOT MET");
   std::printf("\n");
-  const double mips = r.wall > 0 ? r.instructions / r.wall / 1e6 : 0;
-  std::printf("  %-28s %" PRIu64 " instructions (%.0f MIPS), CPU idle %.1f%% of the simulated time\n", "",
-              r.instructions, mips, r.sim_s > 0 ? 100.0 * r.idle_s / r.sim_s : 0.0);
+  if (r.instructions == 0) {
+    std::printf("  %-28s no instructions: the CPU stays in reset\n", "");
+    return;
+  }
+  std::printf("  %-28s %" PRIu64 " instructions", "", r.instructions);
+  if (r.idle_s == 0 && r.instructions > 0) std::printf(" (%.0f MIPS)", r.instructions / r.wall / 1e6);
+  std::printf(", CPU idle %.1f%% of the simulated time\n", r.sim_s > 0 ? 100.0 * r.idle_s / r.sim_s : 0.0);
 }
 
 int parent() {

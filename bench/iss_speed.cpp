@@ -262,10 +262,21 @@ int parent(unsigned iterations) {
 
   int status = 0;
   for (double q : {default_q, 10 * default_q}) {
-    const ChildResult c = spawn_platform(iterations, q);
+    // Best of two, like the raw run.
+    ChildResult c = spawn_platform(iterations, q);
+    const ChildResult c2 = spawn_platform(iterations, q);
+    if (c2.result != c.result || c2.instructions != c.instructions) {
+      std::printf("MISMATCH: two platform runs with the same quantum differ (0x%08llx, %llu instructions; "
+                  "0x%08llx, %llu instructions)\n",
+                  static_cast<unsigned long long>(c.result), static_cast<unsigned long long>(c.instructions),
+                  static_cast<unsigned long long>(c2.result), static_cast<unsigned long long>(c2.instructions));
+      status = 1;
+    }
+    if (c2.wall < c.wall) c = c2;
     const double mips = c.instructions / c.wall / 1e6;
     const std::string label = "platform (q=" + quantum_label(q) + ")";
-    std::printf("  %-24s %7.2f s  %6.0f MIPS   ratio %.2f", label.c_str(), c.wall, mips, mips / raw_mips);
+    std::printf("  %-24s %7.2f s  %6.0f MIPS   (best of 2)  ratio %.2f", label.c_str(), c.wall, mips,
+                mips / raw_mips);
     if (q == default_q) std::printf(" (target >= 0.50: %s)", mips / raw_mips >= 0.5 ? "met" : "NOT MET");
     std::printf("\n");
     // Where the extra wall time goes, per quantum (one SystemC wait and one

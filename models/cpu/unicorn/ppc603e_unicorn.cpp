@@ -126,7 +126,13 @@ class UnicornPpc603e final : public Core {
     m_bp_hit = false;
     m_fault_pending = false;
     m_running = true;
-    if (m_breakpoints.count(m_pc)) step_over_breakpoint();
+    if (m_breakpoints.count(m_pc)) {
+      step_over_breakpoint();
+      if (m_fault_pending) {
+        m_running = false;
+        return StopReason::Fault;
+      }
+    }
     const uint64_t icount_at_start = m_icount;
     StopReason reason = StopReason::Budget;
     for (;;) {
@@ -296,18 +302,21 @@ class UnicornPpc603e final : public Core {
     uc_mem_write(m_uc, addr, b, 4);
   }
 
-  // Runs the original instruction under the breakpoint at the PC once. A
-  // count installs Unicorn's own code hook; the next uc_emu_start without a
-  // count removes it and drops the blocks translated meanwhile.
+  // Resumes from the breakpoint at the PC: runs the block starting there
+  // with the original instruction back in place (the block hook stops at the
+  // next block), then re-arms the breakpoint. Unicorn's instruction count is
+  // no option: it installs a code hook (see above).
   void step_over_breakpoint() {
     const uint64_t at = m_pc;
     write_word(at, m_breakpoints[at]);
     uc_ctl_remove_cache(m_uc, at, at + 4);
-    m_in_stub = true;
-    uc_emu_start(m_uc, at, UNTIL_NEVER, 0, 1);
-    m_in_stub = false;
-    m_pc = read_reg(UC_PPC_REG_PC);
-    ++m_icount;
+    const int64_t budget = m_budget;
+    m_budget = 1;
+    m_block_start = m_block_end = 0;
+    uc_emu_start(m_uc, at, UNTIL_NEVER, 0, 0);
+    m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
+    if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
+    m_budget = budget - 1;
     write_word(at, BREAK_MARKER);
     uc_ctl_remove_cache(m_uc, at, at + 4);
   }
