@@ -313,6 +313,17 @@ m2::iss::StopReason run_until_stop(m2::iss::Core& core) {
   return m2::iss::StopReason::Budget;
 }
 
+// After set_pc() onto a breakpoint, a core may either report that breakpoint
+// first (no instruction executed) or step over it at once; accept both.
+m2::iss::StopReason resume_at(m2::iss::Core& core, uint64_t pc) {
+  core.set_pc(pc);
+  const uint64_t n = core.instruction_count();
+  const auto why = run_until_stop(core);
+  if (why == m2::iss::StopReason::Breakpoint && core.pc() == pc && core.instruction_count() == n)
+    return run_until_stop(core);
+  return why;
+}
+
 struct BareCore {
   BareEnv env;
   m2::ElfImage img = m2::ElfImage::load(firmware_path("compute"));
@@ -367,22 +378,20 @@ TEST_CASE("iss core: breakpoints stop before the instruction and resume transpar
   CHECK(c.env.transports == 0);  // self-contained kernel: no device access
 
   // Run the kernel again from its breakpoint (step-over path): same count.
-  core.set_pc(kernel);
   core.write_register(3, 200);
   core.write_register(kRegLr, ret);
   uint64_t start = core.instruction_count();
-  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  REQUIRE(resume_at(core, kernel) == m2::iss::StopReason::Breakpoint);
   CHECK(core.pc() == ret);
   CHECK(core.read_register(3) == 0x3848bc8du);
   CHECK(core.instruction_count() - start == kernel_insns);
 
   // And without the breakpoint at the entry: same result, same count.
   core.remove_breakpoint(kernel);
-  core.set_pc(kernel);
   core.write_register(3, 200);
   core.write_register(kRegLr, ret);
   start = core.instruction_count();
-  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  REQUIRE(resume_at(core, kernel) == m2::iss::StopReason::Breakpoint);
   CHECK(core.pc() == ret);
   CHECK(core.read_register(3) == 0x3848bc8du);
   CHECK(core.instruction_count() - start == kernel_insns);
@@ -412,4 +421,65 @@ TEST_CASE("iss core: after the last breakpoint the firmware goes on to its devic
   REQUIRE(f.address.has_value());
   CHECK((*f.address & ~0xFFFull) == NI_CONSOLE_BASE);
   CHECK_THAT(f.kind, StartsWith("bus error"));
+}
+
+TEST_CASE("iss core: a breakpoint is reported when a budget stop lands on it", "[model][processor][iss][breakpoint]") {
+  // A step that ends on its budget at a block boundary leaves the PC on the
+  // next block's first instruction; if a breakpoint is there, the next step()
+  // must report it (with no instruction executed), not step over it. Budget 1
+  // stops at every block boundary, so the call into bench_kernel is one.
+  m2::ParamRegistry::instance().clear();
+  uint64_t ref_count = 0;
+  {
+    BareCore ref;
+    ref.core->insert_breakpoint(ref.sym("bench_kernel"));
+    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
+    ref_count = ref.core->instruction_count();
+  }
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  core.insert_breakpoint(kernel);
+  m2::iss::StopReason why = m2::iss::StopReason::Budget;
+  for (int i = 0; i < 20'000'000 && why == m2::iss::StopReason::Budget; ++i) why = core.step(1);
+  INFO("stopped at pc 0x" << std::hex << core.pc() << " (" << c.img.describe(core.pc()).value_or("?") << ") after "
+                          << std::dec << core.instruction_count() << " instructions; fault: " << core.fault().kind);
+  CHECK(why == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == kernel);
+  CHECK(core.instruction_count() == ref_count);
+  CHECK(c.env.transports == 0);  // did not run on into main's printf
+}
+
+TEST_CASE("iss core: two breakpoints in one block are both reported", "[model][processor][iss][breakpoint]") {
+  // bench_kernel starts with lis r6,0 ; addi r6,r6,24860 ; addi r5,r6,1024 in
+  // one basic block. Resuming from the first breakpoint must stop at the second
+  // after exactly the two instructions between them.
+  m2::ParamRegistry::instance().clear();
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  REQUIRE(image_word(c.img, kernel) == std::optional<uint32_t>(0x3CC00000u));      // lis r6,0
+  REQUIRE(image_word(c.img, kernel + 4) == std::optional<uint32_t>(0x38C6611Cu));  // addi r6,r6,24860
+  REQUIRE(image_word(c.img, kernel + 8) == std::optional<uint32_t>(0x38A60400u));  // addi r5,r6,1024
+  core.insert_breakpoint(kernel);
+  core.insert_breakpoint(kernel + 8);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  REQUIRE(core.pc() == kernel);
+  const uint64_t n0 = core.instruction_count();
+  const uint64_t ret = core.read_register(kRegLr);
+  const uint64_t r5_before = core.read_register(5);
+
+  const auto why = run_until_stop(core);
+  CHECK(why == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == kernel + 8);
+  CHECK(core.instruction_count() == n0 + 2);
+  CHECK(core.read_register(6) == 0x611Cu);      // both instructions ran once
+  CHECK(core.read_register(5) == r5_before);    // the one under the breakpoint did not
+
+  // Resuming runs the kernel to its return with the right result.
+  core.remove_breakpoint(kernel);
+  core.insert_breakpoint(ret);
+  CHECK(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == ret);
+  CHECK(core.read_register(3) == 0x3848bc8du);
 }

@@ -86,6 +86,7 @@ class UnicornPpc603e final : public Core {
     for (int i = 0; i < 32; ++i) write_reg(UC_PPC_REG_0 + i, 0);
     write_reg(UC_PPC_REG_MSR, MSR_IP | MSR_ME);  // 603e after reset, minus the boot ROM
     m_pc = pc;
+    m_reported_bp.reset();
     m_idle = false;
     m_hid0 = 0;
     m_tb_offset = 0;
@@ -127,12 +128,25 @@ class UnicornPpc603e final : public Core {
     m_fault_pending = false;
     m_running = true;
     if (m_breakpoints.count(m_pc)) {
+      // A breakpoint not yet reported (a budget stop landed on it) stops now.
+      if (m_reported_bp != m_pc) {
+        m_reported_bp = m_pc;
+        m_running = false;
+        return StopReason::Breakpoint;
+      }
       step_over_breakpoint();
       if (m_fault_pending) {
         m_running = false;
         return StopReason::Fault;
       }
+      if (m_bp_hit) {  // a second breakpoint in the same block
+        m_pc = m_bp_addr;
+        m_reported_bp = m_bp_addr;
+        m_running = false;
+        return StopReason::Breakpoint;
+      }
     }
+    m_reported_bp.reset();
     const uint64_t icount_at_start = m_icount;
     StopReason reason = StopReason::Budget;
     for (;;) {
@@ -162,6 +176,7 @@ class UnicornPpc603e final : public Core {
       }
       if (m_bp_hit) {
         m_pc = m_bp_addr;  // report the breakpoint itself, not the next instruction
+        m_reported_bp = m_pc;
         reason = StopReason::Breakpoint;
         break;
       }
@@ -206,7 +221,10 @@ class UnicornPpc603e final : public Core {
   }
 
   uint64_t pc() const override { return m_pc; }
-  void set_pc(uint64_t pc) override { m_pc = pc; }
+  void set_pc(uint64_t pc) override {
+    m_pc = pc;
+    m_reported_bp.reset();
+  }
 
   const std::vector<Register>& registers() const override { return m_registers; }
 
@@ -233,7 +251,7 @@ class UnicornPpc603e final : public Core {
     if (i < 32) return write_reg(UC_PPC_REG_0 + i, static_cast<uint32_t>(v));
     if (i < 64) { uc_reg_write(m_uc, UC_PPC_REG_FPR0 + (i - 32), &v); return; }
     switch (i) {
-      case 64: m_pc = v; return;
+      case 64: set_pc(v); return;
       case 65: write_reg(UC_PPC_REG_MSR, static_cast<uint32_t>(v)); return;
       case 66: write_reg(UC_PPC_REG_CR, static_cast<uint32_t>(v)); return;
       case 67: write_reg(UC_PPC_REG_LR, static_cast<uint32_t>(v)); return;
@@ -646,6 +664,7 @@ class UnicornPpc603e final : public Core {
   bool m_bp_hit = false, m_fault_pending = false, m_syscall_pending = false;
   bool m_idle = false;
   uint64_t m_bp_addr = 0;
+  std::optional<uint64_t> m_reported_bp;  // resuming here steps over it
   Fault m_fault;
 
   bool m_ext_level = false;
