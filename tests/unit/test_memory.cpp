@@ -21,56 +21,15 @@
 #include "core/memory.h"
 #include "core/params.h"
 
+#include "test_initiator.h"
+
 using Catch::Matchers::Contains;
 
 namespace {
 
 constexpr uint64_t kSize = 64 * 1024;
 
-struct Initiator : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  explicit Initiator(sc_core::sc_module_name n) : sc_module(n) {}
-
-  tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len,
-                                  sc_core::sc_time* delay_out = nullptr, uint8_t* byte_enable = nullptr,
-                                  unsigned be_len = 0, unsigned streaming_width = 0) {
-    tlm::tlm_generic_payload t;
-    t.set_command(cmd);
-    t.set_address(addr);
-    t.set_data_ptr(data);
-    t.set_data_length(len);
-    t.set_streaming_width(streaming_width ? streaming_width : len);
-    t.set_byte_enable_ptr(byte_enable);
-    t.set_byte_enable_length(be_len);
-    t.set_dmi_allowed(false);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket->b_transport(t, delay);
-    if (delay_out) *delay_out = delay;
-    return t.get_response_status();
-  }
-  tlm::tlm_response_status write(uint64_t addr, const std::vector<uint8_t>& v, sc_core::sc_time* d = nullptr) {
-    std::vector<uint8_t> copy = v;
-    return access(tlm::TLM_WRITE_COMMAND, addr, copy.data(), static_cast<unsigned>(copy.size()), d);
-  }
-  tlm::tlm_response_status read(uint64_t addr, std::vector<uint8_t>& v, sc_core::sc_time* d = nullptr) {
-    return access(tlm::TLM_READ_COMMAND, addr, v.data(), static_cast<unsigned>(v.size()), d);
-  }
-  bool dmi(uint64_t addr, tlm::tlm_dmi& d) {
-    tlm::tlm_generic_payload t;
-    t.set_command(tlm::TLM_READ_COMMAND);
-    t.set_address(addr);
-    return socket->get_direct_mem_ptr(t, d);
-  }
-  unsigned dbg(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len) {
-    tlm::tlm_generic_payload t;
-    t.set_command(cmd);
-    t.set_address(addr);
-    t.set_data_ptr(data);
-    t.set_data_length(len);
-    return socket->transport_dbg(t);
-  }
-};
+using Initiator = m2test::TestInitiator;
 
 std::vector<uint8_t> random_bytes(std::mt19937& rng, size_t n) {
   std::vector<uint8_t> v(n);

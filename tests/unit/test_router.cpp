@@ -24,6 +24,8 @@
 #include "core/params.h"
 #include "core/router.h"
 
+#include "test_initiator.h"
+
 using Catch::Matchers::Contains;
 
 namespace {
@@ -31,58 +33,7 @@ namespace {
 constexpr uint64_t kBaseA = 0x00000000, kSizeA = 0x10000;  // 64 KB
 constexpr uint64_t kBaseB = 0x80000000, kSizeB = 0x4000;   // 16 KB
 
-struct Initiator : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
-  std::vector<std::pair<uint64_t, uint64_t>> invalidations;
-
-  explicit Initiator(sc_core::sc_module_name n) : sc_module(n) {
-    socket.register_invalidate_direct_mem_ptr(this, &Initiator::invalidate);
-  }
-  void invalidate(sc_dt::uint64 s, sc_dt::uint64 e) { invalidations.emplace_back(s, e); }
-
-  tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len,
-                                  sc_core::sc_time* delay_out = nullptr, uint64_t* addr_after = nullptr) {
-    tlm::tlm_generic_payload t;
-    t.set_command(cmd);
-    t.set_address(addr);
-    t.set_data_ptr(data);
-    t.set_data_length(len);
-    t.set_streaming_width(len);
-    t.set_byte_enable_ptr(nullptr);
-    t.set_dmi_allowed(false);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket->b_transport(t, delay);
-    if (delay_out) *delay_out = delay;
-    if (addr_after) *addr_after = t.get_address();
-    return t.get_response_status();
-  }
-  tlm::tlm_response_status write(uint64_t addr, std::vector<uint8_t> v, sc_core::sc_time* d = nullptr) {
-    return access(tlm::TLM_WRITE_COMMAND, addr, v.data(), static_cast<unsigned>(v.size()), d);
-  }
-  tlm::tlm_response_status read(uint64_t addr, std::vector<uint8_t>& v, sc_core::sc_time* d = nullptr) {
-    return access(tlm::TLM_READ_COMMAND, addr, v.data(), static_cast<unsigned>(v.size()), d);
-  }
-  bool dmi(uint64_t addr, tlm::tlm_dmi& d) {
-    tlm::tlm_generic_payload t;
-    t.set_command(tlm::TLM_READ_COMMAND);
-    t.set_address(addr);
-    const bool ok = socket->get_direct_mem_ptr(t, d);
-    CHECK(t.get_address() == addr);  // the router restores the address
-    return ok;
-  }
-  unsigned dbg(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len) {
-    tlm::tlm_generic_payload t;
-    t.set_command(cmd);
-    t.set_address(addr);
-    t.set_data_ptr(data);
-    t.set_data_length(len);
-    const unsigned n = socket->transport_dbg(t);
-    CHECK(t.get_address() == addr);
-    CHECK(t.get_data_length() == len);
-    return n;
-  }
-};
+using Initiator = m2test::TestInitiator;
 
 // A target that can invalidate DMI (to test the router's backward path).
 struct DmiTarget : sc_core::sc_module {
@@ -122,10 +73,12 @@ TEST_CASE("router: transactions reach the right target with the address translat
   Bench t;
   uint64_t after = 0;
   uint8_t w1[4] = {0x12, 0x34, 0x56, 0x78};
-  REQUIRE(t.init.access(tlm::TLM_WRITE_COMMAND, kBaseA + 0x100, w1, 4, nullptr, &after) == tlm::TLM_OK_RESPONSE);
+  REQUIRE(t.init.access(tlm::TLM_WRITE_COMMAND, kBaseA + 0x100, w1, 4) == tlm::TLM_OK_RESPONSE);
+  after = t.init.last_address;
   CHECK(after == kBaseA + 0x100);  // restored for the initiator
   uint8_t w2[4] = {0xAA, 0xBB, 0xCC, 0xDD};
-  REQUIRE(t.init.access(tlm::TLM_WRITE_COMMAND, kBaseB + 0x100, w2, 4, nullptr, &after) == tlm::TLM_OK_RESPONSE);
+  REQUIRE(t.init.access(tlm::TLM_WRITE_COMMAND, kBaseB + 0x100, w2, 4) == tlm::TLM_OK_RESPONSE);
+  after = t.init.last_address;
   CHECK(after == kBaseB + 0x100);
   CHECK(std::memcmp(t.a.host() + 0x100, w1, 4) == 0);
   CHECK(std::memcmp(t.b.host() + 0x100, w2, 4) == 0);
