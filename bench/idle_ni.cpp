@@ -24,6 +24,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "child_run.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/run_control.h"
@@ -97,24 +98,11 @@ struct ChildResult {
 };
 
 ChildResult spawn(const std::string& kind) {
-  std::error_code ec;
-  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
-  if (ec) die("cannot find this executable (/proc/self/exe)");
-  const std::string cmd = "'" + self + "' --child " + kind;
-  std::fflush(stdout);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) die("cannot start " + cmd);
+  const auto line = m2bench::run_self("--child " + kind);
   ChildResult r;
-  bool got = false;
-  char line[512];
-  while (std::fgets(line, sizeof line, p)) {
-    if (std::sscanf(line, "child wall=%lf sim_s=%lf instructions=%" SCNu64 " idle_s=%lf quantum_ns=%lf", &r.wall,
-                    &r.sim_s, &r.instructions, &r.idle_s, &r.quantum_ns) == 5)
-      got = true;
-    else
-      std::fputs(line, stdout);
-  }
-  if (pclose(p) != 0 || !got) die("run '" + kind + "' (" + cmd + ") failed");
+  if (!line || std::sscanf(line->c_str(), "child wall=%lf sim_s=%lf instructions=%" SCNu64 " idle_s=%lf quantum_ns=%lf",
+                           &r.wall, &r.sim_s, &r.instructions, &r.idle_s, &r.quantum_ns) != 5)
+    die("run '" + kind + "' failed");
   return r;
 }
 

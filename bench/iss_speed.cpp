@@ -29,6 +29,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "child_run.h"
 #include "core/elf_loader.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -188,27 +189,14 @@ struct ChildResult {
 };
 
 ChildResult spawn_platform(unsigned iterations, double quantum_ns) {
-  std::error_code ec;
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) die("cannot find this executable (/proc/self/exe)");
   char q[64];
   std::snprintf(q, sizeof q, "%.17g", quantum_ns);
-  const std::string cmd = "'" + self + "' --platform-child " + std::to_string(iterations) + " " + q;
-  std::fflush(stdout);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) die("cannot start " + cmd);
+  const std::string args = "--platform-child " + std::to_string(iterations) + " " + q;
+  const auto line = m2bench::run_self(args);
   ChildResult r;
-  bool got = false;
-  char line[512];
-  while (std::fgets(line, sizeof line, p)) {
-    if (std::sscanf(line, "child wall=%lf instructions=%" SCNu64 " result=%lld console=%lld sim_s=%lf", &r.wall,
-                    &r.instructions, &r.result, &r.console, &r.sim_s) == 5)
-      got = true;
-    else
-      std::fputs(line, stdout);
-  }
-  const int status = pclose(p);
-  if (status != 0 || !got) die("platform run (" + cmd + ") failed");
+  if (!line || std::sscanf(line->c_str(), "child wall=%lf instructions=%" SCNu64 " result=%lld console=%lld sim_s=%lf",
+                           &r.wall, &r.instructions, &r.result, &r.console, &r.sim_s) != 5)
+    die("platform run (" + args + ") failed");
   return r;
 }
 
