@@ -9,7 +9,26 @@
 
 #define NI_CONSOLE_BASE    0xF0000000u  /* console device (ip/console.h)        */
 #define NI_SIMCTRL_BASE    0xF0001000u  /* simulation control (ip/simctrl.h)    */
+#define NI_NETBUF_BASE     0xF0002000u  /* network buffer status (ip/ni_netbuf.h) */
+#define NI_DMA_BASE        0xF0003000u  /* DMA engine (ip/ni_dma.h)             */
+#define NI_INTC_BASE       0xF0004000u  /* interrupt controller (ip/ni_intc.h)  */
+#define NI_PCIIF_BASE      0xF0005000u  /* PCI interface: doorbell, host IRQ (ip/ni_pci.h) */
+#define NI_MLCX_BASE       0xF0006000u  /* link controller (ip/ni_mlcx.h)       */
 #define NI_DEVICE_SIZE     0x00001000u  /* each small device decodes 4 KB       */
+
+/* Network-buffer data windows: a read or write anywhere in a channel's window
+ * pops from / pushes to that channel's FIFO, in address order, so bursts with
+ * incrementing addresses work. TX channels carry data towards the link, RX
+ * channels data from it. */
+#define NI_NETBUF_TX_WINDOW(ch) (0xE0000000u + (unsigned)(ch) * 0x00010000u)
+#define NI_NETBUF_RX_WINDOW(ch) (0xE0100000u + (unsigned)(ch) * 0x00010000u)
+#define NI_NETBUF_WINDOW_SIZE   0x00010000u
+#define NI_NETBUF_CHANNELS      2
+
+/* Host window: NI address NI_HOST_WINDOW_BASE + a reaches PCI bus address a
+ * (host memory, other PCI targets) through the NI's PCI master. */
+#define NI_HOST_WINDOW_BASE 0x80000000u
+#define NI_HOST_WINDOW_SIZE 0x40000000u
 
 /* Reserved for the ISS itself (a private page holding exception-entry stubs);
  * the platform maps nothing here. */

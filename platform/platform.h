@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/run_control.h"
+#include "core/timing_style.h"
 #include "cpu/processor.h"
 #include "devices/console.h"
 
@@ -17,6 +18,7 @@ namespace m2 {
 struct PlatformContext {
   std::string config_dir;  // resolves relative paths in the config
   RunControl& run;
+  TimingStyle timing = TimingStyle::LT;  // sim.timing
 };
 
 class Platform {

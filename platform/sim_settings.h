@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/params.h"
+#include "core/timing_style.h"
 #include "platform/platform.h"
 
 namespace m2 {
@@ -16,6 +17,10 @@ struct SimSettings {
   Param<double> quantum_ns{"sim", "quantum_ns", 1000.0, "ns",
                            "global quantum: how far a CPU may run ahead of SystemC time",
                            Range<double>{1, 1e9}};
+  Param<std::string> timing{"sim", "timing", "lt",
+                             "timing style: lt (loosely timed, fast) or at (shared buses and links contend)",
+                             {"lt", "at"}};
+  TimingStyle timing_style() const { return timing.get() == "at" ? TimingStyle::AT : TimingStyle::LT; }
   Param<double> max_time_ms{"sim", "max_time_ms", 1000.0, "ms",
                             "simulated time limit; reaching it before all firmware exits is an error",
                             Range<double>{1e-6, 1e9}};

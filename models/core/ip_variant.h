@@ -1,0 +1,32 @@
+// IP variants: named parameter sets an architect swaps in one line of a
+// config ("node0.pci.variant: pci32-33"). The sets themselves live in ip/
+// (one table per IP block); a model declares a `variant` parameter first and
+// calls apply_variant() before its other parameters are constructed, so that
+// each of them picks up the variant's value as its preset. A key the config
+// sets explicitly wins over the variant.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace m2 {
+
+struct IpVariantValue {
+  const char* key;    // parameter name relative to the block ("clock_mhz")
+  const char* value;  // as it would be written in a config file
+};
+
+struct IpVariant {
+  const char* name;         // "pci64-66"
+  const char* description;  // one line: what it is and where the numbers come from
+  std::vector<IpVariantValue> values;
+};
+
+// Names of the variants in `table`, for the choices of a `variant` parameter.
+std::vector<std::string> variant_names(const std::vector<IpVariant>& table);
+
+// Presets "<owner>.<key>" for every value of variant `name` unless that key
+// already has a preset. Throws ConfigError when `name` is not in `table`.
+void apply_variant(const std::string& owner, const std::vector<IpVariant>& table, const std::string& name);
+
+}  // namespace m2
