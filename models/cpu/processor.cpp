@@ -35,7 +35,7 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
                  "synchronise with SystemC before each device access (exact polling; off: faster)"),
       m_run(run),
       m_memory_map(std::move(memory_map)) {
-  m_ps_per_instruction = cpi.get() * 1e6 / clock_mhz.get();
+  m_fs_per_instruction = static_cast<uint64_t>(cpi.get() * 1e9 / clock_mhz.get() + 0.5);
   m_core = iss::make_core(isa.get(), *this, {this->name(), timebase_hz.get(), NI_ISS_PRIVATE_BASE});
   SC_THREAD(run);
   // Unicorn's translator runs on this thread's stack.
@@ -72,7 +72,7 @@ void Processor::set_irq(unsigned line, bool level) {
 
 sc_core::sc_time Processor::local_offset() const {
   const uint64_t pending = m_core->instruction_count() - m_committed_icount;
-  return m_qk.offset() + sc_core::sc_time(static_cast<double>(pending) * m_ps_per_instruction, sc_core::SC_PS);
+  return m_qk.offset() + sc_core::sc_time::from_value(pending * m_fs_per_instruction / 1000);
 }
 
 void Processor::commit_local_time() {
@@ -81,17 +81,19 @@ void Processor::commit_local_time() {
 }
 
 uint64_t Processor::budget_until(sc_core::sc_time remaining) const {
-  double ps = remaining.to_seconds() * 1e12;
+  uint64_t ps = remaining.value();  // time resolution is 1 ps (checked at elaboration)
   if (auto t = m_core->next_timer_event_ps()) {
-    const double now = static_cast<double>((sc_core::sc_time_stamp() + m_qk.offset()).value());
-    if (*t > now) ps = std::min(ps, static_cast<double>(*t) - now);
+    const uint64_t now = (sc_core::sc_time_stamp() + m_qk.offset()).value();
+    if (*t > now) ps = std::min(ps, *t - now);
   }
-  const double n = ps / m_ps_per_instruction;
-  return n < 1 ? 1 : static_cast<uint64_t>(n + 0.999);
+  const uint64_t n = (ps * 1000 + m_fs_per_instruction - 1) / m_fs_per_instruction;
+  return n < 1 ? 1 : n;
 }
 
 void Processor::run() {
   if (!m_image) return;  // a CPU without firmware stays in reset
+  // Alone, a CPU may run ahead by up to 100 quanta (see LocalTime::end_quantum).
+  m_max_run_ahead = tlm::tlm_global_quantum::instance().get() * 100;
   m_qk.reset();
   while (!m_halted) {
     if (m_run.finished()) return halt();
@@ -116,7 +118,7 @@ void Processor::run() {
       report_fault();
       return halt();
     }
-    if (m_qk.need_sync()) m_qk.sync();
+    if (m_qk.need_sync()) m_qk.end_quantum(m_max_run_ahead);
   }
 }
 

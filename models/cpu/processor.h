@@ -78,7 +78,8 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::unique_ptr<iss::Core> m_core;
   std::shared_ptr<const ElfImage> m_image;
   LocalTime m_qk;
-  double m_ps_per_instruction = 0;
+  uint64_t m_fs_per_instruction = 0;  // integer femtoseconds: exact enough, cheap
+  sc_core::sc_time m_max_run_ahead;
   uint64_t m_committed_icount = 0;
   sc_core::sc_event m_irq_event;
   sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;

@@ -36,10 +36,10 @@ struct IrqRun {
   double exit_us, idle_us;
 };
 
-static IrqRun run_hello_with_irq_at(sc_core::sc_time at) {
+static IrqRun run_with_irq_at(const char* firmware, sc_core::sc_time at) {
   m2::ParamRegistry::instance().clear();
-  m2::ParamRegistry::instance().preset("ni0.firmware", std::string(M2VP_TEST_FIRMWARE_DIR) + "/hello.elf",
-                                       {"test"});
+  m2::ParamRegistry::instance().preset("ni0.firmware",
+                                       std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + firmware + ".elf", {"test"});
   m2::RunControl run;
   m2::NiNode ni("ni0", run, "");
   IrqDriver driver("driver", ni.cpu, at);
@@ -55,7 +55,7 @@ static IrqRun run_hello_with_irq_at(sc_core::sc_time at) {
 // hello computes for about 500 us with interrupts off, then sleeps 100 us
 // (doze with EE on) and exits at about 608 us.
 TEST_CASE("external interrupt during doze is taken at once through vector 0x500", "[model][irq]") {
-  const IrqRun r = run_hello_with_irq_at(sc_core::sc_time(550, sc_core::SC_US));
+  const IrqRun r = run_with_irq_at("hello", sc_core::sc_time(550, sc_core::SC_US));
   CHECK(r.exit_code == 0x3F);  // 0x7E from the default handler, clamped to 1..63
   CHECK(r.last_line == "unexpected external interrupt");
   CHECK(r.exit_us > 550.0);
@@ -64,10 +64,24 @@ TEST_CASE("external interrupt during doze is taken at once through vector 0x500"
 }
 
 TEST_CASE("external interrupt stays pending while MSR EE is off", "[model][irq]") {
-  const IrqRun r = run_hello_with_irq_at(sc_core::sc_time(50, sc_core::SC_US));
+  const IrqRun r = run_with_irq_at("hello", sc_core::sc_time(50, sc_core::SC_US));
   CHECK(r.last_line == "unexpected external interrupt");
   // Not at 50 us: only when the firmware enables interrupts for its sleep.
   CHECK(r.exit_us > 480.0);
   CHECK(r.exit_us < 530.0);
   CHECK(r.idle_us < 1.0);  // it never dozed: the interrupt was already pending
+}
+
+// A busy CPU alone on its platform runs ahead of SystemC time without
+// syncing (nothing else is pending); an interrupt raised by another process
+// must still be taken within one quantum of its time.
+TEST_CASE("external interrupt reaches a busy CPU within one quantum", "[model][irq]") {
+  const IrqRun r = run_with_irq_at("spin_irq", sc_core::sc_time(777, sc_core::SC_US));
+  CHECK(r.exit_code == 0x3F);
+  CHECK(r.last_line == "unexpected external interrupt");
+  CHECK(r.exit_us >= 777.0);
+  // up to one 1 us quantum late, plus about 3.9 us for the handler to print
+  // its line and exit (the same with syncs at every quantum end)
+  CHECK(r.exit_us < 782.0);
+  CHECK(r.idle_us == 0.0);
 }
