@@ -164,7 +164,7 @@ int platform_child(unsigned iterations, double quantum_ns) {
   const auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start(sc_core::sc_time(1e6, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
   const double wall = seconds_since(t0);
-  for (m2::Console* c : platform->consoles()) c->flush();
+  for (m2::TextOutput* c : platform->consoles()) c->flush();
 
   if (!run.finished() || run.outcome() != m2::RunControl::Outcome::Completed || run.exit_code() != 0)
     die("platform run did not complete: " + (run.finished() ? run.summary() : std::string("still running")));

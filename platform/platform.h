@@ -25,7 +25,7 @@ class Platform {
  public:
   virtual ~Platform() = default;
   virtual std::vector<Processor*> processors() = 0;
-  virtual std::vector<Console*> consoles() = 0;
+  virtual std::vector<TextOutput*> consoles() = 0;
 };
 
 using PlatformBuilder = std::function<std::unique_ptr<Platform>(PlatformContext&)>;

@@ -69,7 +69,7 @@ int run_simulation(const RunOptions& opts) {
   if (!e->run.finished() && sc_core::sc_pending_activity()) summary.sim_seconds = limit.to_seconds();
 
   std::vector<Processor*> cpus = e->platform->processors();
-  for (Console* c : e->platform->consoles()) c->flush();
+  for (TextOutput* c : e->platform->consoles()) c->flush();
   if (!e->run.finished()) {
     const std::string states = format_cpu_states(cpus);
     // Starvation ends sc_start early with nothing pending: a stall.

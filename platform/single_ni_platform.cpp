@@ -9,7 +9,7 @@ class SingleNiPlatform : public Platform {
  public:
   explicit SingleNiPlatform(PlatformContext& ctx) : m_ni("ni0", ctx.run, ctx.config_dir) {}
   std::vector<Processor*> processors() override { return {&m_ni.cpu}; }
-  std::vector<Console*> consoles() override { return {&m_ni.console}; }
+  std::vector<TextOutput*> consoles() override { return {&m_ni.console}; }
 
  private:
   NiNode m_ni;

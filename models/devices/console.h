@@ -1,5 +1,6 @@
 // Console device (ip/console.h): firmware text output, one line at a time,
-// printed with the CPU's name as prefix and kept for the run's log and tests.
+// printed with the CPU's name as prefix and kept for the run's log and tests
+// (the line handling is TextOutput's).
 #pragma once
 
 #include <string>
@@ -11,10 +12,11 @@
 
 #include "core/params.h"
 #include "core/register_bank.h"
+#include "core/text_output.h"
 
 namespace m2 {
 
-class Console : public sc_core::sc_module {
+class Console : public sc_core::sc_module, public TextOutput {
  public:
   tlm_utils::simple_target_socket<Console> socket;
   Param<double> access_ns;
@@ -22,17 +24,8 @@ class Console : public sc_core::sc_module {
   // `speaker` is the name lines are prefixed with (the CPU's).
   Console(sc_core::sc_module_name name, std::string speaker);
 
-  // Emits a last line the firmware left without a newline (end of run).
-  void flush();
-
-  const std::vector<std::string>& lines() const { return m_lines; }
-
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  void put(char c);
-
-  std::string m_speaker, m_current;
-  std::vector<std::string> m_lines;
   RegisterBank m_regs;
 };
 

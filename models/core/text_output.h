@@ -1,0 +1,31 @@
+// Text output of one speaker (a CPU's console, a host program's printf),
+// assembled into lines that go to the run log with the speaker's name as
+// prefix and are kept for the report and the tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace m2 {
+
+class TextOutput {
+ public:
+  explicit TextOutput(std::string speaker) : m_speaker(std::move(speaker)) {}
+  virtual ~TextOutput() = default;
+
+  void put(char c);
+  void write(const std::string& text) {
+    for (char c : text) put(c);
+  }
+  // Emits a last line left without a newline (end of run).
+  void flush();
+
+  const std::string& speaker() const { return m_speaker; }
+  const std::vector<std::string>& lines() const { return m_lines; }
+
+ private:
+  std::string m_speaker, m_current;
+  std::vector<std::string> m_lines;
+};
+
+}  // namespace m2

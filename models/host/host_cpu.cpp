@@ -1,0 +1,204 @@
+#include "host/host_cpu.h"
+
+#include <sstream>
+
+#include "core/log.h"
+
+namespace m2 {
+namespace {
+
+HostCpu* g_current = nullptr;  // the host whose thread runs (SystemC threads are coroutines)
+
+std::vector<std::string> app_choices() {
+  std::vector<std::string> names{""};
+  for (const HostAppInfo& a : host_apps()) names.push_back(a.name);
+  return names;
+}
+
+}  // namespace
+
+HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, uint64_t memory_bus_base, int id,
+                 int count)
+    : sc_module(name),
+      pio("pio"),
+      app(this->name(), "app", "", "host application to run (empty: none; see ./m2vp apps)", app_choices()),
+      args(this->name(), "args", "", "", "the application's command-line arguments, separated by spaces"),
+      clock_mhz(this->name(), "clock_mhz", 1000.0, "MHz", "host CPU clock (Pentium III 1 GHz)",
+                Range<double>{1, 10000}),
+      memcpy_mbps(this->name(), "memcpy_mbps", 300.0, "MB/s",
+                  "memcpy bandwidth, memory to memory (assumption: PIII with PC133 SDRAM)", Range<double>{1, 1e6}),
+      memcpy_setup_ns(this->name(), "memcpy_setup_ns", 40.0, "ns", "fixed cost of one memcpy call (assumption)",
+                      Range<double>{0, 1e6}),
+      syscall_ns(this->name(), "syscall_ns", 1000.0, "ns",
+                 "one system call, entry to return (assumption: Linux 2.4 on a PIII 1 GHz)", Range<double>{0, 1e9}),
+      pin_us_per_page(this->name(), "pin_us_per_page", 130.0, "us",
+                      "pinning one 4 KB page and handing its address to the NI (measured on the real system)",
+                      Range<double>{0, 1e6}),
+      unpin_us_per_page(this->name(), "unpin_us_per_page", 10.0, "us", "unpinning one 4 KB page (assumption)",
+                        Range<double>{0, 1e6}),
+      poll_ns(this->name(), "poll_ns", 100.0, "ns",
+              "one poll of a flag in host memory that DMA wrote (a cache miss; assumption)", Range<double>{0, 1e6}),
+      irq_wakeup_us(this->name(), "irq_wakeup_us", 8.0, "us",
+                    "PCI interrupt to the waiting process running again (assumption: Linux 2.4)",
+                    Range<double>{0, 1e6}),
+      pio_write_bytes(this->name(), "pio_write_bytes", 32, "bytes",
+                      "largest PCI write the CPU issues (write combining of the PIII)", Range<uint64_t>{4, 4096}),
+      pio_read_bytes(this->name(), "pio_read_bytes", 4, "bytes",
+                     "largest PCI read the CPU issues (uncached reads are not combined)", Range<uint64_t>{4, 4096}),
+      console(this->name()),
+      m_run(run),
+      m_memory(memory),
+      m_bus_base(memory_bus_base),
+      m_id(id),
+      m_count(count),
+      // The first MB stays with the "kernel", as on a PC.
+      m_alloc(0x100000, memory.size() > 0x100000 ? (memory.size() - 0x100000) / PhysAllocator::PAGE * PhysAllocator::PAGE
+                                                 : 0) {
+  if (!app.get().empty()) {
+    m_app = find_host_app(app.get());
+    run.add_participant(this->name());
+  }
+  SC_THREAD(run);
+  // Native applications may keep large arrays on their stack.
+  set_stack_size(16 * 1024 * 1024);
+}
+
+HostCpu& HostCpu::current() {
+  if (!g_current) throw std::logic_error("host environment called outside a host thread");
+  return *g_current;
+}
+
+void HostCpu::run() {
+  if (!m_app) return;
+  g_current = this;
+  m_qk.reset();
+  std::vector<std::string> words{app.get()};
+  std::istringstream in(args.get());
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  m_doing = "running " + app.get();
+  const int rc = m_app->main(static_cast<int>(words.size()), argv.data());
+  sync();
+  console.flush();
+  m_doing = "exited with " + std::to_string(rc);
+  m_run.firmware_exit(name(), static_cast<uint32_t>(rc), sc_core::sc_time_stamp());
+}
+
+void HostCpu::sync() {
+  m_qk.sync();
+  g_current = this;
+}
+
+void HostCpu::wait_for(const sc_core::sc_event& e, double timeout_us) {
+  sync();
+  if (timeout_us < 0) wait(e);
+  else wait(sc_core::sc_time(timeout_us, sc_core::SC_US), e);
+  g_current = this;
+  m_qk.reset();
+}
+
+void HostCpu::charge(const sc_core::sc_time& t) {
+  m_qk.set(m_qk.offset() + t);
+  if (m_qk.need_sync()) sync();
+}
+
+void HostCpu::charge_memcpy(size_t bytes) {
+  charge_ns(memcpy_setup_ns.get() + static_cast<double>(bytes) * 1e3 / memcpy_mbps.get());
+}
+
+void* HostCpu::phys_alloc(size_t bytes, uint64_t* bus_addr) {
+  charge_ns(syscall_ns.get());
+  const auto off = m_alloc.allocate(bytes);
+  if (!off) return nullptr;
+  if (bus_addr) *bus_addr = m_bus_base + *off;
+  return m_memory.host() + *off;
+}
+
+void HostCpu::phys_free(void* p) {
+  charge_ns(syscall_ns.get());
+  const auto* b = static_cast<const uint8_t*>(p);
+  if (b < m_memory.host() || b >= m_memory.host() + m_memory.size() ||
+      !m_alloc.free(static_cast<uint64_t>(b - m_memory.host())))
+    Log::instance().warning(std::string(name()) + ": m2host_phys_free of a pointer that m2host_phys_alloc did not return; ignored");
+}
+
+bool HostCpu::bus_address(const void* p, uint64_t* bus_addr) const {
+  const auto* b = static_cast<const uint8_t*>(p);
+  if (b < m_memory.host() || b >= m_memory.host() + m_memory.size()) return false;
+  *bus_addr = m_bus_base + static_cast<uint64_t>(b - m_memory.host());
+  return true;
+}
+
+bool HostCpu::pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len) {
+  const size_t chunk = is_write ? pio_write_bytes.get() : pio_read_bytes.get();
+  m_doing = std::string("PCI ") + (is_write ? "write" : "read");
+  // The device must see the state of the time of the access.
+  sync();
+  bool ok = true;
+  for (size_t done = 0; done < len && ok;) {
+    // A CPU access never crosses its own natural alignment.
+    const size_t n = std::min(len - done, chunk - (addr + done) % chunk);
+    sc_core::sc_time delay = m_qk.offset();
+    m_trans.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    m_trans.set_address(addr + done);
+    m_trans.set_data_ptr(data + done);
+    m_trans.set_data_length(static_cast<unsigned>(n));
+    m_trans.set_streaming_width(static_cast<unsigned>(n));
+    m_trans.set_byte_enable_ptr(nullptr);
+    m_trans.set_dmi_allowed(false);
+    m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    pio->b_transport(m_trans, delay);
+    g_current = this;  // the bridge may have waited
+    ok = m_trans.is_response_ok();
+    m_qk.set(delay);
+    done += n;
+  }
+  if (m_qk.need_sync()) sync();
+  m_doing = "running " + app.get();
+  return ok;
+}
+
+bool HostCpu::poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us) {
+  const sc_core::sc_time deadline = now() + sc_core::sc_time(timeout_us < 0 ? 0 : timeout_us, sc_core::SC_US);
+  m_doing = "polling host memory";
+  for (;;) {
+    charge_ns(poll_ns.get());
+    sync();  // the flag's value is the one at the current time
+    if ((*word & mask) == value) break;
+    if (timeout_us >= 0 && now() >= deadline) {
+      m_doing = "running " + app.get();
+      return false;
+    }
+    // Nothing changes host memory but DMA: sleep until the next write.
+    wait_for(m_memory_event, timeout_us < 0 ? -1.0 : (deadline - now()).to_seconds() * 1e6);
+  }
+  m_doing = "running " + app.get();
+  return true;
+}
+
+bool HostCpu::wait_interrupt(double timeout_us) {
+  charge_ns(syscall_ns.get());
+  m_doing = "waiting for the NI's interrupt";
+  if (!m_inta) wait_for(m_inta_event, timeout_us);
+  const bool got = m_inta;
+  if (got) charge(sc_core::sc_time(irq_wakeup_us.get(), sc_core::SC_US));
+  m_doing = "running " + app.get();
+  return got;
+}
+
+void HostCpu::pci_interrupt(bool level) {
+  m_inta = level;
+  if (level) m_inta_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostCpu::memory_written() { m_memory_event.notify(sc_core::SC_ZERO_TIME); }
+
+void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
+
+std::string HostCpu::state() const {
+  return std::string(name()) + ": " + m_doing + " at " + now().to_string();
+}
+
+}  // namespace m2

@@ -1,0 +1,99 @@
+// A host PC's CPU as seen by the platform: one SystemC thread that runs a
+// native host application (sw/apps over sw/host) and charges the time the
+// real host would spend: computation and copies (annotated), system calls,
+// page pinning, programmed I/O over PCI (the bus model's time), polling and
+// interrupt wake-up. Temporal decoupling as in the NI's processor: the thread
+// runs ahead of SystemC time by a local offset and syncs before every PCI
+// access and wait, and at quantum ends.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "core/memory.h"
+#include "core/params.h"
+#include "core/run_control.h"
+#include "cpu/local_time.h"
+#include "core/text_output.h"
+#include "host/host_apps.h"
+#include "host/phys_allocator.h"
+
+namespace m2 {
+
+class HostCpu : public sc_core::sc_module {
+ public:
+  // Programmed I/O: PCI bus addresses, bound to the host bridge.
+  tlm_utils::simple_initiator_socket<HostCpu> pio;
+
+  Param<std::string> app;
+  Param<std::string> args;
+  Param<double> clock_mhz;
+  Param<double> memcpy_mbps;
+  Param<double> memcpy_setup_ns;
+  Param<double> syscall_ns;
+  Param<double> pin_us_per_page;
+  Param<double> unpin_us_per_page;
+  Param<double> poll_ns;
+  Param<double> irq_wakeup_us;
+  Param<uint64_t> pio_write_bytes;
+  Param<uint64_t> pio_read_bytes;
+
+  TextOutput console;  // the application's printf output
+
+  SC_HAS_PROCESS(HostCpu);
+  // `memory` is the host's physical memory, at PCI bus address `memory_bus_base`.
+  // `id`/`count`: this host's number and the number of hosts in the platform.
+  HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, uint64_t memory_bus_base, int id,
+          int count);
+
+  // PCI interrupt line (INTA#) from the NI.
+  void pci_interrupt(bool level);
+  // Something wrote host memory over PCI (DMA): wakes pollers.
+  void memory_written();
+
+  bool has_app() const { return m_app != nullptr; }
+  // One line for stall reports: what the host is doing.
+  std::string state() const;
+
+  // ---- the host environment (host_env.h), for the running host ----------
+  static HostCpu& current();
+  int id() const { return m_id; }
+  int count() const { return m_count; }
+  sc_core::sc_time now() const { return m_qk.now(); }
+  void charge(const sc_core::sc_time& t);
+  void charge_ns(double ns) { charge(sc_core::sc_time(ns, sc_core::SC_NS)); }
+  void charge_memcpy(size_t bytes);
+  void* phys_alloc(size_t bytes, uint64_t* bus_addr);
+  void phys_free(void* p);
+  bool bus_address(const void* p, uint64_t* bus_addr) const;
+  bool pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len);
+  bool poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
+  bool wait_interrupt(double timeout_us);
+  void result(const std::string& key, int64_t value);
+
+ private:
+  void run();
+  void sync();
+  // wait() that keeps current() pointing at this host afterwards.
+  void wait_for(const sc_core::sc_event& e, double timeout_us);
+
+  RunControl& m_run;
+  Memory& m_memory;
+  uint64_t m_bus_base;
+  int m_id, m_count;
+  const HostAppInfo* m_app = nullptr;
+  PhysAllocator m_alloc;
+  LocalTime m_qk;
+  bool m_inta = false;
+  sc_core::sc_event m_inta_event, m_memory_event;
+  std::string m_doing = "not started";
+  tlm::tlm_generic_payload m_trans;
+};
+
+}  // namespace m2

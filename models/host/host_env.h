@@ -1,0 +1,85 @@
+/* The host environment: what native host software (driver, MMP library,
+ * applications in sw/) may call. It stands for the host's CPU, its kernel and
+ * its chipset: every call that costs host time on the real system charges it
+ * to the calling host's simulated time, and the only way to reach the NI is
+ * programmed I/O through the host bridge (PCI addresses, ip/pci_map.h).
+ *
+ * Host software runs as one SystemC thread per host; these functions act on
+ * the host whose thread is running (m2host_self()). Plain C so that C
+ * libraries and applications use it directly. */
+#ifndef M2_HOST_ENV_H
+#define M2_HOST_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- identity and time -------------------------------------------------- */
+int m2host_id(void);             /* 0 for host0, 1 for host1, ...            */
+int m2host_count(void);          /* hosts in the platform                     */
+const char* m2host_name(void);   /* "host0"                                   */
+double m2host_now_us(void);      /* this host's simulated time               */
+
+/* ---- CPU time annotation ------------------------------------------------ */
+void m2host_compute_ns(double ns);          /* time spent computing          */
+void m2host_compute_cycles(uint64_t cycles); /* at the host clock            */
+/* memcpy that also charges its cost (host memory bandwidth). */
+void* m2host_memcpy(void* dst, const void* src, size_t bytes);
+void m2host_syscall(void);                  /* one system call's overhead    */
+
+/* ---- physical memory (the kernel's allocator) --------------------------- */
+/* Page-aligned memory inside the host's physical memory, which the NI can
+ * reach by DMA at *bus_addr. Not yet pinned: see m2host_pin_pages. NULL when
+ * the host memory is exhausted. Costs one system call. */
+void* m2host_phys_alloc(size_t bytes, uint64_t* bus_addr);
+void m2host_phys_free(void* p);
+/* Bus address of a pointer into host physical memory; -1 if p is elsewhere
+ * (ordinary heap or stack of the native program, which no DMA can reach). */
+int m2host_bus_address(const void* p, uint64_t* bus_addr);
+/* Charges pinning (or unpinning) `pages` 4 KB pages: kernel calls and
+ * handing the addresses to the NI (about 130 us per page on the real system). */
+void m2host_pin_pages(size_t pages);
+void m2host_unpin_pages(size_t pages);
+
+/* ---- programmed I/O over PCI (through the host bridge) ------------------ */
+/* PCI is little-endian: 32-bit values are exchanged in the host's order.
+ * A write is posted (cheap); a read stalls for the PCI round trip.
+ * Return 0, or -1 on a PCI error (master abort: nothing at that address). */
+int m2host_pci_read32(uint64_t pci_addr, uint32_t* value);
+int m2host_pci_write32(uint64_t pci_addr, uint32_t value);
+int m2host_pci_read(uint64_t pci_addr, void* dst, size_t bytes);
+int m2host_pci_write(uint64_t pci_addr, const void* src, size_t bytes);
+
+/* ---- waiting ------------------------------------------------------------ */
+/* Polls a 32-bit word in host physical memory until (*word & mask) == value,
+ * charging one poll per DMA write seen; returns 0, or -1 after timeout_us
+ * (< 0: no timeout). */
+int m2host_poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
+/* Sleeps in the kernel until the NI's PCI interrupt line is asserted (it may
+ * already be); returns 0, or -1 after timeout_us (< 0: no timeout). Costs the
+ * interrupt-to-process wake-up latency. */
+int m2host_wait_interrupt(double timeout_us);
+
+/* ---- output and results ------------------------------------------------- */
+/* Prints to the host's console (lines prefixed with the host's name). */
+void m2host_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Records a named result for the run report and results.tsv. */
+void m2host_result(const char* key, int64_t value);
+
+/* ---- applications ------------------------------------------------------- */
+typedef int (*m2host_app_main)(int argc, char** argv);
+/* Registers an application by name (configs choose it with hostN.app). */
+void m2host_register_app(const char* name, m2host_app_main main, const char* description);
+#define M2HOST_APP(name, main, description)                                 \
+  static void __attribute__((constructor)) m2host_register_##name(void) {   \
+    m2host_register_app(#name, main, description);                          \
+  }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
