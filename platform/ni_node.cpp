@@ -1,6 +1,8 @@
 #include "platform/ni_node.h"
 
+#include <ip/ni_intc.h>
 #include <ip/ni_memory_map.h>
+#include <ip/ni_netbuf.h>
 
 #include "platform/paths.h"
 
@@ -13,7 +15,11 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
       bus("bus"),
       sdram("sdram", NI_SDRAM_SIZE),
       cpu("cpu", run, [this] { return bus.memory_map(); }),
-      console("console", cpu.name()) {
+      console("console", cpu.name()),
+      netbuf("netbuf"),
+      dma("dma"),
+      intc("intc"),
+      pci("pci") {
   simctrl = std::make_unique<SimCtrl>("simctrl", run, cpu.name(),
                                       static_cast<uint32_t>(cpu.timebase_hz.get()),
                                       static_cast<uint32_t>(cpu.clock_mhz.get() * 1e6));
@@ -21,6 +27,25 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
   bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
   bus.attach(simctrl->socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
+  bus.attach(netbuf.regs, NI_NETBUF_BASE, NI_DEVICE_SIZE, netbuf.name());
+  bus.attach(netbuf.data, NI_NETBUF_DATA_BASE, NI_NETBUF_DATA_SIZE, std::string(netbuf.name()) + " data");
+  bus.attach(dma.regs, NI_DMA_BASE, NI_DEVICE_SIZE, dma.name());
+  bus.attach(intc.regs, NI_INTC_BASE, NI_DEVICE_SIZE, intc.name());
+  bus.attach(pci.regs, NI_PCIIF_BASE, NI_DEVICE_SIZE, pci.name());
+  bus.attach(pci.host_window, NI_HOST_WINDOW_BASE, NI_HOST_WINDOW_SIZE, std::string(pci.name()) + " host window");
+  dma.master.bind(bus.target);
+  pci.local.bind(bus.target);
+  dma.connect_netbuf(&netbuf);
+  // Interrupt sources into the controller, the controller into the 603e.
+  auto source = [this](unsigned n) { return [this, n](bool level) { intc.set_source(n, level); }; };
+  dma.irq_done.connect(source(NI_IRQ_DMA_DONE));
+  dma.irq_error.connect(source(NI_IRQ_DMA_ERROR));
+  pci.irq_doorbell.connect(source(NI_IRQ_DOORBELL));
+  for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch) {
+    netbuf.irq_tx[ch].connect(source(NI_IRQ_NETBUF_TX(ch)));
+    netbuf.irq_rx[ch].connect(source(NI_IRQ_NETBUF_RX(ch)));
+  }
+  intc.irq.connect([this](bool level) { cpu.set_irq(0, level); });
   if (!firmware.get().empty()) {
     const std::string path = resolve_firmware(firmware.get(), config_dir);
     try {

@@ -1,7 +1,9 @@
-// An NI card's embedded side: the PowerPC 603e, its bus, 64 MB SDRAM, the
-// console and the simulation-control device, placed at the addresses of
-// ip/ni_memory_map.h. Later issues add the PCI interface, DMA, network buffer
-// and MLC-X here.
+// An NI card: the PowerPC 603e, its bus, 64 MB SDRAM, the console and the
+// simulation-control device, and the FPGA blocks (network buffer, DMA engine,
+// interrupt controller, PCI interface), placed at the addresses of
+// ip/ni_memory_map.h and wired to each other. The PCI side (BARs, master,
+// INTA) is bound by whoever puts the card in a slot; the link side of the
+// network buffer is taken by the link controller (or its loopback).
 #pragma once
 
 #include <memory>
@@ -16,6 +18,10 @@
 #include "cpu/processor.h"
 #include "devices/console.h"
 #include "devices/simctrl.h"
+#include "ni/dma_engine.h"
+#include "ni/intc.h"
+#include "ni/netbuf.h"
+#include "ni/pci_interface.h"
 
 namespace m2 {
 
@@ -28,6 +34,10 @@ class NiNode : public sc_core::sc_module {
   Processor cpu;
   Console console;
   std::unique_ptr<SimCtrl> simctrl;
+  NetBuf netbuf;
+  DmaEngine dma;
+  NiIntc intc;
+  NiPciInterface pci;
 
   // `config_dir` resolves relative firmware paths. Throws ConfigError when
   // the firmware is missing or not a PowerPC executable.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/params.h"
+#include "platform/node_platform.h"
 #include "platform/single_ni_platform.h"
 
 namespace m2 {
@@ -11,6 +12,7 @@ namespace {
 const std::map<std::string, PlatformBuilder>& builders() {
   static const std::map<std::string, PlatformBuilder> b = {
       {"single-ni", build_single_ni_platform},
+      {"node", build_node_platform},
   };
   return b;
 }

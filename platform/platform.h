@@ -11,7 +11,8 @@
 #include "core/run_control.h"
 #include "core/timing_style.h"
 #include "cpu/processor.h"
-#include "devices/console.h"
+#include "core/text_output.h"
+#include "host/host_cpu.h"
 
 namespace m2 {
 
@@ -26,6 +27,8 @@ class Platform {
   virtual ~Platform() = default;
   virtual std::vector<Processor*> processors() = 0;
   virtual std::vector<TextOutput*> consoles() = 0;
+  // Host CPUs running host software (none on NI-only platforms).
+  virtual std::vector<HostCpu*> hosts() { return {}; }
 };
 
 using PlatformBuilder = std::function<std::unique_ptr<Platform>(PlatformContext&)>;

@@ -71,7 +71,8 @@ int run_simulation(const RunOptions& opts) {
   std::vector<Processor*> cpus = e->platform->processors();
   for (TextOutput* c : e->platform->consoles()) c->flush();
   if (!e->run.finished()) {
-    const std::string states = format_cpu_states(cpus);
+    std::string states = format_cpu_states(cpus);
+    for (HostCpu* h : e->platform->hosts()) states += "  " + h->state() + "\n";
     // Starvation ends sc_start early with nothing pending: a stall.
     if (sc_core::sc_pending_activity())
       e->run.time_limit("time limit sim.max_time_ms = " + e->sim.max_time_ms.value_string() +

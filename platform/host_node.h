@@ -1,0 +1,35 @@
+// One cluster node: a host PC (CPU thread, memory, host bridge) and its PCI
+// bus with the NI card in a slot. Names follow the hierarchy: node0.host,
+// node0.memory, node0.bridge, node0.pci, node0.ni (node0.ni.cpu, ...).
+// The NI's link side stays open for the network (next layer up).
+#pragma once
+
+#include <string>
+
+#include <systemc>
+
+#include "core/memory.h"
+#include "core/run_control.h"
+#include "core/timing_style.h"
+#include "host/host_bridge.h"
+#include "host/host_cpu.h"
+#include "pci/pci_bus.h"
+#include "platform/ni_node.h"
+
+namespace m2 {
+
+class HostNode : public sc_core::sc_module {
+ public:
+  Memory memory;
+  HostBridge bridge;
+  PciBus pci;
+  HostCpu host;
+  NiNode ni;
+
+  // `id`/`count`: this node's number and the number of nodes (for the host
+  // software); `config_dir` resolves relative firmware paths.
+  HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, int id, int count,
+           const std::string& config_dir);
+};
+
+}  // namespace m2
