@@ -60,8 +60,10 @@ class PciBus : public sc_core::sc_module {
   // statistics; returns the port. Masters bound directly are "master<port>".
   template <typename InitiatorSocket>
   unsigned bind_master(InitiatorSocket& socket, const std::string& name) {
-    const unsigned port = target.size();
     socket.bind(target);
+    // After the bind: before the first one, size() counts the binder that
+    // registering the callbacks created, which the first bind then takes.
+    const unsigned port = target.size() - 1;
     name_master(port, name);
     return port;
   }
