@@ -27,10 +27,12 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
       address_clocks(this->name(), "address_clocks", 1, "clocks", "address phase (2 with dual address cycles)",
                      Range<uint64_t>{1, 2}),
       read_initial_clocks(this->name(), "read_initial_clocks", 10, "clocks",
-                          "target initial latency of a read: clocks after the address phase before the first data phase",
+                          "target initial latency of a read: clocks after the address phase "
+                          "before the first data phase",
                           Range<uint64_t>{0, 255}),
       write_initial_clocks(this->name(), "write_initial_clocks", 2, "clocks",
-                           "target initial latency of a write: clocks after the address phase before the first data phase",
+                           "target initial latency of a write: clocks after the address phase "
+                           "before the first data phase",
                            Range<uint64_t>{0, 255}),
       latency_timer_clocks(this->name(), "latency_timer_clocks", 64, "clocks",
                            "latency timer: a burst ends this many clocks after its address phase began; "
