@@ -12,6 +12,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "core/address_map.h"
 #include "core/params.h"
 #include "cpu/iss.h"
 
@@ -30,7 +31,7 @@ class Router : public sc_core::sc_module {
   // Throws ConfigError when the range overlaps one already mapped.
   template <typename TargetSocket>
   void attach(TargetSocket& socket, uint64_t base, uint64_t size, const std::string& name) {
-    add_range(base, size, name);
+    m_map.add(base, size, name);
     initiator.bind(socket);
   }
 
@@ -38,20 +39,12 @@ class Router : public sc_core::sc_module {
   std::vector<iss::MemRegion> memory_map() const;
 
  private:
-  struct Range {
-    uint64_t base, size;
-    std::string name;
-    unsigned port;
-  };
-  void add_range(uint64_t base, uint64_t size, const std::string& name);
-  const Range* decode(uint64_t addr) const;
-
   void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
   void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
 
-  std::vector<Range> m_ranges;
+  AddressMap m_map;
   sc_core::sc_time m_latency;
 };
 

@@ -1,10 +1,12 @@
 // A TLM initiator for model unit tests: b_transport with every payload field
-// under the test's control, DMI and debug transport. Every call checks that
-// the payload comes back with the address the initiator set (interconnects
-// must restore it) and records what it came back with.
+// under the test's control, DMI and debug transport, and a variant whose test
+// code runs in an SC_THREAD. Every call checks that the payload comes back
+// with the address the initiator set (interconnects must restore it) and
+// records what it came back with.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,16 @@ struct TestInitiator : sc_core::sc_module {
   tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len,
                                   sc_core::sc_time* delay_out = nullptr, uint8_t* byte_enable = nullptr,
                                   unsigned be_len = 0, unsigned streaming_width = 0) {
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_response_status r = transport(cmd, addr, data, len, delay, byte_enable, be_len, streaming_width);
+    if (delay_out) *delay_out = delay;
+    return r;
+  }
+  // b_transport carrying the caller's local time offset in `delay` (in and
+  // out), as an initiator with temporal decoupling does.
+  tlm::tlm_response_status transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len,
+                                     sc_core::sc_time& delay, uint8_t* byte_enable = nullptr, unsigned be_len = 0,
+                                     unsigned streaming_width = 0) {
     tlm::tlm_generic_payload t;
     t.set_command(cmd);
     t.set_address(addr);
@@ -38,9 +50,7 @@ struct TestInitiator : sc_core::sc_module {
     t.set_byte_enable_length(be_len);
     t.set_dmi_allowed(false);
     t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     socket->b_transport(t, delay);
-    if (delay_out) *delay_out = delay;
     last_address = t.get_address();
     return t.get_response_status();
   }
@@ -68,6 +78,17 @@ struct TestInitiator : sc_core::sc_module {
     CHECK(t.get_address() == addr);
     CHECK(t.get_data_length() == len);
     return n;
+  }
+};
+
+// A TestInitiator whose `body` runs in an SC_THREAD once sc_start() begins:
+// for targets that wait (AT interconnects, flow control).
+struct ThreadInitiator : TestInitiator {
+  std::function<void(ThreadInitiator&)> body;
+  SC_HAS_PROCESS(ThreadInitiator);
+  explicit ThreadInitiator(sc_core::sc_module_name n) : TestInitiator(n) { SC_THREAD(run); }
+  void run() {
+    if (body) body(*this);
   }
 };
 

@@ -1,0 +1,95 @@
+// The host bridge (north bridge) between the host CPU and the PCI bus.
+//  - cpu_side: the host CPU thread's programmed I/O, addressed with PCI bus
+//    addresses. Reads cross the bus and stall the CPU for the round trip,
+//    after the bridge's posted writes have drained (PCI ordering: a read
+//    does not pass posted writes). Writes are posted: the CPU pays
+//    posted_write_ns, the write reaches its target later, in order; when the
+//    write buffer is full the CPU waits for a slot.
+//  - pci_master: the bridge as a PCI master (binds to PciBus::target).
+//  - pci_target: host memory as a PCI target (attached on the bus at
+//    PCI_HOST_MEMORY_BASE): the NIs' DMA, forwarded to memory_side.
+//  - memory_side: the host's memory (an m2::Memory).
+// LT: posted writes are done at once (data visible immediately) but their bus
+// time is booked, so that a later read or a full buffer waits behind them.
+// AT: a bridge thread issues the buffered writes on the bus.
+// See docs/models/host-bridge.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "core/params.h"
+#include "core/timing_style.h"
+
+namespace m2 {
+
+class HostBridge : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<HostBridge> cpu_side;
+  tlm_utils::simple_initiator_socket<HostBridge> pci_master;
+  tlm_utils::simple_target_socket<HostBridge> pci_target;
+  tlm_utils::simple_initiator_socket<HostBridge> memory_side;
+
+  Param<double> posted_write_ns;
+  Param<uint64_t> write_buffer_depth;
+  Param<double> read_latency_ns;
+  Param<double> memory_latency_ns;
+
+  HostBridge(sc_core::sc_module_name name, TimingStyle style);
+
+  struct Stats {
+    uint64_t cpu_reads = 0, cpu_writes = 0;
+    uint64_t write_stalls = 0;         // CPU writes that found the buffer full
+    uint64_t posted_write_errors = 0;  // posted writes nobody accepted (lost, as on PCI)
+    uint64_t dma_reads = 0, dma_writes = 0, dma_bytes = 0;
+    sc_core::sc_time stall_time;  // CPU time lost to a full write buffer
+    sc_core::sc_time drain_time;  // CPU reads waiting for posted writes
+  };
+  const Stats& stats() const { return m_stats; }
+
+ private:
+  SC_HAS_PROCESS(HostBridge);
+
+  // CPU side.
+  void cpu_b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned int cpu_transport_dbg(tlm::tlm_generic_payload& t);
+  void cpu_read(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void cpu_write_lt(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void cpu_write_at(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void check_posted(const tlm::tlm_generic_payload& t);
+  void ignore_invalidate(sc_dt::uint64, sc_dt::uint64) {}  // cpu_side grants no DMI
+
+  // PCI target side (DMA into host memory).
+  void dma_b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  bool dma_get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
+  unsigned int dma_transport_dbg(tlm::tlm_generic_payload& t);
+  void memory_invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
+
+  // AT: issues the buffered writes on the bus, oldest first.
+  void write_thread();
+
+  struct PostedWrite {
+    uint64_t address;
+    std::vector<uint8_t> data, byte_enable;
+    unsigned streaming_width;
+  };
+
+  const TimingStyle m_style;
+  Stats m_stats;
+  sc_core::sc_time m_posted, m_read_latency, m_memory_latency;
+  // LT: end times of the posted writes still on their way (ascending), and
+  // when the bridge's master is next free.
+  std::deque<sc_core::sc_time> m_write_done;
+  sc_core::sc_time m_master_free;
+  // AT: the write buffer; an entry leaves when its bus transaction is over.
+  std::deque<PostedWrite> m_buffer;
+  sc_core::sc_event m_write_posted, m_write_done_event;
+};
+
+}  // namespace m2

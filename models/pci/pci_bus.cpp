@@ -1,0 +1,223 @@
+#include "pci/pci_bus.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/ip_variant.h"
+#include "ip/pci_variants.h"
+
+namespace m2 {
+
+using sc_core::sc_time;
+
+PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
+    : sc_module(name),
+      target("target"),
+      initiator("initiator"),
+      variant(this->name(), "variant", "pci64-66",
+              "bus generation: pci64-66 (Maestro2's host), pci32-33 (the first Maestro's)",
+              variant_names(pci_variants())),
+      m_variant_applied(apply_variant_presets(this->name(), variant.get())),
+      clock_mhz(this->name(), "clock_mhz", 66.0, "MHz", "bus clock", Range<double>{1, 1000}),
+      width_bits(this->name(), "width_bits", 64, "bit", "data path width: 32 or 64 (bytes per data phase x 8)",
+                 Range<uint64_t>{32, 64}),
+      arbitration_clocks(this->name(), "arbitration_clocks", 2, "clocks",
+                         "REQ# to the address phase when the bus is idle (hidden when another master held it)",
+                         Range<uint64_t>{0, 64}),
+      address_clocks(this->name(), "address_clocks", 1, "clocks", "address phase (2 with dual address cycles)",
+                     Range<uint64_t>{1, 2}),
+      read_initial_clocks(this->name(), "read_initial_clocks", 10, "clocks",
+                          "target initial latency of a read: clocks after the address phase "
+                          "before the first data phase",
+                          Range<uint64_t>{0, 255}),
+      write_initial_clocks(this->name(), "write_initial_clocks", 2, "clocks",
+                           "target initial latency of a write: clocks after the address phase "
+                           "before the first data phase",
+                           Range<uint64_t>{0, 255}),
+      latency_timer_clocks(this->name(), "latency_timer_clocks", 64, "clocks",
+                           "latency timer: a burst ends this many clocks after its address phase began; "
+                           "the master re-arbitrates for the rest",
+                           Range<uint64_t>{0, 255}),
+      turnaround_clocks(this->name(), "turnaround_clocks", 1, "clocks", "idle clock(s) after each burst",
+                        Range<uint64_t>{0, 8}),
+      m_style(style),
+      m_map(this->name()) {
+  (void)m_variant_applied;
+  if (width_bits.get() != 32 && width_bits.get() != 64)
+    throw ConfigError(std::string(this->name()) + ".width_bits: expected 32 or 64, got " + width_bits.value_string());
+  target.register_b_transport(this, &PciBus::b_transport);
+  target.register_get_direct_mem_ptr(this, &PciBus::get_direct_mem_ptr);
+  target.register_transport_dbg(this, &PciBus::transport_dbg);
+  initiator.register_invalidate_direct_mem_ptr(this, &PciBus::invalidate_direct_mem_ptr);
+}
+
+bool PciBus::apply_variant_presets(const std::string& owner, const std::string& name) {
+  apply_variant(owner, pci_variants(), name);
+  return true;
+}
+
+void PciBus::end_of_elaboration() {
+  if (m_stats.size() < target.size()) stats(target.size() - 1);
+}
+
+void PciBus::name_master(unsigned port, const std::string& name) { stats(port).name = name; }
+
+PciBus::MasterStats& PciBus::stats(unsigned port) {
+  while (m_stats.size() <= port) {
+    m_stats.emplace_back();
+    m_stats.back().name = "master" + std::to_string(m_stats.size() - 1);
+  }
+  return m_stats[port];
+}
+
+// --- timing ---------------------------------------------------------------
+
+sc_time PciBus::clock_period() const { return sc_time(1000.0 / clock_mhz.get(), sc_core::SC_NS); }
+
+uint64_t PciBus::burst_overhead(bool read) const {
+  return address_clocks.get() + (read ? read_initial_clocks.get() : write_initial_clocks.get()) +
+         turnaround_clocks.get();
+}
+
+uint64_t PciBus::max_burst_phases(bool read) const {
+  // The timer starts with the address phase; the data phase under way when
+  // it expires completes, and every burst moves at least one data phase.
+  const uint64_t before_data = address_clocks.get() + (read ? read_initial_clocks.get() : write_initial_clocks.get());
+  const uint64_t timer = latency_timer_clocks.get();
+  return timer > before_data ? timer - before_data : 1;
+}
+
+PciBus::Plan PciBus::plan(bool read, uint64_t addr, uint64_t bytes) const {
+  const uint64_t width = width_bits.get() / 8;
+  // Words of the bus width touched: an unaligned start or end costs a whole
+  // data phase (with some byte enables off).
+  const uint64_t phases = std::max<uint64_t>(1, (addr % width + bytes + width - 1) / width);
+  const uint64_t per_burst = max_burst_phases(read);
+  const uint64_t bursts = (phases + per_burst - 1) / per_burst;
+  return {phases, bursts, bursts * (arbitration_clocks.get() + burst_overhead(read)) + phases};
+}
+
+sc_time PciBus::transfer_time(bool read, uint64_t addr, uint64_t bytes) const {
+  return clocks(plan(read, addr, bytes).clocks);
+}
+
+// --- transport ------------------------------------------------------------
+
+void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
+  const unsigned port = static_cast<unsigned>(id);
+  const AddressMap::Range* r = m_map.decode_access(t.get_address(), t.get_data_length());
+  if (!r) {
+    // A master abort: no target claims the address.
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {  // no PCI cycle
+    AddressMap::b_transport(*initiator[r->port], *r, t, delay);
+    return;
+  }
+  const Plan p = plan(t.is_read(), t.get_address(), t.get_data_length());
+  MasterStats& s = stats(port);
+  s.transactions++;
+  s.bytes += t.get_data_length();
+  s.bursts += p.bursts;
+  if (m_style == TimingStyle::AT) {
+    if (delay != sc_core::SC_ZERO_TIME) sc_core::wait(delay);  // the caller's local time becomes SystemC time
+    delay = sc_core::SC_ZERO_TIME;
+    transport_at(port, *r, p, t);
+    return;
+  }
+  // LT: the target's own latency counts as wait states on the bus.
+  sc_time target_delay = sc_core::SC_ZERO_TIME;
+  AddressMap::b_transport(*initiator[r->port], *r, t, target_delay);
+  const sc_time busy = clocks(p.clocks) + target_delay;
+  delay += busy;
+  s.busy += busy;
+  m_busy += busy;
+}
+
+void PciBus::transport_at(unsigned port, const AddressMap::Range& r, const Plan& p, tlm::tlm_generic_payload& t) {
+  // No reference into m_stats is kept across a wait(): name_master() may grow it.
+  const bool read = t.is_read();
+  const uint64_t per_burst = max_burst_phases(read);
+  uint64_t left = p.data_phases;
+  for (uint64_t b = 0; b < p.bursts; ++b) {
+    const sc_time asked = sc_core::sc_time_stamp();
+    const bool waited = acquire(port);
+    stats(port).waiting += sc_core::sc_time_stamp() - asked;
+    const uint64_t phases = std::min(left, per_burst);
+    left -= phases;
+    sc_time hold = clocks((waited ? 0 : arbitration_clocks.get()) + burst_overhead(read) + phases);
+    if (b == 0) {
+      // The data moves when the master first owns the bus; a target that
+      // waits or annotates a delay holds the bus meanwhile (wait states).
+      sc_time target_delay = sc_core::SC_ZERO_TIME;
+      AddressMap::b_transport(*initiator[r.port], r, t, target_delay);
+      hold += target_delay;
+    }
+    sc_core::wait(hold);
+    stats(port).busy += hold;
+    m_busy += hold;
+    release(port);
+    if (t.get_response_status() != tlm::TLM_OK_RESPONSE) return;  // target abort: no further bursts
+  }
+}
+
+bool PciBus::acquire(unsigned port) {
+  if (!m_owned && m_waiters.empty()) {
+    m_owned = true;
+    return false;
+  }
+  Waiter w;
+  w.port = port;
+  w.seq = m_next_seq++;
+  m_waiters.push_back(&w);
+  while (!w.granted) sc_core::wait(w.event);
+  return true;
+}
+
+void PciBus::release(unsigned port) {
+  if (m_waiters.empty()) {
+    m_owned = false;
+    return;
+  }
+  // Round-robin: the next port after the one releasing, cyclically; the same
+  // port's own requests come last, in order of arrival. The bus stays owned
+  // during the hand-over so that no newcomer slips in.
+  const uint64_t n = std::max<uint64_t>(target.size(), 1);
+  auto rank = [&](const Waiter* w) { return std::make_pair((w->port + n - port - 1) % n, w->seq); };
+  auto next = std::min_element(m_waiters.begin(), m_waiters.end(),
+                               [&](const Waiter* a, const Waiter* b) { return rank(a) < rank(b); });
+  Waiter* w = *next;
+  m_waiters.erase(next);
+  w->granted = true;
+  w->event.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool PciBus::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+  const AddressMap::Range* r = m_map.decode(t.get_address());
+  if (!r) return false;
+  if (m_style == TimingStyle::AT) {
+    // Direct access would bypass arbitration: deny it for the whole window.
+    dmi.set_start_address(r->base);
+    dmi.set_end_address(r->base + r->size - 1);
+    dmi.allow_none();
+    return false;
+  }
+  const bool ok = AddressMap::get_direct_mem_ptr(*initiator[r->port], *r, t, dmi);
+  // Each direct access stands for a one-data-phase transaction.
+  dmi.set_read_latency(dmi.get_read_latency() + transfer_time(true, 0, 1));
+  dmi.set_write_latency(dmi.get_write_latency() + transfer_time(false, 0, 1));
+  return ok;
+}
+
+unsigned int PciBus::transport_dbg(int, tlm::tlm_generic_payload& t) {
+  const AddressMap::Range* r = m_map.decode(t.get_address());
+  return r ? AddressMap::transport_dbg(*initiator[r->port], *r, t) : 0;
+}
+
+void PciBus::invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end) {
+  for (const auto& [s, e] : m_map.invalidation(static_cast<unsigned>(port), start, end))
+    for (unsigned i = 0; i < target.size(); ++i) target[i]->invalidate_direct_mem_ptr(s, e);
+}
+
+}  // namespace m2

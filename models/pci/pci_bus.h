@@ -1,0 +1,130 @@
+// The host's PCI bus: masters (the host bridge, the NIs' PCI interfaces)
+// bind to `target`, targets (host memory behind the bridge, the NIs' BARs)
+// are attached with their address range. A transaction is forwarded to its
+// target with the address made target-relative, and costs PCI clocks:
+// per burst arbitration + address + initial latency + data phases +
+// turnaround, long transfers split into bursts at the latency timer.
+//  - LT: the time is added to the caller's delay; masters do not wait for
+//    each other.
+//  - AT: the caller's delay is waited first; masters then contend for the bus
+//    in SystemC time (round-robin between bursts). Callers are SC_THREADs.
+// See docs/models/pci-bus.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "core/address_map.h"
+#include "core/params.h"
+#include "core/timing_style.h"
+
+namespace m2 {
+
+class PciBus : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<PciBus> target;        // masters bind here
+  tlm_utils::multi_passthrough_initiator_socket<PciBus> initiator;  // targets, through attach()
+
+  Param<std::string> variant;  // first: its values (ip/pci_variants.h) preset the others
+
+ private:
+  bool m_variant_applied;  // applies `variant` before the parameters below are built
+
+ public:
+  Param<double> clock_mhz;
+  Param<uint64_t> width_bits;
+  Param<uint64_t> arbitration_clocks;
+  Param<uint64_t> address_clocks;
+  Param<uint64_t> read_initial_clocks;
+  Param<uint64_t> write_initial_clocks;
+  Param<uint64_t> latency_timer_clocks;
+  Param<uint64_t> turnaround_clocks;
+
+  PciBus(sc_core::sc_module_name name, TimingStyle style);
+
+  // Binds `socket` (a target) to the next initiator port and maps
+  // [base, base+size) of the bus to it. Throws ConfigError on overlap.
+  template <typename TargetSocket>
+  void attach(TargetSocket& socket, uint64_t base, uint64_t size, const std::string& name) {
+    m_map.add(base, size, name);
+    initiator.bind(socket);
+  }
+  // Binds a master's initiator socket to `target` and names its port for the
+  // statistics; returns the port. Masters bound directly are "master<port>".
+  template <typename InitiatorSocket>
+  unsigned bind_master(InitiatorSocket& socket, const std::string& name) {
+    socket.bind(target);
+    // After the bind: before the first one, size() counts the binder that
+    // registering the callbacks created, which the first bind then takes.
+    const unsigned port = target.size() - 1;
+    name_master(port, name);
+    return port;
+  }
+  void name_master(unsigned port, const std::string& name);
+
+  // Uncontended cost of one transaction, from the parameters alone.
+  struct Plan {
+    uint64_t data_phases;  // bus-width words touched (at least one)
+    uint64_t bursts;       // separate bus tenures (latency timer)
+    uint64_t clocks;       // total, arbitration included
+  };
+  Plan plan(bool read, uint64_t addr, uint64_t bytes) const;
+  sc_core::sc_time transfer_time(bool read, uint64_t addr, uint64_t bytes) const;
+  // Data phases one burst may hold before the latency timer ends it.
+  uint64_t max_burst_phases(bool read) const;
+  sc_core::sc_time clock_period() const;
+  sc_core::sc_time clocks(uint64_t n) const { return clock_period() * static_cast<double>(n); }
+
+  TimingStyle timing_style() const { return m_style; }
+  const std::vector<AddressMap::Range>& address_map() const { return m_map.ranges(); }
+
+  // Statistics, per master port and for the bus. Busy time is the time a
+  // master held the bus (LT: the transfer times it was charged).
+  struct MasterStats {
+    std::string name;
+    uint64_t transactions = 0, bytes = 0, bursts = 0;
+    sc_core::sc_time busy, waiting;  // waiting: for the grant (AT only)
+  };
+  const std::vector<MasterStats>& master_stats() const { return m_stats; }
+  sc_core::sc_time busy_time() const { return m_busy; }
+
+ private:
+  static bool apply_variant_presets(const std::string& owner, const std::string& variant);
+  void end_of_elaboration() override;
+  MasterStats& stats(unsigned port);
+  uint64_t burst_overhead(bool read) const;  // clocks per burst besides arbitration and data
+
+  void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void transport_at(unsigned port, const AddressMap::Range& r, const Plan& p, tlm::tlm_generic_payload& t);
+  bool get_direct_mem_ptr(int port, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  unsigned int transport_dbg(int port, tlm::tlm_generic_payload& trans);
+  void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
+
+  // AT arbitration. acquire() returns true when the master had to wait: its
+  // arbitration then overlapped the previous owner's transfer (hidden).
+  bool acquire(unsigned port);
+  void release(unsigned port);
+  struct Waiter {
+    unsigned port = 0;
+    uint64_t seq = 0;
+    bool granted = false;
+    sc_core::sc_event event;
+  };
+
+  const TimingStyle m_style;
+  AddressMap m_map;
+  std::vector<MasterStats> m_stats;
+  sc_core::sc_time m_busy;
+  bool m_owned = false;
+  std::deque<Waiter*> m_waiters;
+  uint64_t m_next_seq = 0;
+};
+
+}  // namespace m2
