@@ -21,7 +21,7 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
   // memory at the bridge.
   host.pio.bind(bridge.cpu_side);
   bridge.memory_side.bind(memory.socket);
-  bridge.on_memory_write([this] { host.memory_written(); });
+  bridge.on_memory_write([this](const sc_core::sc_time& after) { host.memory_written(after); });
   pci.bind_master(bridge.pci_master, "bridge");
   pci.attach(bridge.pci_target, PCI_HOST_MEMORY_BASE, memory.size(), "host memory");
   // The NI in slot 0.

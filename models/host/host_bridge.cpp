@@ -173,6 +173,7 @@ void HostBridge::dma_b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
   // memory by the bridge and cost the bus nothing extra.
   if (t.is_read()) delay += m_memory_latency;
   memory_side->b_transport(t, delay);
+  if (t.is_write() && t.is_response_ok() && m_on_memory_write) m_on_memory_write(delay);
   if (t.is_read()) m_stats.dma_reads++;
   else if (t.is_write()) m_stats.dma_writes++;
   m_stats.dma_bytes += t.get_data_length();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include <systemc>
@@ -42,6 +43,10 @@ class HostBridge : public sc_core::sc_module {
   Param<double> memory_latency_ns;
 
   HostBridge(sc_core::sc_module_name name, TimingStyle style);
+
+  // Called after each DMA write into host memory with the time (relative to
+  // now) at which it is complete: the host's pollers wake up then.
+  void on_memory_write(std::function<void(const sc_core::sc_time&)> f) { m_on_memory_write = std::move(f); }
 
   struct Stats {
     uint64_t cpu_reads = 0, cpu_writes = 0;
@@ -70,6 +75,8 @@ class HostBridge : public sc_core::sc_module {
   bool dma_get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
   unsigned int dma_transport_dbg(tlm::tlm_generic_payload& t);
   void memory_invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
+
+  std::function<void(const sc_core::sc_time&)> m_on_memory_write;
 
   // AT: issues the buffered writes on the bus, oldest first.
   void write_thread();

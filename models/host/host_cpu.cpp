@@ -193,7 +193,7 @@ void HostCpu::pci_interrupt(bool level) {
   if (level) m_inta_event.notify(sc_core::SC_ZERO_TIME);
 }
 
-void HostCpu::memory_written() { m_memory_event.notify(sc_core::SC_ZERO_TIME); }
+void HostCpu::memory_written(const sc_core::sc_time& after) { m_memory_event.notify(after); }
 
 void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
 

@@ -54,8 +54,9 @@ class HostCpu : public sc_core::sc_module {
 
   // PCI interrupt line (INTA#) from the NI.
   void pci_interrupt(bool level);
-  // Something wrote host memory over PCI (DMA): wakes pollers.
-  void memory_written();
+  // Something wrote host memory over PCI (DMA), complete `after` from now:
+  // wakes pollers then.
+  void memory_written(const sc_core::sc_time& after = sc_core::SC_ZERO_TIME);
 
   bool has_app() const { return m_app != nullptr; }
   // One line for stall reports: what the host is doing.
