@@ -619,6 +619,53 @@ TEST_CASE("dma: a netbuf window used the wrong way round is a bus error", "[mode
   });
 }
 
+TEST_CASE("dma: a write error ends the descriptor while the reader waits for netbuf data", "[model][dma]") {
+  m2::ParamRegistry::instance().clear();
+  LogCapture log("test_dma_abort_reader");
+  Bench b;
+  std::mt19937 rng(12);
+  const auto data = random_bytes(rng, 300);
+  simulate([&] {
+    b.link_send(0, data);
+    // The reader gets one burst, then waits for 256 more bytes that never
+    // come; the writer's first burst fails.
+    CHECK_FALSE(b.run(NI_NETBUF_RX_WINDOW(0), 0x50000000, 1000));
+    CHECK(b.reg(DMA_ERR_CAUSE) == DMA_ERR_WRITE);
+    CHECK(b.reg(DMA_ERR_ADDR) == 0x50000000u);
+    CHECK_FALSE(b.reg(DMA_STATUS) & DMA_STATUS_BUSY);
+    // The engine is not stuck: the rest of the channel can be moved.
+    b.reg_write(DMA_STATUS, DMA_STATUS_ERROR);
+    CHECK(b.nb.rx_available(0) == 44);
+    REQUIRE(b.run(NI_NETBUF_RX_WINDOW(0), 0x3000, 44));
+    CHECK(std::memcmp(b.sdram.host() + 0x3000, data.data() + 256, 44) == 0);
+  });
+  CHECK(b.dma.stats().errors == 1);
+  CHECK(b.dma.stats().descriptors == 1);
+}
+
+TEST_CASE("dma: a read error ends the descriptor while the writer waits for netbuf room", "[model][dma]") {
+  m2::ParamRegistry::instance().clear();
+  LogCapture log("test_dma_abort_writer");
+  Bench b;
+  b.link_pace = sc_time(1, sc_core::SC_MS);  // the link hardly drains
+  b.link_chunk = 64;
+  simulate([&] {
+    REQUIRE(b.cpu.write(NI_NETBUF_TX_WINDOW(1), std::vector<uint8_t>(2048, 1)) == tlm::TLM_OK_RESPONSE);
+    // SDRAM ends 300 bytes after the source: the second read fails while the
+    // writer, holding the first burst, waits for room in the full channel.
+    const uint64_t src = kSdramSize - 300;
+    const sc_time t0 = sc_core::sc_time_stamp();
+    CHECK_FALSE(b.run(src, NI_NETBUF_TX_WINDOW(1), 1024));
+    CHECK(sc_core::sc_time_stamp() - t0 < sc_time(10, sc_core::SC_US));  // did not wait for the link
+    CHECK(b.reg(DMA_ERR_CAUSE) == DMA_ERR_READ);
+    CHECK(b.reg(DMA_ERR_ADDR) == src + 256);
+    CHECK(b.dma.stats().write_transactions == 0);
+    CHECK_FALSE(b.reg(DMA_STATUS) & DMA_STATUS_BUSY);
+    CHECK(b.nb.tx_available(1) == 2048);  // nothing of the failed descriptor went in
+  });
+  CHECK(b.nb.last_error().empty());
+}
+
 // ---------------------------------------------------------------- flow control
 
 TEST_CASE("dma: into a netbuf TX channel the engine waits for room, never overflows", "[model][dma]") {

@@ -13,9 +13,14 @@
 #include <tlm>
 
 #include <ip/ni_intc.h>
+#include <ip/ni_netbuf.h>
+#include <ip/ni_pci.h>
 
+#include "core/memory.h"
 #include "core/params.h"
 #include "ni/intc.h"
+#include "ni/netbuf.h"
+#include "ni/pci_interface.h"
 
 #include "test_initiator.h"
 
@@ -152,4 +157,55 @@ TEST_CASE("intc: register accesses cost access_ns", "[model][intc]") {
   sc_core::sc_time d;
   REQUIRE(b.cpu.read(INTC_RAW, v, &d) == tlm::TLM_OK_RESPONSE);
   CHECK(d == sc_core::sc_time(12, sc_core::SC_NS));
+}
+
+TEST_CASE("intc: device outputs wired as the platform does it reach the CPU line", "[model][intc]") {
+  m2::ParamRegistry::instance().clear();
+  m2::NiIntc intc("intc");
+  m2::NetBuf nb("nb");
+  m2::NiPciInterface pci("pci");
+  m2test::TestInitiator cpu("cpu"), cpu_nb("cpu_nb"), cpu_pci("cpu_pci"), host("host");
+  cpu.socket.bind(intc.regs);
+  cpu_nb.socket.bind(nb.regs);
+  cpu_pci.socket.bind(pci.regs);
+  host.socket.bind(pci.bar1);
+  // Unused paths of the PCI interface and netbuf, bound to something.
+  m2::Memory ni_bus("ni_bus", 4096), pci_bus("pci_bus", 4096);
+  m2test::TestInitiator host0("host0"), cpu_data("cpu_data"), cpu_window("cpu_window");
+  pci.local.bind(ni_bus.socket);
+  pci.pci_master.bind(pci_bus.socket);
+  host0.socket.bind(pci.bar0);
+  cpu_window.socket.bind(pci.host_window);
+  cpu_data.socket.bind(nb.data);
+  for (unsigned c = 0; c < 2; ++c) {
+    nb.irq_tx[c].connect([&, c](bool l) { intc.set_source(NI_IRQ_NETBUF_TX(c), l); });
+    nb.irq_rx[c].connect([&, c](bool l) { intc.set_source(NI_IRQ_NETBUF_RX(c), l); });
+  }
+  pci.irq_doorbell.connect([&](bool l) { intc.set_source(NI_IRQ_DOORBELL, l); });
+  bool cpu_irq = false;
+  intc.irq.connect([&](bool l) { cpu_irq = l; });  // stands for cpu.set_irq(0, l)
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+
+  REQUIRE(cpu.write32(INTC_ENABLE, bit(NI_IRQ_DOORBELL) | bit(NI_IRQ_NETBUF_RX(1))) == tlm::TLM_OK_RESPONSE);
+  // The host rings; the NI acknowledges at the device, then in the intc.
+  REQUIRE(host.write32(NIPCI_DOORBELL, 1, false) == tlm::TLM_OK_RESPONSE);
+  CHECK(cpu_irq);
+  CHECK(cpu.read32(INTC_STATUS) == bit(NI_IRQ_DOORBELL));
+  REQUIRE(cpu_pci.write32(NIPCI_DOORBELL, 1) == tlm::TLM_OK_RESPONSE);
+  CHECK(cpu_irq);  // still pending in the intc
+  CHECK(cpu.read32(INTC_RAW) == 0);
+  REQUIRE(cpu.write32(INTC_PENDING, bit(NI_IRQ_DOORBELL)) == tlm::TLM_OK_RESPONSE);
+  CHECK_FALSE(cpu_irq);
+
+  // Data in netbuf RX1 reaching its threshold.
+  REQUIRE(cpu_nb.write32(NETBUF_RX_THRESHOLD(1), 8) == tlm::TLM_OK_RESPONSE);
+  nb.rx_push(1, std::vector<uint8_t>(7, 0).data(), 7);
+  CHECK_FALSE(cpu_irq);
+  nb.rx_push(1, std::vector<uint8_t>(1, 0).data(), 1);
+  CHECK(cpu_irq);
+  CHECK(cpu.read32(INTC_RAW) == bit(NI_IRQ_NETBUF_RX(1)));
+  // A TX threshold fires at once (the channel is empty) but is not enabled.
+  REQUIRE(cpu_nb.write32(NETBUF_TX_THRESHOLD(0), 2048) == tlm::TLM_OK_RESPONSE);
+  CHECK(cpu.read32(INTC_RAW) == (bit(NI_IRQ_NETBUF_RX(1)) | bit(NI_IRQ_NETBUF_TX(0))));
+  CHECK(cpu.read32(INTC_STATUS) == bit(NI_IRQ_NETBUF_RX(1)));
 }
