@@ -197,15 +197,16 @@ bool DmaEngine::transact(tlm::tlm_generic_payload& t, tlm::tlm_command cmd, uint
   t.set_byte_enable_ptr(nullptr);
   t.set_dmi_allowed(false);
   t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  master->b_transport(t, delay);
-  const sc_core::sc_time cost =
-      m_overhead + sc_core::sc_time(n * m_ns_per_byte, sc_core::SC_NS) + delay + (partial ? m_penalty : sc_core::SC_ZERO_TIME);
+  master->b_transport(t, delay);  // an AT target may also wait in here
+  sc_core::sc_time cost = m_overhead + sc_core::sc_time(n * m_ns_per_byte, sc_core::SC_NS) + delay;
+  if (partial) cost += m_penalty;
+  wait(cost);
   const bool read = cmd == tlm::TLM_READ_COMMAND;
-  (read ? m_stats.read_busy : m_stats.write_busy) += cost;
+  (read ? m_stats.read_busy : m_stats.write_busy) += sc_core::sc_time_stamp() - start;
   ++(read ? m_stats.read_transactions : m_stats.write_transactions);
   if (partial) ++m_stats.partial_transactions;
-  wait(cost);
   return t.is_response_ok();
 }
 

@@ -68,8 +68,8 @@ class DmaEngine : public sc_core::sc_module {
     uint64_t read_transactions = 0;   // on `master`, failed ones included
     uint64_t write_transactions = 0;
     uint64_t partial_transactions = 0;  // host transactions charged misalign_penalty_ns
-    sc_core::sc_time read_busy = sc_core::SC_ZERO_TIME;   // sum of read transaction costs
-    sc_core::sc_time write_busy = sc_core::SC_ZERO_TIME;  // sum of write transaction costs
+    sc_core::sc_time read_busy = sc_core::SC_ZERO_TIME;   // time spent in read transactions
+    sc_core::sc_time write_busy = sc_core::SC_ZERO_TIME;  // time spent in write transactions
     sc_core::sc_time last_start = sc_core::SC_ZERO_TIME;  // last descriptor taken from the queue
     sc_core::sc_time last_end = sc_core::SC_ZERO_TIME;    // ... and completed or failed
   };
