@@ -64,8 +64,8 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
     throw ConfigError(me + ": host_page_bytes (" + host_page_bytes.value_string() +
                       ") must not be smaller than host_align_bytes (" + host_align_bytes.value_string() + ")");
   if (burst_bytes.get() % host_align_bytes.get())
-    throw ConfigError(me + ": burst_bytes (" + burst_bytes.value_string() + ") must be a multiple of host_align_bytes (" +
-                      host_align_bytes.value_string() + ")");
+    throw ConfigError(me + ": burst_bytes (" + burst_bytes.value_string() +
+                      ") must be a multiple of host_align_bytes (" + host_align_bytes.value_string() + ")");
   m_setup = sc_core::sc_time(setup_ns.get(), sc_core::SC_NS);
   m_overhead = sc_core::sc_time(burst_overhead_ns.get(), sc_core::SC_NS);
   m_penalty = sc_core::sc_time(misalign_penalty_ns.get(), sc_core::SC_NS);

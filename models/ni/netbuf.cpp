@@ -40,7 +40,8 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
   if (4 * channel_bytes.get() > total_bytes.get()) {
     char msg[256];
     std::snprintf(msg, sizeof msg,
-                  "%s: 4 channels of channel_bytes = %" PRIu64 " need %" PRIu64 " bytes, more than total_bytes = %" PRIu64,
+                  "%s: 4 channels of channel_bytes = %" PRIu64 " need %" PRIu64
+                  " bytes, more than total_bytes = %" PRIu64,
                   this->name(), channel_bytes.get(), 4 * channel_bytes.get(), total_bytes.get());
     throw ConfigError(msg);
   }

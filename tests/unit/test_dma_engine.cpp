@@ -720,7 +720,8 @@ TEST_CASE("dma: inconsistent parameters are configuration errors", "[model][dma]
   auto& reg = m2::ParamRegistry::instance();
   SECTION("burst not a multiple of the host line") {
     reg.preset("dma.burst_bytes", "100", {"test"});
-    CHECK_THROWS_WITH(m2::DmaEngine("dma"), Contains("dma: burst_bytes (100) must be a multiple of host_align_bytes (32)"));
+    CHECK_THROWS_WITH(m2::DmaEngine("dma"),
+                      Contains("dma: burst_bytes (100) must be a multiple of host_align_bytes (32)"));
   }
   SECTION("line not a power of two") {
     reg.preset("dma.host_align_bytes", "24", {"test"});
