@@ -28,13 +28,17 @@ void RegisterBank::access(tlm::tlm_generic_payload& t) {
   auto it = m_regs.find(static_cast<uint32_t>(off));
   if (it == m_regs.end()) return fail("no register at this offset");
   uint8_t* d = t.get_data_ptr();
+  // Bit position of data byte i within the 32-bit value.
+  auto shift = [this](unsigned i) { return m_order == ByteOrder::Big ? 24 - 8 * i : 8 * i; };
   if (t.is_read()) {
     if (!it->second.read) return fail(("register " + it->second.name + " is write-only").c_str());
     const uint32_t v = it->second.read();
-    d[0] = uint8_t(v >> 24), d[1] = uint8_t(v >> 16), d[2] = uint8_t(v >> 8), d[3] = uint8_t(v);
+    for (unsigned i = 0; i < 4; ++i) d[i] = uint8_t(v >> shift(i));
   } else {
     if (!it->second.write) return fail(("register " + it->second.name + " is read-only").c_str());
-    it->second.write(uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3]);
+    uint32_t v = 0;
+    for (unsigned i = 0; i < 4; ++i) v |= uint32_t(d[i]) << shift(i);
+    it->second.write(v);
   }
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -1,7 +1,9 @@
 // Memory-mapped 32-bit registers declared by name with read/write callbacks,
 // so a device model lists its registers in one place (as its ip/ header does).
-// Accesses are 32-bit, aligned and big-endian (the PowerPC's view); anything
-// else is answered with an error that names the device, offset and size.
+// Accesses are 32-bit and aligned; values are big-endian (the PowerPC's view)
+// unless the bank is little-endian (a register page the host sees over PCI).
+// Anything else is answered with an error that names the device, offset and
+// size.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +15,15 @@
 
 namespace m2 {
 
+enum class ByteOrder { Big, Little };
+
 class RegisterBank {
  public:
   using ReadFn = std::function<uint32_t()>;
   using WriteFn = std::function<void(uint32_t)>;
 
-  explicit RegisterBank(std::string owner) : m_owner(std::move(owner)) {}
+  explicit RegisterBank(std::string owner, ByteOrder order = ByteOrder::Big)
+      : m_owner(std::move(owner)), m_order(order) {}
 
   // A null callback makes the register write-only or read-only.
   void add(uint32_t offset, const std::string& name, ReadFn read, WriteFn write);
@@ -35,6 +40,7 @@ class RegisterBank {
     WriteFn write;
   };
   std::string m_owner;
+  ByteOrder m_order;
   std::map<uint32_t, Reg> m_regs;
   std::string m_last_error;
 };

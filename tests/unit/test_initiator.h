@@ -60,6 +60,22 @@ struct TestInitiator : sc_core::sc_module {
   tlm::tlm_response_status read(uint64_t addr, std::vector<uint8_t>& v, sc_core::sc_time* d = nullptr) {
     return access(tlm::TLM_READ_COMMAND, addr, v.data(), static_cast<unsigned>(v.size()), d);
   }
+  // 32-bit register accesses, big-endian (NI view) unless told otherwise.
+  tlm::tlm_response_status write32(uint64_t addr, uint32_t v, bool big_endian = true) {
+    std::vector<uint8_t> b(4);
+    for (unsigned i = 0; i < 4; ++i) b[i] = static_cast<uint8_t>(v >> (big_endian ? 24 - 8 * i : 8 * i));
+    return write(addr, b);
+  }
+  // Reads a register; a non-OK response fails the test unless `status` takes it.
+  uint32_t read32(uint64_t addr, bool big_endian = true, tlm::tlm_response_status* status = nullptr) {
+    std::vector<uint8_t> b(4);
+    const tlm::tlm_response_status s = read(addr, b);
+    if (status) *status = s;
+    else CHECK(s == tlm::TLM_OK_RESPONSE);
+    uint32_t v = 0;
+    for (unsigned i = 0; i < 4; ++i) v |= uint32_t(b[i]) << (big_endian ? 24 - 8 * i : 8 * i);
+    return v;
+  }
   bool dmi(uint64_t addr, tlm::tlm_dmi& d) {
     tlm::tlm_generic_payload t;
     t.set_command(tlm::TLM_READ_COMMAND);

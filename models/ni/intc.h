@@ -1,0 +1,52 @@
+// NI interrupt controller (ip/ni_intc.h): collects the level-sensitive
+// interrupt outputs of the NI's FPGA blocks (DMA, doorbell, netbuf, MLC-X)
+// into the PowerPC 603e's external interrupt. Each source's rising edge is
+// latched in PENDING; the output `irq` is high while (PENDING | RAW) & ENABLE
+// is nonzero.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <ip/ni_intc.h>
+
+#include "core/irq.h"
+#include "core/params.h"
+#include "core/register_bank.h"
+
+namespace m2 {
+
+class NiIntc : public sc_core::sc_module {
+ public:
+  static constexpr unsigned kSources = NI_IRQ_SOURCES;
+
+  // Registers; addresses relative to NI_INTC_BASE.
+  tlm_utils::simple_target_socket<NiIntc> regs;
+  Param<double> access_ns;
+
+  // To the processor's external interrupt (Processor::set_irq(0, level)).
+  IrqLine irq;
+
+  explicit NiIntc(sc_core::sc_module_name name);
+
+  // Level of source n (< kSources; else std::out_of_range). The platform
+  // connects each device's IrqLine here.
+  void set_source(unsigned n, bool level);
+
+  uint32_t raw() const { return m_raw; }
+  uint32_t pending() const { return m_pending; }
+  uint32_t enable() const { return m_enable; }
+  uint32_t status() const { return (m_pending | m_raw) & m_enable; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void update() { irq.set(status() != 0); }
+
+  uint32_t m_raw = 0, m_pending = 0, m_enable = 0;
+  RegisterBank m_regs;
+};
+
+}  // namespace m2

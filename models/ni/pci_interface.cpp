@@ -1,0 +1,137 @@
+#include "ni/pci_interface.h"
+
+#include <string>
+
+#include <ip/ni_memory_map.h>
+#include <ip/pci_map.h>
+
+namespace m2 {
+
+namespace {
+
+// Forwards `t` at `addr` through `socket` and gives it back with its own
+// address; keeps data, length and the response of the far side. No DMI
+// hint: accesses through the interface must stay timed.
+template <typename Socket>
+void forward(Socket& socket, tlm::tlm_generic_payload& t, uint64_t addr, sc_core::sc_time& delay) {
+  const uint64_t own = t.get_address();
+  t.set_address(addr);
+  socket->b_transport(t, delay);
+  t.set_address(own);
+  t.set_dmi_allowed(false);
+}
+
+template <typename Socket>
+unsigned forward_dbg(Socket& socket, tlm::tlm_generic_payload& t, uint64_t addr) {
+  const uint64_t own = t.get_address();
+  t.set_address(addr);
+  const unsigned n = socket->transport_dbg(t);
+  t.set_address(own);
+  return n;
+}
+
+bool fits(const tlm::tlm_generic_payload& t, uint64_t size) {
+  return t.get_address() < size && t.get_data_length() <= size - t.get_address();
+}
+
+}  // namespace
+
+NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
+    : sc_module(name),
+      bar0("bar0"),
+      bar1("bar1"),
+      local("local"),
+      host_window("host_window"),
+      pci_master("pci_master"),
+      regs("regs"),
+      target_latency_ns(this->name(), "target_latency_ns", 0.0, "ns",
+                        "added to each host access through BAR0/BAR1 (the PCI bus charges the protocol)",
+                        Range<double>{0, 1e6}),
+      master_latency_ns(this->name(), "master_latency_ns", 0.0, "ns",
+                        "added to each NI access through the host window (the PCI bus charges the protocol)",
+                        Range<double>{0, 1e6}),
+      access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per NI-side register access",
+                Range<double>{0, 1e6}),
+      m_ni_regs(this->name(), ByteOrder::Big),
+      m_host_regs(std::string(this->name()) + ".bar1", ByteOrder::Little) {
+  bar0.register_b_transport(this, &NiPciInterface::b_transport_bar0);
+  bar0.register_transport_dbg(this, &NiPciInterface::transport_dbg_bar0);
+  bar1.register_b_transport(this, &NiPciInterface::b_transport_bar1);
+  host_window.register_b_transport(this, &NiPciInterface::b_transport_window);
+  host_window.register_transport_dbg(this, &NiPciInterface::transport_dbg_window);
+  regs.register_b_transport(this, &NiPciInterface::b_transport_regs);
+  add_registers();
+}
+
+void NiPciInterface::add_registers() {
+  for (RegisterBank* bank : {&m_ni_regs, &m_host_regs})
+    bank->add(NIPCI_ID, "ID", [] { return NIPCI_ID_VALUE; }, nullptr);
+  // The host rings, the NI acknowledges.
+  m_host_regs.add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
+    m_doorbell |= v;
+    update_irqs();
+  });
+  m_ni_regs.add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
+    m_doorbell &= ~v;
+    update_irqs();
+  });
+  // The NI raises, the host acknowledges.
+  m_ni_regs.add(NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; }, [this](uint32_t v) {
+    m_host_irq |= v;
+    update_irqs();
+  });
+  m_host_regs.add(NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; }, [this](uint32_t v) {
+    m_host_irq &= ~v;
+    update_irqs();
+  });
+  for (unsigned i = 0; i < NIPCI_MAILBOXES; ++i) {
+    uint32_t& m = m_mailbox[i];
+    for (RegisterBank* bank : {&m_ni_regs, &m_host_regs})
+      bank->add(NIPCI_MAILBOX(i), "MAILBOX" + std::to_string(i), [&m] { return m; }, [&m](uint32_t v) { m = v; });
+  }
+}
+
+void NiPciInterface::update_irqs() {
+  irq_doorbell.set(m_doorbell != 0);
+  inta.set(m_host_irq != 0);
+}
+
+void NiPciInterface::b_transport_bar0(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  if (!fits(t, PCI_NI_BAR0_SIZE)) {
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
+  forward(local, t, NI_SDRAM_BASE + t.get_address(), delay);
+}
+
+unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
+  if (t.get_address() >= PCI_NI_BAR0_SIZE) return 0;
+  return forward_dbg(local, t, NI_SDRAM_BASE + t.get_address());
+}
+
+void NiPciInterface::b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  m_host_regs.access(t);
+  delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
+}
+
+void NiPciInterface::b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  if (!fits(t, NI_HOST_WINDOW_SIZE)) {
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  delay += sc_core::sc_time(master_latency_ns.get(), sc_core::SC_NS);
+  forward(pci_master, t, t.get_address(), delay);  // PCI address = window offset
+}
+
+unsigned NiPciInterface::transport_dbg_window(tlm::tlm_generic_payload& t) {
+  if (t.get_address() >= NI_HOST_WINDOW_SIZE) return 0;
+  return forward_dbg(pci_master, t, t.get_address());
+}
+
+void NiPciInterface::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  m_ni_regs.access(t);
+  delay += sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
+}
+
+}  // namespace m2

@@ -1,0 +1,78 @@
+// The NI card's PCI interface (ip/ni_pci.h), both directions:
+//  - PCI target: the host reaches NI SDRAM through BAR0 (forwarded onto the
+//    NI bus at NI_SDRAM_BASE + offset) and the interface's register page
+//    through BAR1 (little-endian, PCI's byte order);
+//  - PCI master: NI bus accesses to the host window (NI_HOST_WINDOW_BASE + a)
+//    go out on the PCI bus at address a (host memory, other cards).
+// The register page (doorbell, host interrupt, mailboxes) is one register file
+// seen by the NI's PowerPC at NI_PCIIF_BASE (big-endian) and by the host
+// through BAR1; a write's effect depends on the side.
+// Forwarding keeps the payload (data, length, response) and the caller's
+// delay, adds this interface's latency, restores the address; no DMI (every
+// PCI access is timed by the bus).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <ip/ni_pci.h>
+
+#include "core/irq.h"
+#include "core/params.h"
+#include "core/register_bank.h"
+
+namespace m2 {
+
+class NiPciInterface : public sc_core::sc_module {
+ public:
+  // PCI target side: attached by the platform on the PCI bus at
+  // PCI_NI_BAR0(n) (PCI_NI_BAR0_SIZE) and PCI_NI_BAR1(n) (PCI_NI_BAR1_SIZE);
+  // addresses relative to the BAR.
+  tlm_utils::simple_target_socket<NiPciInterface> bar0;
+  tlm_utils::simple_target_socket<NiPciInterface> bar1;
+  // BAR0's way into the NI: bound to the NI bus.
+  tlm_utils::simple_initiator_socket<NiPciInterface> local;
+
+  // PCI master side: `host_window` is attached on the NI bus at
+  // NI_HOST_WINDOW_BASE (NI_HOST_WINDOW_SIZE); `pci_master` is bound to the
+  // PCI bus.
+  tlm_utils::simple_target_socket<NiPciInterface> host_window;
+  tlm_utils::simple_initiator_socket<NiPciInterface> pci_master;
+
+  // The NI's view of the register page, attached at NI_PCIIF_BASE.
+  tlm_utils::simple_target_socket<NiPciInterface> regs;
+
+  Param<double> target_latency_ns;
+  Param<double> master_latency_ns;
+  Param<double> access_ns;
+
+  IrqLine irq_doorbell;  // to the NI interrupt controller: a doorbell is pending
+  IrqLine inta;          // PCI INTA# to the host: HOST_IRQ != 0
+
+  explicit NiPciInterface(sc_core::sc_module_name name);
+
+  uint32_t doorbell() const { return m_doorbell; }
+  uint32_t host_irq() const { return m_host_irq; }
+  uint32_t mailbox(unsigned i) const { return m_mailbox.at(i); }
+
+ private:
+  void b_transport_bar0(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg_bar0(tlm::tlm_generic_payload& t);
+  void b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg_window(tlm::tlm_generic_payload& t);
+  void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void add_registers();
+  void update_irqs();
+
+  uint32_t m_doorbell = 0, m_host_irq = 0;
+  std::array<uint32_t, NIPCI_MAILBOXES> m_mailbox{};
+  RegisterBank m_ni_regs, m_host_regs;
+};
+
+}  // namespace m2
