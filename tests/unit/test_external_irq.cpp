@@ -8,7 +8,7 @@
 
 #include "core/params.h"
 #include "core/run_control.h"
-#include "platform/ni_node.h"
+#include "platform/platform.h"
 
 namespace {
 
@@ -41,15 +41,18 @@ static IrqRun run_with_irq_at(const char* firmware, sc_core::sc_time at) {
   m2::ParamRegistry::instance().preset("ni0.firmware",
                                        std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + firmware + ".elf", {"test"});
   m2::RunControl run;
-  m2::NiNode ni("ni0", run, "");
-  IrqDriver driver("driver", ni.cpu, at);
+  m2::PlatformContext ctx{"", run};
+  auto platform = m2::build_platform("single-ni", ctx);
+  m2::Processor& cpu = *platform->processors().at(0);
+  const m2::TextOutput& console = *platform->consoles().at(0);
+  IrqDriver driver("driver", cpu, at);
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
   sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_MS), sc_core::SC_EXIT_ON_STARVATION);
   REQUIRE(run.finished());
   REQUIRE(run.outcome() == m2::RunControl::Outcome::Completed);
-  REQUIRE(!ni.console.lines().empty());
-  return {run.exit_code(), ni.console.lines().back(), run.last_exit_time().to_seconds() * 1e6,
-          ni.cpu.idle_time().to_seconds() * 1e6};
+  REQUIRE(!console.lines().empty());
+  return {run.exit_code(), console.lines().back(), run.last_exit_time().to_seconds() * 1e6,
+          cpu.idle_time().to_seconds() * 1e6};
 }
 
 // hello computes for about 500 us with interrupts off, then sleeps 100 us
