@@ -15,6 +15,7 @@
 #include "host/host_cpu.h"
 #include "pci/pci_bus.h"
 #include "platform/ni_node.h"
+#include "platform/platform.h"
 
 namespace m2 {
 
@@ -30,6 +31,10 @@ class HostNode : public sc_core::sc_module {
   // software); `config_dir` resolves relative firmware paths.
   HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, int id, int count,
            const std::string& config_dir);
+
+  // What the PCI bus, the bridge and the NI's DMA engine and network buffer
+  // did, appended to `out`.
+  void append_statistics(std::vector<Statistic>& out) const;
 };
 
 }  // namespace m2

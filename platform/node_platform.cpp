@@ -11,6 +11,11 @@ class NodePlatform : public Platform {
   std::vector<Processor*> processors() override { return {&m_node.ni.cpu}; }
   std::vector<TextOutput*> consoles() override { return {&m_node.ni.console, &m_node.host.console}; }
   std::vector<HostCpu*> hosts() override { return {&m_node.host}; }
+  std::vector<Statistic> statistics() override {
+    std::vector<Statistic> s;
+    m_node.append_statistics(s);
+    return s;
+  }
 
  private:
   HostNode m_node;

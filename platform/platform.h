@@ -22,6 +22,14 @@ struct PlatformContext {
   TimingStyle timing = TimingStyle::LT;  // sim.timing
 };
 
+// One figure of what a model did in a run (bus occupancy, bytes moved ...),
+// for the end-of-run report and results.tsv.
+struct Statistic {
+  std::string source;  // the model instance ("node0.pci")
+  std::string key;     // "busy_us", "ni.bytes" ...
+  double value;
+};
+
 class Platform {
  public:
   virtual ~Platform() = default;
@@ -29,6 +37,8 @@ class Platform {
   virtual std::vector<TextOutput*> consoles() = 0;
   // Host CPUs running host software (none on NI-only platforms).
   virtual std::vector<HostCpu*> hosts() { return {}; }
+  // What the interconnect models did (collected at the end of the run).
+  virtual std::vector<Statistic> statistics() { return {}; }
 };
 
 using PlatformBuilder = std::function<std::unique_ptr<Platform>(PlatformContext&)>;

@@ -36,7 +36,8 @@ std::ofstream open_out(const std::string& path) {
 
 }  // namespace
 
-std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus) {
+std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus,
+                          const std::vector<Statistic>& stats) {
   std::string r = "== run report: " + s.config_name + " (" + s.config_path + ") ==\n";
   r += "outcome:          " + run.summary() + " (exit code " + std::to_string(run.exit_code()) + ")\n";
   r += "simulated time:   " + human_time(s.sim_seconds) + "\n";
@@ -56,6 +57,11 @@ std::string format_report(const RunSummary& s, const RunControl& run, const std:
     for (const auto& res : run.results())
       r += fmt("  %-14s %-12s %" PRId64 "\n", res.source.c_str(), res.key.c_str(), res.value);
   }
+  if (!stats.empty()) {
+    r += "model statistics:\n";
+    for (const Statistic& st : stats)
+      r += fmt("  %-16s %-26s %.6g\n", st.source.c_str(), st.key.c_str(), st.value);
+  }
   return r;
 }
 
@@ -73,7 +79,7 @@ std::string format_cpu_states(const std::vector<Processor*>& cpus) {
 }
 
 void write_results_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
-                       const std::vector<Processor*>& cpus) {
+                       const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats) {
   std::ofstream f = open_out(path);
   f << "source\tkey\tvalue\n";
   f << "run\tsim_time_us\t" << fmt("%.6f", s.sim_seconds * 1e6) << "\n";
@@ -83,6 +89,7 @@ void write_results_tsv(const std::string& path, const RunSummary& s, const RunCo
     f << p->name() << "\tidle_us\t" << fmt("%.6f", p->idle_time().to_seconds() * 1e6) << "\n";
   }
   for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
+  for (const Statistic& st : stats) f << st.source << "\t" << st.key << "\t" << fmt("%.6f", st.value) << "\n";
 }
 
 void write_params_tsv(const std::string& path) {

@@ -9,6 +9,7 @@
 
 #include "core/run_control.h"
 #include "cpu/processor.h"
+#include "platform/platform.h"
 
 namespace m2 {
 
@@ -18,14 +19,15 @@ struct RunSummary {
   double wall_seconds = 0;
 };
 
-std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus);
+std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus,
+                          const std::vector<Statistic>& stats = {});
 // Where each CPU stands: for time-limit and stall reports.
 std::string format_cpu_states(const std::vector<Processor*>& cpus);
 
 // Writes results.tsv: header "source<TAB>key<TAB>value", then run statistics
 // and every value firmware reported. Throws ConfigError if it cannot write.
 void write_results_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
-                       const std::vector<Processor*>& cpus);
+                       const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats = {});
 void write_params_tsv(const std::string& path);
 // The parameter table of `m2vp params`.
 std::string format_params_table();

@@ -81,13 +81,14 @@ int run_simulation(const RunOptions& opts) {
       e->run.stalled("simulation stalled at " + sc_core::sc_time_stamp().to_string() +
                      ": no event is left to happen but firmware has not exited (deadlock?); CPU states:\n" + states);
   }
-  const std::string report = format_report(summary, e->run, cpus);
+  const std::vector<Statistic> stats = e->platform->statistics();
+  const std::string report = format_report(summary, e->run, cpus, stats);
   log.out(report);
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;
   }
-  write_results_tsv((out / "results.tsv").string(), summary, e->run, cpus);
+  write_results_tsv((out / "results.tsv").string(), summary, e->run, cpus, stats);
   log.out("output written to " + out.string() + "/");
   log.close_file();
   return e->run.exit_code();

@@ -46,6 +46,12 @@ TEST_CASE("host and NI exchange data by DMA both ways, every byte verified", "[i
   CHECK(r.result("node0.host", "bytes_ok") ==
         std::optional<std::string>(std::to_string(2 * (1 + 3 + 31 + 33 + 2047 + 2049 + 4097 + 65537))));
   CHECK(r.result("node0.ni.cpu", "fw_result0") == std::optional<std::string>("16"));
+  // Every payload byte crossed the PCI bus twice (host -> NI, NI -> host), as
+  // NI-mastered DMA, and nothing else did.
+  CHECK(r.result_num("node0.pci", "ni.bytes") == 2.0 * 147596);
+  CHECK(r.result_num("node0.bridge", "dma_bytes") == 2.0 * 147596);
+  CHECK(r.result_num("node0.ni.dma", "errors") == 0.0);
+  CHECK(r.result_num("node0.pci", "busy_us") > 0.0);
   // Larger transfers take longer; the network-buffer path (chunked, two more
   // DMA hops) is slower than the direct one.
   CHECK(t.at({4097, "sdram"}) > t.at({2049, "sdram"}));
