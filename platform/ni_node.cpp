@@ -21,6 +21,8 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
   bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
   bus.attach(simctrl->socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
+  // Firmware output also reaches GDB when one is attached to the CPU.
+  console.on_line([this](const std::string& line) { cpu.console_output(line); });
   if (!firmware.get().empty()) {
     const std::string path = resolve_firmware(firmware.get(), config_dir);
     try {

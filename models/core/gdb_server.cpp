@@ -161,17 +161,21 @@ void GdbServer::output(std::string_view text) {
 void GdbServer::exited(int code) {
   char b[8];
   std::snprintf(b, sizeof b, "W%02x", code & 0xFF);
-  if (m_conn) send_packet(b);
-  m_conn.reset();
-  m_listener.close();
+  finish(b);
 }
 
 void GdbServer::terminated(int signal) {
   char b[8];
   std::snprintf(b, sizeof b, "X%02x", signal & 0xFF);
-  if (m_conn) send_packet(b);
-  m_conn.reset();
+  finish(b);
+}
+
+void GdbServer::finish(const std::string& packet) {
   m_listener.close();
+  if (!m_conn) return;
+  send_packet(packet);
+  m_conn->close_gracefully(2000);  // GDB acks and hangs up at once
+  m_conn.reset();
 }
 
 std::string GdbServer::stop_reply(int signal) const {

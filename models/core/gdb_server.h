@@ -111,6 +111,7 @@ class GdbServer {
   std::optional<Resume> on_event(const gdb::PacketReader::Event& e);
   void send_packet(const std::string& payload);
   void drop_connection(const std::string& why);
+  void finish(const std::string& packet);
   void accepted(int fd);
 
   std::string read_registers();

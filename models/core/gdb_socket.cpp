@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -91,6 +92,21 @@ Connection::Read Connection::receive(std::string& out, bool block) {
     if (errno == EINTR) continue;
     if (!block && (errno == EAGAIN || errno == EWOULDBLOCK)) return Read::Nothing;
     return Read::Closed;
+  }
+}
+
+void Connection::close_gracefully(int timeout_ms) {
+  ::shutdown(m_fd, SHUT_WR);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  char buf[256];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    pollfd p{m_fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return;
+    if (::recv(m_fd, buf, sizeof buf, 0) <= 0) return;  // the peer has closed too
   }
 }
 

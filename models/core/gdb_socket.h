@@ -42,6 +42,10 @@ class Connection {
   enum class Read { Data, Nothing, Closed };
   // Appends what has arrived to `out`; with `block`, waits for something.
   Read receive(std::string& out, bool block);
+  // Ends the connection without losing what was sent: closing with unread
+  // input (GDB's acks) would reset it, and GDB would miss the last packet.
+  // Waits up to `timeout_ms` for the peer to close its side.
+  void close_gracefully(int timeout_ms);
 
  private:
   int m_fd;

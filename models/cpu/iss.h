@@ -104,14 +104,16 @@ class Core {
 
   virtual uint64_t pc() const = 0;
   virtual void set_pc(uint64_t pc) = 0;
+  // Byte order of the target (memory, and registers on GDB's wire).
+  virtual bool big_endian() const = 0;
   // Registers in the order GDB's remote protocol uses for the architecture.
   virtual const std::vector<Register>& registers() const = 0;
   virtual uint64_t read_register(unsigned index) const = 0;
   virtual void write_register(unsigned index, uint64_t value) = 0;
 
-  // Software breakpoints, patched into memory by the core (addr: an
-  // instruction in memory the core can write).
-  virtual void insert_breakpoint(uint64_t addr) = 0;
+  // Software breakpoints, patched into memory by the core. Insertion fails
+  // (false) where there can be no instruction to patch (unaligned, not RAM).
+  virtual bool insert_breakpoint(uint64_t addr) = 0;
   virtual void remove_breakpoint(uint64_t addr) = 0;
   // `data` is a copy of memory at [addr, addr+len): puts back the original
   // instructions where the core has patched its own (breakpoints,

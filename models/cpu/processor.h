@@ -4,6 +4,7 @@
 // the end of each global quantum and, with sync_on_io, before each device
 // access so that polled device state is seen at the right time. An idle core
 // (dozing until an interrupt) waits on SystemC events and costs no wall time.
+// With gdb_port set, a GDB server controls the CPU (processor_debug.h).
 #pragma once
 
 #include <functional>
@@ -20,6 +21,7 @@
 #include "core/run_control.h"
 #include "cpu/iss.h"
 #include "cpu/local_time.h"
+#include "cpu/processor_debug.h"
 
 namespace m2 {
 
@@ -32,6 +34,8 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   Param<double> cpi;
   Param<uint64_t> timebase_hz;
   Param<bool> sync_on_io;
+  Param<uint64_t> gdb_port;
+  Param<bool> gdb_wait;
 
   SC_HAS_PROCESS(Processor);
   // `memory_map` gives the regions of the bus behind `socket` (the ISS maps
@@ -50,6 +54,13 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   iss::Core& core() { return *m_core; }
 
+  // Text the firmware printed (console lines), for an attached debugger.
+  void console_output(const std::string& text) {
+    if (m_debug) m_debug->output(text);
+  }
+  // The GDB server's port (0: none), once elaborated.
+  uint16_t gdb_server_port() const { return m_debug ? m_debug->port() : 0; }
+
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
   sc_core::sc_time idle_time() const;
@@ -62,6 +73,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   void halt();
   void report_fault();
   uint64_t budget_until(sc_core::sc_time deadline_local) const;
+  void start_debugger();
 
   // iss::Environment
   std::vector<iss::MemRegion> memory_map() override;
@@ -86,6 +98,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
   tlm::tlm_generic_payload m_trans;
+  std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
 };
 
 }  // namespace m2

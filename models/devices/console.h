@@ -2,6 +2,7 @@
 // printed with the CPU's name as prefix and kept for the run's log and tests.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,17 @@ class Console : public sc_core::sc_module {
 
   const std::vector<std::string>& lines() const { return m_lines; }
 
+  // Also hands every complete line, with its '\n', to `listener` (the
+  // platform forwards it to the CPU's debugger).
+  void on_line(std::function<void(const std::string&)> listener) { m_listener = std::move(listener); }
+
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void put(char c);
 
   std::string m_speaker, m_current;
   std::vector<std::string> m_lines;
+  std::function<void(const std::string&)> m_listener;
   RegisterBank m_regs;
 };
 

@@ -269,6 +269,7 @@ class UnicornPpc603e final : public Core {
     m_reported_bp.reset();
   }
 
+  bool big_endian() const override { return true; }
   const std::vector<Register>& registers() const override { return m_registers; }
 
   uint64_t read_register(unsigned i) const override {
@@ -304,13 +305,14 @@ class UnicornPpc603e final : public Core {
     }
   }
 
-  void insert_breakpoint(uint64_t addr) override {
-    if (m_breakpoints.count(addr)) return;
+  bool insert_breakpoint(uint64_t addr) override {
+    if (m_breakpoints.count(addr)) return true;
     ensure_mapped();
-    if ((addr & 3) || !is_ram(addr)) return;  // no code there to patch
+    if ((addr & 3) || !is_ram(addr)) return false;  // no code there to patch
     m_breakpoints[addr] = read_word(addr);
     write_word(addr, BREAK_MARKER);
     uc_ctl_remove_cache(m_uc, addr, addr + 4);
+    return true;
   }
 
   void remove_breakpoint(uint64_t addr) override {
