@@ -106,11 +106,15 @@ void Processor::set_irq(unsigned line, bool level) {
 
 sc_core::sc_time Processor::local_offset() const {
   const uint64_t pending = m_core->instruction_count() - m_committed_icount;
-  return m_qk.offset() + sc_core::sc_time::from_value(pending * m_fs_per_instruction / 1000);
+  return m_qk.offset() + sc_core::sc_time::from_value((pending * m_fs_per_instruction + m_fs_carry) / 1000);
 }
 
 void Processor::commit_local_time() {
-  m_qk.set(local_offset());
+  // The sub-picosecond rest is carried over, so that time does not depend on
+  // how often it is committed (a debugger's steps and breakpoints).
+  const uint64_t fs = (m_core->instruction_count() - m_committed_icount) * m_fs_per_instruction + m_fs_carry;
+  m_qk.set(m_qk.offset() + sc_core::sc_time::from_value(fs / 1000));
+  m_fs_carry = fs % 1000;
   m_committed_icount = m_core->instruction_count();
 }
 

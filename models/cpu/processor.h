@@ -93,6 +93,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   uint64_t m_fs_per_instruction = 0;  // integer femtoseconds: exact enough, cheap
   sc_core::sc_time m_max_run_ahead;
   uint64_t m_committed_icount = 0;
+  uint64_t m_fs_carry = 0;  // committed time below 1 ps
   sc_core::sc_event m_irq_event;
   sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;
   std::optional<sc_core::sc_time> m_idle_since;
