@@ -449,3 +449,20 @@ TEST_CASE("gdb server: listens on 127.0.0.1 only and a port in use is an error",
   CHECK(a.connected());
   ::close(fd);
 }
+
+TEST_CASE("gdb server: random packets never crash the server", "[gdb]") {
+  FakeTarget t;
+  GdbServer s("test.cpu", t);
+  uint32_t seed = 12345;
+  auto rnd = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7FFF; };
+  const std::string starts[] = {"m", "M", "X", "g", "G", "p", "P", "Z0,", "z1,", "c", "s", "C", "S", "vCont;",
+                                "qXfer:features:read:target.xml:", "qRcmd,", "H", "T", "q", "v", "D", "?"};
+  const std::string alphabet = "0123456789abcdefABCDEF,:;=#$}*-pxzq\x03";
+  for (int i = 0; i < 20000; ++i) {
+    std::string p = starts[rnd() % (sizeof starts / sizeof starts[0])];
+    const int n = rnd() % 24;
+    for (int k = 0; k < n; ++k) p += alphabet[rnd() % alphabet.size()];
+    INFO("packet: " << p);
+    REQUIRE_NOTHROW(s.handle(p));
+  }
+}
