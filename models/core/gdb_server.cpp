@@ -50,8 +50,6 @@ void GdbServer::use_connection(int fd) { accepted(fd); }
 
 void GdbServer::wait_for_connection() {
   if (m_conn || !m_listener.listening()) return;
-  Log::instance().out(m_name + ": waiting for GDB on 127.0.0.1:" + std::to_string(m_listener.port()) +
-                      " (gdb-multiarch FIRMWARE.elf -ex 'target remote :" + std::to_string(m_listener.port()) + "')");
   const int fd = m_listener.accept(true);
   if (fd >= 0) accepted(fd);
 }

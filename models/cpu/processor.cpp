@@ -90,7 +90,8 @@ void Processor::start_debugger() {
     return socket->transport_dbg(t);
   };
   access.now_ps = [this] { return now_ps(); };
-  m_debug = std::make_unique<ProcessorDebug>(name(), *m_core, m_run, std::move(access), std::move(code));
+  m_debug = std::make_unique<ProcessorDebug>(name(), m_image->path(), *m_core, m_run, std::move(access),
+                                             std::move(code));
   try {
     m_debug->listen(static_cast<uint16_t>(gdb_port.get()));
   } catch (const std::runtime_error& e) {

@@ -1,6 +1,7 @@
 #include "cpu/processor_debug.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/log.h"
@@ -27,9 +28,10 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-ProcessorDebug::ProcessorDebug(std::string name, iss::Core& core, RunControl& run, Access access,
-                               std::vector<std::pair<uint64_t, uint64_t>> code)
+ProcessorDebug::ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run,
+                               Access access, std::vector<std::pair<uint64_t, uint64_t>> code)
     : m_name(std::move(name)),
+      m_firmware(std::move(firmware)),
       m_core(core),
       m_run(run),
       m_access(std::move(access)),
@@ -48,6 +50,9 @@ void ProcessorDebug::start(bool wait) {
                         " (the CPU runs; GDB may connect at any time)");
     return;
   }
+  const std::string p = std::to_string(port());
+  Log::instance().out(m_name + ": waiting for GDB on 127.0.0.1:" + p + ": gdb-multiarch " + m_firmware +
+                      " -ex 'target remote :" + p + "'");
   m_server.wait_for_connection();
   halt(GdbServer::SIG_TRAP);
 }

@@ -29,8 +29,9 @@ class ProcessorDebug : private GdbTarget {
     std::function<uint64_t()> now_ps;
   };
 
+  // `firmware`: the ELF's path (for GDB's command line in messages);
   // `code`: address ranges holding code (writes there go to the core too).
-  ProcessorDebug(std::string name, iss::Core& core, RunControl& run, Access access,
+  ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run, Access access,
                  std::vector<std::pair<uint64_t, uint64_t>> code);
 
   // Throws std::runtime_error when the port cannot be used.
@@ -77,7 +78,7 @@ class ProcessorDebug : private GdbTarget {
 
   size_t transport(bool is_write, uint64_t addr, uint8_t* data, size_t len);
 
-  std::string m_name;
+  std::string m_name, m_firmware;
   iss::Core& m_core;
   RunControl& m_run;
   Access m_access;

@@ -5,8 +5,9 @@
 // from M2VP_TEST_FIRMWARE_DIR.
 //
 // The last test cases drive the ISS core directly through the ISS hook
-// (iss::Core / iss::Environment), without SystemC, to test breakpoints: the
-// Processor does not act on breakpoint stops yet.
+// (iss::Core / iss::Environment), without SystemC, to test breakpoints and
+// single steps (the GDB server's tests: test_gdb_server.cpp, integration).
+// Without a GDB server the Processor resumes at once from breakpoint stops.
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
@@ -262,8 +263,8 @@ struct BreakpointSetter : sc_core::sc_module {
 }  // namespace
 
 TEST_CASE("processor: a breakpoint does not disturb a firmware run", "[model][processor][breakpoint]") {
-  // The Processor does not act on breakpoint stops yet (GDB support comes
-  // later): it resumes at once, so the run must complete unchanged.
+  // Without a GDB server the Processor resumes from breakpoint stops at
+  // once, so the run must complete unchanged.
   m2::ParamRegistry::instance().clear();
   MiniNode n("compute");
   BreakpointSetter bp("bp", n.cpu, n.symbol("bench_kernel"));
