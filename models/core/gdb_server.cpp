@@ -66,6 +66,7 @@ void GdbServer::drop_connection(const std::string& why) {
   // GDB is gone: its breakpoints must not stop the CPU any more.
   for (uint64_t a : m_breakpoints) m_target.remove_breakpoint(a);
   m_breakpoints.clear();
+  m_conn->close_gracefully(500);  // GDB still has to read our last reply
   m_conn.reset();
   m_waiting = false;
   Log::instance().out(m_name + ": " + why + "; the CPU runs on");
@@ -128,6 +129,7 @@ std::optional<GdbServer::Resume> GdbServer::on_event(const gdb::PacketReader::Ev
       }
       if (r.resume == Resume::Kill) {
         m_breakpoints.clear();  // the run ends: nothing to clean up in the CPU
+        m_conn->close_gracefully(500);
         m_conn.reset();
         Log::instance().out(m_name + ": killed by GDB");
       } else if (r.resume) {

@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "cpu/core_factory.h"
+#include "cpu/processor_debug.h"
 
 namespace m2 {
 namespace {
@@ -98,6 +99,10 @@ void Processor::start_debugger() {
     m_debug.reset();
     throw ConfigError(key + ": " + e.what());
   }
+}
+
+void Processor::console_output(const std::string& text) {
+  if (m_debug) m_debug->output(text);
 }
 
 void Processor::set_irq(unsigned line, bool level) {

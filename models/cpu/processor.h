@@ -21,9 +21,10 @@
 #include "core/run_control.h"
 #include "cpu/iss.h"
 #include "cpu/local_time.h"
-#include "cpu/processor_debug.h"
 
 namespace m2 {
+
+class ProcessorDebug;
 
 class Processor : public sc_core::sc_module, private iss::Environment {
  public:
@@ -55,11 +56,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   iss::Core& core() { return *m_core; }
 
   // Text the firmware printed (console lines), for an attached debugger.
-  void console_output(const std::string& text) {
-    if (m_debug) m_debug->output(text);
-  }
-  // The GDB server's port (0: none), once elaborated.
-  uint16_t gdb_server_port() const { return m_debug ? m_debug->port() : 0; }
+  void console_output(const std::string& text);
 
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
