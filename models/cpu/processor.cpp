@@ -58,7 +58,12 @@ void Processor::load_firmware(std::shared_ptr<const ElfImage> image) { m_image =
 void Processor::end_of_elaboration() {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     throw std::runtime_error("the platform needs a SystemC time resolution of 1 ps");
-  if (!m_image) return;
+  if (!m_image) {
+    if (gdb_port.get() != 0)
+      throw ConfigError(gdb_port.origin().where + ": key '" + gdb_port.name() + "': " + name() +
+                        " runs no firmware to debug");
+    return;
+  }
   load_into(*m_image, [this](uint64_t addr, const uint8_t* data, size_t len) {
     tlm::tlm_generic_payload t;
     t.set_command(tlm::TLM_WRITE_COMMAND);
@@ -77,7 +82,6 @@ void Processor::end_of_elaboration() {
 
 void Processor::start_debugger() {
   const std::string key = gdb_port.origin().where + ": key '" + gdb_port.name() + "'";
-  if (!m_image) throw ConfigError(key + ": " + name() + " runs no firmware to debug");
   std::vector<std::pair<uint64_t, uint64_t>> code;
   for (const ElfSegment& s : m_image->segments())
     if (s.executable) code.emplace_back(s.paddr, s.paddr + s.memsz);

@@ -398,5 +398,12 @@ TEST_CASE("gdb: a port in use is a configuration error naming parameter and port
     CHECK(r.exited(EXIT_CONFIG));
     CHECK(contains(r.err, "--gdb: unknown key 'ni0.cpx.gdb_port' (did you mean 'ni0.cpu.gdb_port'?)"));
   }
+  SECTION("a CPU without firmware") {
+    const fs::path cfg = sb.write("nofw.yaml", "platform: single-ni\n");
+    const SimResult r = sb.run({"run", cfg.string(), "--gdb", "ni0.cpu=1234"});
+    INFO(r.describe());
+    CHECK(r.exited(EXIT_CONFIG));
+    CHECK(contains(r.err, "error: --gdb: key 'ni0.cpu.gdb_port': ni0.cpu runs no firmware to debug"));
+  }
   ::close(fd);
 }
