@@ -80,11 +80,11 @@ std::optional<int> GdbServer::poll_socket() {
     return SIG_TRAP;  // GDB expects a halted target when it attaches
   }
   std::string in;
-  switch (m_conn->receive(in, false)) {
-    case gdb::Connection::Read::Nothing: return std::nullopt;
-    case gdb::Connection::Read::Closed: drop_connection("GDB closed the connection"); return std::nullopt;
-    case gdb::Connection::Read::Data: break;
+  if (m_conn->receive(in, false) == gdb::Connection::Read::Closed) {
+    drop_connection("GDB closed the connection");
+    return std::nullopt;
   }
+  // Also what came with the resuming packet (a quick Ctrl-C).
   m_reader.feed(in);
   bool interrupt = false;
   while (auto e = m_reader.next()) {

@@ -466,3 +466,10 @@ TEST_CASE("gdb server: random packets never crash the server", "[gdb]") {
     REQUIRE_NOTHROW(s.handle(p));
   }
 }
+
+TEST_CASE("gdb server: a Ctrl-C arriving together with the continue packet is not lost", "[gdb]") {
+  Wire w;
+  w.send(gdb::frame("c") + "\x03");
+  REQUIRE(w.server.serve_halted(GdbServer::SIG_TRAP) == GdbServer::Resume::Continue);
+  CHECK(w.server.poll() == std::optional<int>(GdbServer::SIG_INT));
+}
