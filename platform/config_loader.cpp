@@ -151,6 +151,14 @@ void apply_set_override(const std::string& assignment, ParamRegistry& reg) {
   reg.preset(assignment.substr(0, eq), assignment.substr(eq + 1), ValueOrigin{"--set"});
 }
 
+void apply_gdb_option(const std::string& assignment, ParamRegistry& reg) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || !valid_key(assignment.substr(0, eq)) || eq + 1 == assignment.size())
+    throw ConfigError("--gdb '" + assignment + "': expected CPU=PORT (e.g. ni0.cpu=1234)");
+  // The parameter checks the port; an unknown CPU is an unknown key.
+  reg.preset(assignment.substr(0, eq) + ".gdb_port", assignment.substr(eq + 1), ValueOrigin{"--gdb"});
+}
+
 std::string config_name_of(const std::string& path) {
   return std::filesystem::path(path).stem().string();
 }

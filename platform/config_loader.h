@@ -21,6 +21,9 @@ void load_config_presets(const std::string& path, ParamRegistry& reg);
 // after the config file, it overrides the file's value.
 void apply_set_override(const std::string& assignment, ParamRegistry& reg);
 
+// Presets "<CPU>.gdb_port" from one "CPU=PORT" of --gdb (origin "--gdb").
+void apply_gdb_option(const std::string& assignment, ParamRegistry& reg);
+
 // The name of a configuration: the file stem ("configs/hello.yaml" => "hello").
 std::string config_name_of(const std::string& path);
 

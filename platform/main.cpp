@@ -1,5 +1,5 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
-//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--out DIR] [--quiet]
+//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--out DIR] [--quiet]
 //   m2vp-sim params CONFIG [--set NAME=VALUE]...
 // (./m2vp at the top of the repository builds it and supplies defaults.)
 #include <cstdlib>
@@ -16,8 +16,13 @@
 namespace {
 
 const char* const USAGE =
-    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--out DIR] [--quiet]\n"
-    "       m2vp-sim params CONFIG [--set NAME=VALUE]...\n";
+    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--out DIR] [--quiet]\n"
+    "       m2vp-sim params CONFIG [--set NAME=VALUE]...\n"
+    "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
+    "  --gdb CPU=PORT    GDB server for CPU on 127.0.0.1:PORT, e.g. --gdb ni0.cpu=1234; the CPU\n"
+    "                    waits for GDB before its first instruction (--set CPU.gdb_wait=false: not)\n"
+    "  --out DIR         output folder (default traces/<config name>)\n"
+    "  --quiet           no firmware output on stdout (still in run.log)\n";
 
 int usage_error(const std::string& why) {
   std::cerr << "error: " << why << "\n" << USAGE;
@@ -48,6 +53,8 @@ int sc_main(int argc, char* argv[]) {
     try {
       if (a == "--set") opts.overrides.push_back(value("--set"));
       else if (a.rfind("--set=", 0) == 0) opts.overrides.push_back(a.substr(6));
+      else if (a == "--gdb") opts.gdb.push_back(value("--gdb"));
+      else if (a.rfind("--gdb=", 0) == 0) opts.gdb.push_back(a.substr(6));
       else if (a == "--out") opts.out_dir = value("--out");
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
       else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "'");

@@ -46,6 +46,8 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
     netbuf.irq_rx[ch].connect(source(NI_IRQ_NETBUF_RX(ch)));
   }
   intc.irq.connect([this](bool level) { cpu.set_irq(0, level); });
+  // Firmware output also reaches GDB when one is attached to the CPU.
+  console.on_line([this](const std::string& line) { cpu.console_output(line); });
   if (!firmware.get().empty()) {
     const std::string path = resolve_firmware(firmware.get(), config_dir);
     try {

@@ -31,6 +31,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
   ParamRegistry& reg = ParamRegistry::instance();
   load_config_presets(opts.config_path, reg);
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
+  for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   auto e = std::make_unique<Elaborated>();
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);

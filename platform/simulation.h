@@ -10,6 +10,7 @@ namespace m2 {
 struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides;  // "NAME=VALUE" from --set
+  std::vector<std::string> gdb;        // "CPU=PORT" from --gdb
   std::string out_dir;                 // empty: traces/<config name>
   bool quiet = false;                  // no firmware output on stdout (still logged)
 };

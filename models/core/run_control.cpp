@@ -41,6 +41,12 @@ void RunControl::error(const std::string& report) {
   finish(Outcome::Error, EXIT_CONFIG, report);
 }
 
+void RunControl::killed(const std::string& who) {
+  if (finished()) return;
+  Log::instance().error("run killed from GDB on " + who);
+  finish(Outcome::Killed, EXIT_KILLED, "killed from GDB on " + who);
+}
+
 void RunControl::record_result(const std::string& source, const std::string& key, int64_t value) {
   for (Result& r : m_results) {
     if (r.source == source && r.key == key) {

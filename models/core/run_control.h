@@ -1,8 +1,9 @@
 // Decides when a run ends and how: every CPU that runs firmware is a
 // participant; the run ends when all of them have exited (through the
-// simulation-control device), at the first firmware fault, or when the
-// platform reports a time limit or a stall. Also collects the values firmware
-// reports, for the end-of-run report and results.tsv.
+// simulation-control device), at the first firmware fault, when the
+// platform reports a time limit or a stall, or when GDB kills it. Also
+// collects the values firmware reports, for the end-of-run report and
+// results.tsv.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +17,10 @@ namespace m2 {
 
 class RunControl {
  public:
-  enum class Outcome { Running, Completed, FirmwareFault, TimeLimit, Stalled, Error };
+  enum class Outcome { Running, Completed, FirmwareFault, TimeLimit, Stalled, Error, Killed };
 
   // Process exit codes (documented in docs/usage.md).
-  static constexpr int EXIT_CONFIG = 64, EXIT_FAULT = 65, EXIT_STALL = 66, EXIT_INTERNAL = 70;
+  static constexpr int EXIT_CONFIG = 64, EXIT_FAULT = 65, EXIT_STALL = 66, EXIT_KILLED = 67, EXIT_INTERNAL = 70;
 
   void add_participant(const std::string& who);
   void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when);
@@ -27,6 +28,8 @@ class RunControl {
   void time_limit(const std::string& report);
   void stalled(const std::string& report);
   void error(const std::string& report);
+  // GDB's kill request on `who`'s debug connection.
+  void killed(const std::string& who);
 
   struct Result {
     std::string source, key;

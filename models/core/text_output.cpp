@@ -8,6 +8,7 @@ void TextOutput::put(char c) {
   if (c == '\n') {
     m_lines.push_back(m_current);
     Log::instance().out("[" + m_speaker + "] " + m_current);
+    if (m_listener) m_listener(m_current + "\n");
     m_current.clear();
   } else if (c != '\r') {
     m_current += c;

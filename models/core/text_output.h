@@ -3,6 +3,7 @@
 // prefix and are kept for the report and the tests.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,17 @@ class TextOutput {
   // Emits a last line left without a newline (end of run).
   void flush();
 
+  // Also hands every complete line, with its '\n', to `listener` (the
+  // platform forwards a CPU's console to its debugger).
+  void on_line(std::function<void(const std::string&)> listener) { m_listener = std::move(listener); }
+
   const std::string& speaker() const { return m_speaker; }
   const std::vector<std::string>& lines() const { return m_lines; }
 
  private:
   std::string m_speaker, m_current;
   std::vector<std::string> m_lines;
+  std::function<void(const std::string&)> m_listener;
 };
 
 }  // namespace m2

@@ -76,12 +76,18 @@ class Core {
 
   // Prepares execution at `pc` in the architecture's post-reset state.
   virtual void reset(uint64_t pc) = 0;
-  // Memory at [addr, addr+len) now holds new code (loader, debugger).
+  // Memory at [addr, addr+len) now holds new code (loader, debugger);
+  // breakpoints in the range stay armed over the new instructions.
   virtual void code_changed(uint64_t addr, uint64_t len) = 0;
 
   // Executes about `max_instructions` (stops at a block boundary at or after
   // the limit, or earlier for the reasons in StopReason).
   virtual StopReason step(uint64_t max_instructions) = 0;
+  // Executes exactly one instruction, or only enters a deliverable interrupt
+  // (debugger single step). A breakpoint at the PC does not stop it: the
+  // debugger asked for that instruction. Returns Budget when done (also when
+  // the new PC holds a breakpoint), Idle or Fault.
+  virtual StopReason single_step() = 0;
   // Retired instructions; also valid while step() runs (block granularity).
   virtual uint64_t instruction_count() const = 0;
   // Makes a running step() return soon with StopReason::Requested.
@@ -98,13 +104,24 @@ class Core {
 
   virtual uint64_t pc() const = 0;
   virtual void set_pc(uint64_t pc) = 0;
+  // Byte order of the target (memory, and registers on GDB's wire).
+  virtual bool big_endian() const = 0;
   // Registers in the order GDB's remote protocol uses for the architecture.
   virtual const std::vector<Register>& registers() const = 0;
   virtual uint64_t read_register(unsigned index) const = 0;
   virtual void write_register(unsigned index, uint64_t value) = 0;
 
-  virtual void insert_breakpoint(uint64_t addr) = 0;
+  // Software breakpoints, patched into memory by the core. Insertion fails
+  // (false) where there can be no instruction to patch (unaligned, not RAM).
+  virtual bool insert_breakpoint(uint64_t addr) = 0;
   virtual void remove_breakpoint(uint64_t addr) = 0;
+  // `data` is a copy of memory at [addr, addr+len): puts back the original
+  // instructions where the core has patched its own (breakpoints,
+  // intercepted instructions), so that a debugger sees the program as loaded.
+  virtual void hide_patches(uint64_t addr, uint8_t* data, uint64_t len) const = 0;
+  // GDB target description (XML) of registers(), "" when GDB's default for
+  // the architecture matches.
+  virtual std::string gdb_target_xml() const { return ""; }
 
   virtual const Fault& fault() const = 0;
   // Register file and special registers as text, for fault reports.

@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "cpu/core_factory.h"
+#include "cpu/processor_debug.h"
 
 namespace m2 {
 namespace {
@@ -33,6 +34,11 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
                   Range<uint64_t>{1000, 1'000'000'000}),
       sync_on_io(this->name(), "sync_on_io", true, "",
                  "synchronise with SystemC before each device access (exact polling; off: faster)"),
+      gdb_port(this->name(), "gdb_port", 0, "",
+               "TCP port of a GDB server for this CPU on 127.0.0.1 (0: none); --gdb CPU=PORT sets it",
+               Range<uint64_t>{0, 65535}),
+      gdb_wait(this->name(), "gdb_wait", true, "",
+               "with gdb_port: halt before the first instruction until GDB connects"),
       m_run(run),
       m_memory_map(std::move(memory_map)) {
   m_fs_per_instruction = static_cast<uint64_t>(cpi.get() * 1e9 / clock_mhz.get() + 0.5);
@@ -42,14 +48,22 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
   set_stack_size(8 * 1024 * 1024);
 }
 
-Processor::~Processor() = default;
+Processor::~Processor() {
+  // A run ended by time limit or stall never returns to the thread.
+  if (m_debug) m_debug->ended();
+}
 
 void Processor::load_firmware(std::shared_ptr<const ElfImage> image) { m_image = std::move(image); }
 
 void Processor::end_of_elaboration() {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     throw std::runtime_error("the platform needs a SystemC time resolution of 1 ps");
-  if (!m_image) return;
+  if (!m_image) {
+    if (gdb_port.get() != 0)
+      throw ConfigError(gdb_port.origin().where + ": key '" + gdb_port.name() + "': " + name() +
+                        " runs no firmware to debug");
+    return;
+  }
   load_into(*m_image, [this](uint64_t addr, const uint8_t* data, size_t len) {
     tlm::tlm_generic_payload t;
     t.set_command(tlm::TLM_WRITE_COMMAND);
@@ -63,6 +77,36 @@ void Processor::end_of_elaboration() {
   for (const ElfSegment& s : m_image->segments())
     if (s.executable) m_core->code_changed(s.paddr, s.memsz);
   m_core->reset(m_image->entry());
+  if (gdb_port.get() != 0) start_debugger();
+}
+
+void Processor::start_debugger() {
+  const std::string key = gdb_port.origin().where + ": key '" + gdb_port.name() + "'";
+  std::vector<std::pair<uint64_t, uint64_t>> code;
+  for (const ElfSegment& s : m_image->segments())
+    if (s.executable) code.emplace_back(s.paddr, s.paddr + s.memsz);
+  ProcessorDebug::Access access;
+  access.transport_dbg = [this](bool is_write, uint64_t addr, uint8_t* data, unsigned len) {
+    tlm::tlm_generic_payload t;
+    t.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    t.set_address(addr);
+    t.set_data_ptr(data);
+    t.set_data_length(len);
+    return socket->transport_dbg(t);
+  };
+  access.now_ps = [this] { return now_ps(); };
+  m_debug = std::make_unique<ProcessorDebug>(name(), m_image->path(), *m_core, m_run, std::move(access),
+                                             std::move(code));
+  try {
+    m_debug->listen(static_cast<uint16_t>(gdb_port.get()));
+  } catch (const std::runtime_error& e) {
+    m_debug.reset();
+    throw ConfigError(key + ": " + e.what());
+  }
+}
+
+void Processor::console_output(const std::string& text) {
+  if (m_debug) m_debug->output(text);
 }
 
 void Processor::set_irq(unsigned line, bool level) {
@@ -72,11 +116,15 @@ void Processor::set_irq(unsigned line, bool level) {
 
 sc_core::sc_time Processor::local_offset() const {
   const uint64_t pending = m_core->instruction_count() - m_committed_icount;
-  return m_qk.offset() + sc_core::sc_time::from_value(pending * m_fs_per_instruction / 1000);
+  return m_qk.offset() + sc_core::sc_time::from_value((pending * m_fs_per_instruction + m_fs_carry) / 1000);
 }
 
 void Processor::commit_local_time() {
-  m_qk.set(local_offset());
+  // The sub-picosecond rest is carried over, so that time does not depend on
+  // how often it is committed (a debugger's steps and breakpoints).
+  const uint64_t fs = (m_core->instruction_count() - m_committed_icount) * m_fs_per_instruction + m_fs_carry;
+  m_qk.set(m_qk.offset() + sc_core::sc_time::from_value(fs / 1000));
+  m_fs_carry = fs % 1000;
   m_committed_icount = m_core->instruction_count();
 }
 
@@ -95,7 +143,9 @@ void Processor::run() {
   // Alone, a CPU may run ahead by up to 100 quanta (see LocalTime::end_quantum).
   m_max_run_ahead = tlm::tlm_global_quantum::instance().get() * 100;
   m_qk.reset();
+  if (m_debug) m_debug->start(gdb_wait.get());
   while (!m_halted) {
+    if (m_debug) m_debug->poll();  // Ctrl-C; cheap: looks at the socket every few ms
     if (m_run.finished()) return halt();
     if (m_core->idle() && !m_core->interrupt_deliverable()) {
       m_qk.sync();
@@ -103,7 +153,9 @@ void Processor::run() {
       const sc_core::sc_time start = sc_core::sc_time_stamp();
       m_idle_since = start;
       const auto next = m_core->next_timer_event_ps();
-      const sc_core::sc_time wake = next ? sc_core::sc_time(static_cast<double>(*next), sc_core::SC_PS) : start;
+      sc_core::sc_time wake = next ? sc_core::sc_time(static_cast<double>(*next), sc_core::SC_PS) : start;
+      // GDB's Ctrl-C is only seen between waits: doze in slices.
+      if (m_debug && m_debug->active() && wake > start + m_max_run_ahead) wake = start + m_max_run_ahead;
       if (next && wake > start) wait(wake - start, m_irq_event);
       else wait(m_irq_event);
       m_idle_time += sc_core::sc_time_stamp() - start;
@@ -112,18 +164,22 @@ void Processor::run() {
       continue;
     }
     const uint64_t budget = budget_until(m_qk.remaining());
-    const iss::StopReason why = m_core->step(budget);
+    const iss::StopReason why = m_debug && m_debug->stepping() ? m_core->single_step() : m_core->step(budget);
     commit_local_time();
     if (why == iss::StopReason::Fault) {
       report_fault();
+      if (m_debug) m_debug->fault(m_core->fault());  // GDB may look at the state first
       return halt();
     }
+    // Without a debugger a breakpoint stop (tests) just resumes.
+    if (m_debug) m_debug->stopped(why);
     if (m_qk.need_sync()) m_qk.end_quantum(m_max_run_ahead);
   }
 }
 
 void Processor::halt() {
   m_halted = true;
+  if (m_debug) m_debug->ended();
   m_qk.sync();
 }
 

@@ -4,6 +4,7 @@
 // the end of each global quantum and, with sync_on_io, before each device
 // access so that polled device state is seen at the right time. An idle core
 // (dozing until an interrupt) waits on SystemC events and costs no wall time.
+// With gdb_port set, a GDB server controls the CPU (processor_debug.h).
 #pragma once
 
 #include <functional>
@@ -23,6 +24,8 @@
 
 namespace m2 {
 
+class ProcessorDebug;
+
 class Processor : public sc_core::sc_module, private iss::Environment {
  public:
   tlm_utils::simple_initiator_socket<Processor> socket;
@@ -32,6 +35,8 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   Param<double> cpi;
   Param<uint64_t> timebase_hz;
   Param<bool> sync_on_io;
+  Param<uint64_t> gdb_port;
+  Param<bool> gdb_wait;
 
   SC_HAS_PROCESS(Processor);
   // `memory_map` gives the regions of the bus behind `socket` (the ISS maps
@@ -50,6 +55,9 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   iss::Core& core() { return *m_core; }
 
+  // Text the firmware printed (console lines), for an attached debugger.
+  void console_output(const std::string& text);
+
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
   sc_core::sc_time idle_time() const;
@@ -62,6 +70,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   void halt();
   void report_fault();
   uint64_t budget_until(sc_core::sc_time deadline_local) const;
+  void start_debugger();
 
   // iss::Environment
   std::vector<iss::MemRegion> memory_map() override;
@@ -81,11 +90,13 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   uint64_t m_fs_per_instruction = 0;  // integer femtoseconds: exact enough, cheap
   sc_core::sc_time m_max_run_ahead;
   uint64_t m_committed_icount = 0;
+  uint64_t m_fs_carry = 0;  // committed time below 1 ps
   sc_core::sc_event m_irq_event;
   sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
   tlm::tlm_generic_payload m_trans;
+  std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
 };
 
 }  // namespace m2

@@ -6,6 +6,8 @@
 //   SimResult r = sb.run({"run", cfg.string()});  // adds --out <sandbox>/out<k>
 //   CHECK(r.exited(0));
 //   r.result("ni0.cpu", "fw_result0");            // from results.tsv
+//   auto p = sb.start({"run", cfg.string()});     // in the background ...
+//   SimResult r2 = p.wait(30);                    // ... collected later
 //
 // Compile definitions (tests/CMakeLists.txt): M2VP_SIM, M2VP_SOURCE_DIR,
 // M2VP_TEST_FIRMWARE_DIR. Set M2VP_IT_KEEP=1 to keep the temporary folders.
@@ -167,16 +169,85 @@ class Sandbox {
   // Runs m2vp-sim with `args`. For the "run" command an output folder
   // <sandbox>/out<k> is added with --out unless `add_out` is false.
   SimResult run(const std::vector<std::string>& args, bool add_out = true, double timeout_s = 30) {
-    const int k = m_runs++;
-    SimResult r;
+    return start(args, add_out).wait(timeout_s);
+  }
+
+  // A child process running in the background; wait() collects it.
+  class Process {
+   public:
+    // Waits for the exit, killing the process after `timeout_s`.
+    SimResult wait(double timeout_s = 30) {
+      SimResult r = std::move(m_result);
+      int status = 0;
+      for (;;) {
+        const pid_t w = ::waitpid(m_pid, &status, WNOHANG);
+        if (w == m_pid) break;
+        if (w < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count() > timeout_s) {
+          r.timed_out = true;
+          ::kill(m_pid, SIGKILL);
+          while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+          }
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      m_pid = -1;
+      r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+      if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+      else if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+      r.out = read_text(m_out_file);
+      r.err = read_text(m_err_file);
+      return r;
+    }
+    // What the process has written to stdout so far.
+    std::string out_so_far() const { return read_text(m_out_file); }
+    Process(Process&& o) noexcept
+        : m_pid(std::exchange(o.m_pid, -1)),
+          m_t0(o.m_t0),
+          m_out_file(std::move(o.m_out_file)),
+          m_err_file(std::move(o.m_err_file)),
+          m_result(std::move(o.m_result)) {}
+    Process& operator=(Process&&) = delete;
+    // Never leaves a child behind, even when a check threw.
+    ~Process() {
+      if (m_pid > 0) {
+        ::kill(m_pid, SIGKILL);
+        int status;
+        while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
+
+   private:
+    friend class Sandbox;
+    Process() = default;
+    pid_t m_pid = -1;
+    std::chrono::steady_clock::time_point m_t0;
+    fs::path m_out_file, m_err_file;
+    SimResult m_result;
+  };
+
+  // Starts m2vp-sim with `args` in the background (see run()).
+  Process start(const std::vector<std::string>& args, bool add_out = true) {
     std::vector<std::string> full{M2VP_SIM};
     full.insert(full.end(), args.begin(), args.end());
+    fs::path out_dir;
     if (add_out && !args.empty() && args[0] == "run") {
-      r.out_dir = m_dir / ("out" + std::to_string(k));
+      out_dir = m_dir / ("out" + std::to_string(m_runs));
       full.push_back("--out");
-      full.push_back(r.out_dir.string());
+      full.push_back(out_dir.string());
     }
-    for (const std::string& a : full) r.command += (r.command.empty() ? "" : " ") + a;
+    return start_program(full, out_dir);
+  }
+
+  // Starts any program (argv[0] is its path) in the sandbox folder, with
+  // the environment m2vp-sim gets, stdin from /dev/null.
+  Process start_program(std::vector<std::string> full, const fs::path& out_dir = {}) {
+    const int k = m_runs++;
+    Process p;
+    p.m_result.out_dir = out_dir;
+    for (const std::string& a : full) p.m_result.command += (p.m_result.command.empty() ? "" : " ") + a;
 
     std::vector<std::string> env_strings;
     for (char** e = environ; e && *e; ++e) {
@@ -193,16 +264,16 @@ class Sandbox {
     for (std::string& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
 
-    const fs::path out_file = m_dir / ("run" + std::to_string(k) + ".stdout");
-    const fs::path err_file = m_dir / ("run" + std::to_string(k) + ".stderr");
-    const int out_fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const int err_fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    p.m_out_file = m_dir / ("run" + std::to_string(k) + ".stdout");
+    p.m_err_file = m_dir / ("run" + std::to_string(k) + ".stderr");
+    const int out_fd = ::open(p.m_out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err_fd = ::open(p.m_err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (out_fd < 0 || err_fd < 0 || in_fd < 0)
       throw std::runtime_error("cannot create capture files in " + m_dir.string() + ": " + std::strerror(errno));
     const std::string cwd = m_dir.string();
 
-    const auto t0 = std::chrono::steady_clock::now();
+    p.m_t0 = std::chrono::steady_clock::now();
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
@@ -217,27 +288,8 @@ class Sandbox {
     ::close(out_fd);
     ::close(err_fd);
     ::close(in_fd);
-
-    int status = 0;
-    for (;;) {
-      const pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid) break;
-      if (w < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout_s) {
-        r.timed_out = true;
-        ::kill(pid, SIGKILL);
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-    r.out = read_text(out_file);
-    r.err = read_text(err_file);
-    return r;
+    p.m_pid = pid;
+    return p;
   }
 
  private:

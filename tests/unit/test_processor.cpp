@@ -5,8 +5,9 @@
 // from M2VP_TEST_FIRMWARE_DIR.
 //
 // The last test cases drive the ISS core directly through the ISS hook
-// (iss::Core / iss::Environment), without SystemC, to test breakpoints: the
-// Processor does not act on breakpoint stops yet.
+// (iss::Core / iss::Environment), without SystemC, to test breakpoints and
+// single steps (the GDB server's tests: test_gdb_server.cpp, integration).
+// Without a GDB server the Processor resumes at once from breakpoint stops.
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
@@ -262,8 +263,8 @@ struct BreakpointSetter : sc_core::sc_module {
 }  // namespace
 
 TEST_CASE("processor: a breakpoint does not disturb a firmware run", "[model][processor][breakpoint]") {
-  // The Processor does not act on breakpoint stops yet (GDB support comes
-  // later): it resumes at once, so the run must complete unchanged.
+  // Without a GDB server the Processor resumes from breakpoint stops at
+  // once, so the run must complete unchanged.
   m2::ParamRegistry::instance().clear();
   MiniNode n("compute");
   BreakpointSetter bp("bp", n.cpu, n.symbol("bench_kernel"));
@@ -482,4 +483,127 @@ TEST_CASE("iss core: two breakpoints in one block are both reported", "[model][p
   CHECK(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
   CHECK(core.pc() == ret);
   CHECK(core.read_register(3) == 0x3848bc8du);
+}
+
+// ---- Single step and the debugger's view of memory ---------------------------
+
+TEST_CASE("iss core: single_step executes exactly one instruction", "[model][processor][iss][step]") {
+  m2::ParamRegistry::instance().clear();
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  core.insert_breakpoint(kernel);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  REQUIRE(core.pc() == kernel);
+  // lis r6,0 ; addi r6,r6,24860 ; addi r5,r6,1024 (one basic block); the
+  // breakpoint at the PC does not stop the step.
+  const uint64_t n0 = core.instruction_count();
+  REQUIRE(core.single_step() == m2::iss::StopReason::Budget);
+  CHECK(core.pc() == kernel + 4);
+  CHECK(core.instruction_count() == n0 + 1);
+  CHECK(core.read_register(6) == 0);
+  REQUIRE(core.single_step() == m2::iss::StopReason::Budget);
+  CHECK(core.pc() == kernel + 8);
+  CHECK(core.read_register(6) == 0x611Cu);
+  REQUIRE(core.single_step() == m2::iss::StopReason::Budget);
+  CHECK(core.pc() == kernel + 12);
+  CHECK(core.read_register(5) == 0x651Cu);
+  CHECK(core.instruction_count() == n0 + 3);
+  // No temporary breakpoint is left behind.
+  for (uint64_t a = kernel + 4; a < kernel + 32; a += 4) CHECK(be32(c.env.ram + a) != 0x00004250u);
+}
+
+TEST_CASE("iss core: single steps through branches keep count and result exact", "[model][processor][iss][step]") {
+  m2::ParamRegistry::instance().clear();
+  uint64_t kernel_insns = 0;
+  {
+    BareCore ref;
+    ref.core->insert_breakpoint(ref.sym("bench_kernel"));
+    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
+    const uint64_t n = ref.core->instruction_count();
+    ref.core->insert_breakpoint(ref.core->read_register(kRegLr));
+    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
+    kernel_insns = ref.core->instruction_count() - n;
+  }
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  core.insert_breakpoint(kernel);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  const uint64_t ret = core.read_register(kRegLr);
+  const uint64_t n0 = core.instruction_count();
+  int jumps = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const uint64_t pc = core.pc(), n = core.instruction_count();
+    REQUIRE(core.single_step() == m2::iss::StopReason::Budget);
+    REQUIRE(core.instruction_count() == n + 1);
+    if (core.pc() != pc + 4) ++jumps;
+  }
+  CHECK(jumps > 10);  // went through loop branches
+  core.insert_breakpoint(ret);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == ret);
+  CHECK(core.read_register(3) == 0x3848bc8du);
+  CHECK(core.instruction_count() - n0 == kernel_insns);
+}
+
+TEST_CASE("iss core: hide_patches shows the loaded program under breakpoints and intercepts",
+          "[model][processor][iss][breakpoint]") {
+  m2::ParamRegistry::instance().clear();
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  // An intercepted instruction (mtdec, mfmsr... in crt0 and fwcommon).
+  std::optional<uint64_t> intercepted;
+  for (const m2::ElfSegment& s : c.img.segments()) {
+    if (!s.executable) continue;
+    for (uint64_t off = 0; off + 4 <= s.data.size() && !intercepted; off += 4)
+      if (m2::ppc::classify(be32(&s.data[off])).kind != m2::ppc::Intercept::None) intercepted = s.vaddr + off;
+  }
+  REQUIRE(intercepted);
+  CHECK(be32(c.env.ram + *intercepted) == 0x00004D32u);  // the core's marker
+  core.insert_breakpoint(kernel);
+  core.insert_breakpoint(*intercepted);
+  CHECK(be32(c.env.ram + kernel) == 0x00004250u);
+
+  for (const uint64_t at : {kernel, *intercepted}) {
+    uint8_t buf[12];
+    std::memcpy(buf, c.env.ram + at - 4, sizeof buf);
+    core.hide_patches(at - 4, buf, sizeof buf);
+    CHECK(be32(buf + 4) == *image_word(c.img, at));
+    CHECK(be32(buf) == *image_word(c.img, at - 4));
+    // A range that cuts the word in half.
+    uint8_t half[2];
+    std::memcpy(half, c.env.ram + at + 2, 2);
+    core.hide_patches(at + 2, half, 2);
+    CHECK(((uint32_t(half[0]) << 8) | half[1]) == (*image_word(c.img, at) & 0xFFFFu));
+  }
+  core.remove_breakpoint(*intercepted);
+  CHECK(be32(c.env.ram + *intercepted) == 0x00004D32u);
+}
+
+TEST_CASE("iss core: code written over a breakpoint runs and the breakpoint stays", "[model][processor][iss][breakpoint]") {
+  m2::ParamRegistry::instance().clear();
+  BareCore c;
+  m2::iss::Core& core = *c.core;
+  const uint64_t kernel = c.sym("bench_kernel");
+  core.insert_breakpoint(kernel);
+  core.insert_breakpoint(kernel + 8);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  REQUIRE(core.pc() == kernel);
+  // A debugger replaces "addi r5,r6,1024" by "li r5,7" under the breakpoint.
+  const uint8_t li_r5_7[4] = {0x38, 0xA0, 0x00, 0x07};
+  std::memcpy(c.env.ram + kernel + 8, li_r5_7, 4);
+  core.code_changed(kernel + 8, 4);
+  CHECK(be32(c.env.ram + kernel + 8) == 0x00004250u);
+  uint8_t buf[4];
+  std::memcpy(buf, c.env.ram + kernel + 8, 4);
+  core.hide_patches(kernel + 8, buf, 4);
+  CHECK(be32(buf) == 0x38A00007u);
+  REQUIRE(run_until_stop(core) == m2::iss::StopReason::Breakpoint);
+  CHECK(core.pc() == kernel + 8);
+  REQUIRE(core.single_step() == m2::iss::StopReason::Budget);
+  CHECK(core.read_register(5) == 7);
+  core.remove_breakpoint(kernel + 8);
+  CHECK(be32(c.env.ram + kernel + 8) == 0x38A00007u);
 }

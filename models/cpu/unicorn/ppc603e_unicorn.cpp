@@ -99,17 +99,32 @@ class UnicornPpc603e final : public Core {
   void code_changed(uint64_t addr, uint64_t len) override {
     ensure_mapped();
     uc_ctl_remove_cache(m_uc, addr, addr + len);
+    const uint64_t first = addr & ~3ull, end = addr + len;
+    // Patches written over (by a debugger) are gone.
+    for (auto it = m_patches.lower_bound(first); it != m_patches.end() && it->first < end;) {
+      uint32_t w = read_word(it->first);
+      if (auto bp = m_breakpoints.find(it->first); bp != m_breakpoints.end() && w == BREAK_MARKER) w = bp->second;
+      if (w != MARKER) it = m_patches.erase(it);
+      else ++it;
+    }
     std::vector<uint8_t> buf(4096);
-    for (uint64_t a = addr & ~3ull; a < addr + len; a += buf.size()) {
-      const uint64_t n = std::min<uint64_t>(buf.size(), addr + len - a);
-      if (uc_mem_read(m_uc, a, buf.data(), n) != UC_ERR_OK) continue;  // not RAM: nothing to scan
+    for (uint64_t a = first; a < end; a += buf.size()) {
+      const uint64_t n = std::min<uint64_t>(buf.size(), end - a);
+      if (!is_ram(a) || uc_mem_read(m_uc, a, buf.data(), n) != UC_ERR_OK) continue;  // not RAM: nothing to scan
       for (uint64_t i = 0; i + 4 <= n; i += 4) {
         const uint32_t insn = be32(&buf[i]);
-        if (insn != MARKER && ppc::classify(insn).kind != ppc::Intercept::None) {
+        if (insn != MARKER && insn != BREAK_MARKER && ppc::classify(insn).kind != ppc::Intercept::None) {
           m_patches[a + i] = insn;
           write_word(a + i, MARKER);
         }
       }
+    }
+    // A breakpoint written over keeps its place: the new word is its original.
+    for (auto it = m_breakpoints.lower_bound(first); it != m_breakpoints.end() && it->first < end; ++it) {
+      const uint32_t w = read_word(it->first);
+      if (w == BREAK_MARKER) continue;
+      it->second = w;
+      write_word(it->first, BREAK_MARKER);
     }
   }
 
@@ -194,6 +209,34 @@ class UnicornPpc603e final : public Core {
     return reason;
   }
 
+  StopReason single_step() override {
+    update_timers();
+    if (m_idle) {
+      if (!interrupt_deliverable()) return StopReason::Idle;
+      m_idle = false;
+    }
+    StopReason r = StopReason::Budget;
+    if (interrupt_deliverable()) {
+      // Entering the interrupt is the step: the debugger stops at the vector.
+      take_async_interrupt();
+    } else {
+      const uint64_t at = m_pc, next = at + 4;
+      if (m_breakpoints.count(at)) m_reported_bp = at;  // execute it, do not report it
+      // A temporary breakpoint on the next instruction ends the block after
+      // one instruction; a branch elsewhere ends the block anyway, and the
+      // block hook stops the next one (budget 1).
+      const bool temp = !m_breakpoints.count(next) && is_ram(next);
+      if (temp) insert_breakpoint(next);
+      r = step(1);
+      if (temp) remove_breakpoint(next);
+      if (r == StopReason::Breakpoint || r == StopReason::Requested) r = StopReason::Budget;
+    }
+    // Stopped on a breakpoint the debugger now knows about: resuming runs it.
+    if (m_breakpoints.count(m_pc)) m_reported_bp = m_pc;
+    else m_reported_bp.reset();
+    return r;
+  }
+
   uint64_t instruction_count() const override { return m_icount; }
 
   void request_stop() override {
@@ -226,6 +269,7 @@ class UnicornPpc603e final : public Core {
     m_reported_bp.reset();
   }
 
+  bool big_endian() const override { return true; }
   const std::vector<Register>& registers() const override { return m_registers; }
 
   uint64_t read_register(unsigned i) const override {
@@ -261,12 +305,14 @@ class UnicornPpc603e final : public Core {
     }
   }
 
-  void insert_breakpoint(uint64_t addr) override {
-    if (m_breakpoints.count(addr)) return;
+  bool insert_breakpoint(uint64_t addr) override {
+    if (m_breakpoints.count(addr)) return true;
     ensure_mapped();
+    if ((addr & 3) || !is_ram(addr)) return false;  // no code there to patch
     m_breakpoints[addr] = read_word(addr);
     write_word(addr, BREAK_MARKER);
     uc_ctl_remove_cache(m_uc, addr, addr + 4);
+    return true;
   }
 
   void remove_breakpoint(uint64_t addr) override {
@@ -275,6 +321,34 @@ class UnicornPpc603e final : public Core {
     write_word(addr, it->second);
     m_breakpoints.erase(it);
     uc_ctl_remove_cache(m_uc, addr, addr + 4);
+  }
+
+  void hide_patches(uint64_t addr, uint8_t* data, uint64_t len) const override {
+    const uint64_t first = addr >= 3 ? addr - 3 : 0, end = addr + len;
+    // Breakpoints first: the original under one may itself be a MARKER.
+    for (auto it = m_breakpoints.lower_bound(first); it != m_breakpoints.end() && it->first < end; ++it)
+      unpatch_word(addr, data, len, it->first, BREAK_MARKER, it->second);
+    for (auto it = m_patches.lower_bound(first); it != m_patches.end() && it->first < end; ++it)
+      unpatch_word(addr, data, len, it->first, MARKER, it->second);
+  }
+
+  std::string gdb_target_xml() const override {
+    // GDB's PowerPC register numbers are those of registers(): r0-r31 0..31,
+    // f0-f31 32..63, pc 64, msr, cr, lr, ctr, xer, fpscr 70.
+    std::string core, fpu;
+    for (size_t i = 0; i < m_registers.size(); ++i) {
+      const Register& r = m_registers[i];
+      const bool fp = r.name[0] == 'f';
+      const char* type = fp && r.name != "fpscr"     ? "ieee_double"
+                         : r.name == "pc" || r.name == "lr" ? "code_ptr"
+                                                            : "uint32";
+      (fp ? fpu : core) += "    <reg name=\"" + r.name + "\" bitsize=\"" + std::to_string(r.bits) + "\" type=\"" +
+                           type + "\" regnum=\"" + std::to_string(i) + "\"" +
+                           (r.name == "fpscr" ? " group=\"float\"" : "") + "/>\n";
+    }
+    return "<?xml version=\"1.0\"?>\n<target version=\"1.0\">\n  <architecture>powerpc:603</architecture>\n"
+           "  <feature name=\"org.gnu.gdb.power.core\">\n" + core + "  </feature>\n"
+           "  <feature name=\"org.gnu.gdb.power.fpu\">\n" + fpu + "  </feature>\n</target>\n";
   }
 
   const Fault& fault() const override { return m_fault; }
@@ -343,6 +417,21 @@ class UnicornPpc603e final : public Core {
     uc_mem_read(m_uc, addr, b, 4);
     return be32(b);
   }
+  // Direct memory: reading or patching it has no side effects (MMIO would).
+  bool is_ram(uint64_t addr) const {
+    for (const auto& [base, size] : m_ram)
+      if (addr >= base && addr - base < size) return true;
+    return false;
+  }
+  // In `data` (memory at [addr, addr+len)), the word at `at` holding `marker`
+  // gets `original` back, also when only partly inside the range.
+  static void unpatch_word(uint64_t addr, uint8_t* data, uint64_t len, uint64_t at, uint32_t marker,
+                           uint32_t original) {
+    for (unsigned i = 0; i < 4; ++i)
+      if (at + i >= addr && at + i < addr + len && data[at + i - addr] != uint8_t(marker >> (24 - 8 * i))) return;
+    for (unsigned i = 0; i < 4; ++i)
+      if (at + i >= addr && at + i < addr + len) data[at + i - addr] = uint8_t(original >> (24 - 8 * i));
+  }
 
   // Maps every bus region once: direct memory where the target grants it,
   // MMIO callbacks into the environment elsewhere; holes stay unmapped.
@@ -361,6 +450,7 @@ class UnicornPpc603e final : public Core {
       if (dm && dm->base <= r.base && r.base + r.size <= dm->base + dm->size) {
         const uint32_t perms = UC_PROT_READ | UC_PROT_EXEC | (dm->writable ? UC_PROT_WRITE : 0);
         check(uc_mem_map_ptr(m_uc, r.base, r.size, perms, dm->host + (r.base - dm->base)), "map direct memory");
+        m_ram.emplace_back(r.base, r.size);
       } else {
         m_io.push_back(std::make_unique<IoRegion>(IoRegion{this, r.base}));
         check(uc_mmio_map(m_uc, r.base, r.size, &on_io_read, m_io.back().get(), &on_io_write, m_io.back().get()),
@@ -653,6 +743,7 @@ class UnicornPpc603e final : public Core {
   uc_engine* m_uc = nullptr;
   bool m_mapped = false;
   std::vector<std::unique_ptr<IoRegion>> m_io;
+  std::vector<std::pair<uint64_t, uint64_t>> m_ram;  // direct memory: base, size
   std::vector<Register> m_registers;
 
   uint64_t m_pc = 0;

@@ -1,0 +1,144 @@
+#include "cpu/processor_debug.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace m2 {
+namespace {
+
+// The signal GDB shows for a firmware fault (iss::Fault::kind).
+int fault_signal(const iss::Fault& f) {
+  auto has = [&](const char* s) { return f.kind.find(s) != std::string::npos; };
+  if (has("unmapped")) return GdbServer::SIG_SEGV;
+  if (has("bus error") || has("alignment")) return GdbServer::SIG_BUS;
+  if (has("trap")) return GdbServer::SIG_TRAP;
+  if (has("floating-point")) return GdbServer::SIG_FPE;
+  if (has("illegal") || has("privileged") || has("unsupported")) return GdbServer::SIG_ILL;
+  return GdbServer::SIG_SEGV;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+}  // namespace
+
+ProcessorDebug::ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run,
+                               Access access, std::vector<std::pair<uint64_t, uint64_t>> code)
+    : m_name(std::move(name)),
+      m_firmware(std::move(firmware)),
+      m_core(core),
+      m_run(run),
+      m_access(std::move(access)),
+      m_code(std::move(code)),
+      m_server(m_name, *this) {
+  const auto& regs = m_core.registers();
+  for (size_t i = 0; i < regs.size(); ++i)
+    if (regs[i].name == "pc") m_pc_register = i;
+}
+
+void ProcessorDebug::listen(uint16_t port) { m_server.listen(port); }
+
+void ProcessorDebug::start(bool wait) {
+  if (!wait) {
+    Log::instance().out(m_name + ": GDB server on 127.0.0.1:" + std::to_string(port()) +
+                        " (the CPU runs; GDB may connect at any time)");
+    return;
+  }
+  const std::string p = std::to_string(port());
+  Log::instance().out(m_name + ": waiting for GDB on 127.0.0.1:" + p + ": gdb-multiarch " + m_firmware +
+                      " -ex 'target remote :" + p + "'");
+  m_server.wait_for_connection();
+  halt(GdbServer::SIG_TRAP);
+}
+
+void ProcessorDebug::halt(int signal) {
+  const GdbServer::Resume r = m_server.serve_halted(signal);
+  m_stepping = r == GdbServer::Resume::Step;
+  if (r == GdbServer::Resume::Kill) m_run.killed(m_name);
+}
+
+void ProcessorDebug::stopped(iss::StopReason why) {
+  if (m_run.finished()) return;  // the run ends: GDB hears of it from ended()
+  // A stepping core that dozes finishes its step once an interrupt wakes it.
+  if (why == iss::StopReason::Breakpoint || (m_stepping && why != iss::StopReason::Idle))
+    halt(GdbServer::SIG_TRAP);
+}
+
+void ProcessorDebug::fault(const iss::Fault& f) {
+  m_fault_signal = fault_signal(f);
+  if (m_server.connected()) halt(m_fault_signal);
+}
+
+void ProcessorDebug::ended() {
+  if (m_ended) return;
+  m_ended = true;
+  switch (m_run.outcome()) {
+    case RunControl::Outcome::Completed: m_server.exited(m_run.exit_code()); break;
+    case RunControl::Outcome::FirmwareFault:
+      m_server.terminated(m_fault_signal ? m_fault_signal : GdbServer::SIG_KILL);
+      break;
+    default: m_server.terminated(GdbServer::SIG_KILL); break;
+  }
+}
+
+size_t ProcessorDebug::transport(bool is_write, uint64_t addr, uint8_t* data, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    const unsigned chunk = static_cast<unsigned>(std::min<size_t>(len - done, 1u << 20));
+    const unsigned n = m_access.transport_dbg(is_write, addr + done, data + done, chunk);
+    done += n;
+    if (n < chunk) break;
+  }
+  return done;
+}
+
+size_t ProcessorDebug::read_memory(uint64_t addr, uint8_t* data, size_t len) {
+  const size_t n = transport(false, addr, data, len);
+  m_core.hide_patches(addr, data, n);
+  return n;
+}
+
+size_t ProcessorDebug::write_memory(uint64_t addr, const uint8_t* data, size_t len) {
+  const uint64_t end = addr + len;
+  const bool code = std::any_of(m_code.begin(), m_code.end(), [&](const auto& r) { return addr < r.second && r.first < end; });
+  if (!code) return transport(true, addr, const_cast<uint8_t*>(data), len);
+  // Over code, write whole words of the program as GDB sees it (patches
+  // hidden), then let the core patch them again and re-arm breakpoints.
+  const uint64_t lo = addr & ~3ull, hi = (end + 3) & ~3ull;
+  std::vector<uint8_t> buf(hi - lo);
+  const size_t got = read_memory(lo, buf.data(), buf.size());
+  if (got <= addr - lo) return 0;
+  std::memcpy(&buf[addr - lo], data, std::min<size_t>(len, got - (addr - lo)));
+  const size_t put = transport(true, lo, buf.data(), got);
+  for (const auto& [b, e] : m_code) {
+    const uint64_t from = std::max(lo, b), to = std::min(lo + put, e);
+    if (from < to) m_core.code_changed(from, to - from);
+  }
+  return put > addr - lo ? std::min<size_t>(len, put - (addr - lo)) : 0;
+}
+
+std::string ProcessorDebug::monitor(const std::string& command) {
+  const std::string cmd = trim(command);
+  if (cmd == "help")
+    return "monitor time   simulated time and instructions of " + m_name +
+           "\n"
+           "monitor state  registers GDB does not show (SRR0/1, DEC, TB, HID0)\n";
+  if (cmd == "time") {
+    const uint64_t ps = m_access.now_ps();
+    char b[160];
+    std::snprintf(b, sizeof b, "%s: simulated time %llu ps (%.6f us), %llu instructions\n", m_name.c_str(),
+                  static_cast<unsigned long long>(ps), ps / 1e6,
+                  static_cast<unsigned long long>(m_core.instruction_count()));
+    return b;
+  }
+  if (cmd == "state") return m_core.dump_state();
+  return "";
+}
+
+}  // namespace m2

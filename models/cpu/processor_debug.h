@@ -1,0 +1,93 @@
+// Debug control of one Processor: its GDB server, and the CPU as GDB's target
+// (registers and breakpoints through the ISS hook, memory through the
+// processor's debug transport). The processor's run loop calls it at a few
+// points; while the CPU is halted these calls block inside the GDB packet
+// loop, so the SystemC kernel, and with it simulated time, stands still.
+// Exists only when a GDB port is configured: without it the run loop pays
+// nothing (breakpoints are patched into memory, never checked per
+// instruction).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/gdb_server.h"
+#include "core/run_control.h"
+#include "cpu/iss.h"
+
+namespace m2 {
+
+class ProcessorDebug : private GdbTarget {
+ public:
+  struct Access {
+    // Debug access through the bus (transport_dbg): bytes done.
+    std::function<unsigned(bool is_write, uint64_t addr, uint8_t* data, unsigned len)> transport_dbg;
+    // The CPU's local time in picoseconds (for "monitor time").
+    std::function<uint64_t()> now_ps;
+  };
+
+  // `firmware`: the ELF's path (for GDB's command line in messages);
+  // `code`: address ranges holding code (writes there go to the core too).
+  ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run, Access access,
+                 std::vector<std::pair<uint64_t, uint64_t>> code);
+
+  // Throws std::runtime_error when the port cannot be used.
+  void listen(uint16_t port);
+  uint16_t port() const { return m_server.port(); }
+  // Listening or connected: idle waits are cut short to look for GDB.
+  bool active() const { return m_server.active(); }
+
+  // Before the first instruction: with `wait`, blocks until GDB connects
+  // and serves it until it resumes the CPU.
+  void start(bool wait);
+  // Between steps: halts the CPU for Ctrl-C or a newly connected GDB.
+  void poll() {
+    if (auto sig = m_server.poll()) halt(*sig);
+  }
+  // GDB asked for a single step: run one instruction next (iss::Core::single_step).
+  bool stepping() const { return m_stepping; }
+  // After a step: a breakpoint, or the end of a single step, halts the CPU.
+  void stopped(iss::StopReason why);
+  // The firmware faulted (already reported): GDB sees it as a signal and may
+  // inspect the state; the run ends when GDB resumes.
+  void fault(const iss::Fault& f);
+  // Text the firmware printed ('O' packets).
+  void output(const std::string& text) { m_server.output(text); }
+  // The run is over: tells GDB how (exit code or signal). Idempotent.
+  void ended();
+
+ private:
+  void halt(int signal);
+
+  // GdbTarget
+  std::string target_xml() override { return m_core.gdb_target_xml(); }
+  size_t register_count() override { return m_core.registers().size(); }
+  unsigned register_bytes(size_t i) override { return m_core.registers()[i].bits / 8; }
+  uint64_t read_register(size_t i) override { return m_core.read_register(static_cast<unsigned>(i)); }
+  void write_register(size_t i, uint64_t v) override { m_core.write_register(static_cast<unsigned>(i), v); }
+  size_t pc_register() override { return m_pc_register; }
+  bool big_endian() override { return m_core.big_endian(); }
+  size_t read_memory(uint64_t addr, uint8_t* data, size_t len) override;
+  size_t write_memory(uint64_t addr, const uint8_t* data, size_t len) override;
+  bool insert_breakpoint(uint64_t addr) override { return m_core.insert_breakpoint(addr); }
+  void remove_breakpoint(uint64_t addr) override { m_core.remove_breakpoint(addr); }
+  std::string monitor(const std::string& command) override;
+
+  size_t transport(bool is_write, uint64_t addr, uint8_t* data, size_t len);
+
+  std::string m_name, m_firmware;
+  iss::Core& m_core;
+  RunControl& m_run;
+  Access m_access;
+  std::vector<std::pair<uint64_t, uint64_t>> m_code;  // [begin, end)
+  GdbServer m_server;
+  size_t m_pc_register = 0;
+  bool m_stepping = false;
+  int m_fault_signal = 0;
+  bool m_ended = false;
+};
+
+}  // namespace m2

@@ -1,0 +1,409 @@
+// Integration tests of the GDB server (models/core/gdb_server.*): m2vp-sim
+// runs with --gdb on a free port while the real gdb-multiarch (batch mode)
+// or a small raw-protocol client in this file debugs the firmware.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <regex>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+const std::string kFirmwareDir = M2VP_TEST_FIRMWARE_DIR;
+constexpr int EXIT_CONFIG = 64, EXIT_KILLED = 67;
+
+// A port nobody listens on right now (the kernel's choice for port 0).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// gdb-multiarch from PATH; the test fails with a clear message without it.
+std::string gdb_path() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const fs::path p = fs::path(dir.empty() ? "." : dir) / "gdb-multiarch";
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  FAIL("gdb-multiarch is not installed (not found in PATH): install the Debian package gdb-multiarch "
+       "(./m2vp installs it)");
+  return "";
+}
+
+std::string firmware_elf(const std::string& name) { return (fs::path(kFirmwareDir) / (name + ".elf")).string(); }
+
+// Runs gdb-multiarch in batch mode on `elf`, connected to `port`, with the
+// commands in `cmds`; stdout and stderr together in out.
+SimResult run_gdb(Sandbox& sb, int port, const std::string& elf, const std::vector<std::string>& cmds) {
+  std::vector<std::string> argv{gdb_path(), "-batch", "-nx", "-ex", "set architecture powerpc:603", "-ex",
+                                "target remote :" + std::to_string(port)};
+  for (const std::string& c : cmds) {
+    argv.push_back("-ex");
+    argv.push_back(c);
+  }
+  argv.push_back(elf);
+  SimResult r = sb.start_program(argv).wait(60);
+  r.out += r.err;  // GDB prints target output and errors on both
+  return r;
+}
+
+// ---- a minimal RSP client, written from the protocol documentation --------
+
+class RspClient {
+ public:
+  ~RspClient() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  // Connects, retrying while the simulator starts up.
+  bool connect(int port, double timeout_s = 20) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < timeout_s) {
+      m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (::connect(m_fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return true;
+      ::close(m_fd);
+      m_fd = -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  void close() {
+    ::close(m_fd);
+    m_fd = -1;
+  }
+  void send_raw(const std::string& bytes) { REQUIRE(::send(m_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == ssize_t(bytes.size())); }
+  static std::string frame(const std::string& payload) {
+    unsigned sum = 0;
+    for (unsigned char c : payload) sum += c;
+    char cs[3];
+    std::snprintf(cs, sizeof cs, "%02x", sum & 0xFF);
+    return "$" + payload + "#" + cs;
+  }
+  void send(const std::string& payload) { send_raw(frame(payload)); }
+
+  // The next packet other than console output ('O', collected in console()).
+  // nullopt on timeout or when the server hung up.
+  std::optional<std::string> receive(double timeout_s = 10) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+      while (!m_buf.empty() && (m_buf[0] == '+' || m_buf[0] == '-')) {
+        if (m_buf[0] == '-') ++m_naks;
+        m_buf.erase(0, 1);
+      }
+      const size_t hash = m_buf.find('#');
+      if (!m_buf.empty() && m_buf[0] == '$' && hash != std::string::npos && m_buf.size() >= hash + 3) {
+        const std::string payload = m_buf.substr(1, hash - 1);
+        m_buf.erase(0, hash + 3);
+        send_raw("+");
+        if (payload.size() > 1 && payload[0] == 'O' && payload != "OK") {
+          for (size_t i = 1; i + 1 < payload.size(); i += 2)
+            m_console += static_cast<char>(std::stoi(payload.substr(i, 2), nullptr, 16));
+          continue;
+        }
+        return payload;
+      }
+      const double left = timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (left <= 0) return std::nullopt;
+      pollfd p{m_fd, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left * 1000) + 1) <= 0) continue;
+      char b[4096];
+      const ssize_t n = ::recv(m_fd, b, sizeof b, 0);
+      if (n <= 0) return std::nullopt;
+      m_buf.append(b, size_t(n));
+    }
+  }
+  std::string command(const std::string& payload, double timeout_s = 10) {
+    send(payload);
+    return receive(timeout_s).value_or("<no reply>");
+  }
+  // "monitor CMD" output.
+  std::string monitor(const std::string& cmd) {
+    std::string hex;
+    char b[3];
+    for (unsigned char c : cmd) {
+      std::snprintf(b, sizeof b, "%02x", c);
+      hex += b;
+    }
+    const std::string r = command("qRcmd," + hex);
+    std::string text;
+    for (size_t i = 0; i + 1 < r.size(); i += 2) text += static_cast<char>(std::stoi(r.substr(i, 2), nullptr, 16));
+    return text;
+  }
+  const std::string& console() const { return m_console; }
+  int naks() const { return m_naks; }
+
+ private:
+  int m_fd = -1;
+  std::string m_buf, m_console;
+  int m_naks = 0;
+};
+
+// The value of register `index` (32-bit) from a 'g' reply of the 603e:
+// r0-r31 (4 bytes), f0-f31 (8 bytes), then pc, msr, cr, lr, ctr, xer, fpscr.
+uint32_t reg32(const std::string& g, unsigned index) {
+  const size_t off = index < 32 ? 8 * index : 8 * 32 + 16 * 32 + 8 * (index - 64);
+  return static_cast<uint32_t>(std::stoul(g.substr(off, 8), nullptr, 16));
+}
+
+// "ni0.cpu: simulated time N ps ..." from monitor time.
+uint64_t monitor_ps(const std::string& text) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(R"(simulated time (\d+) ps)"))) return 0;
+  return std::stoull(m[1]);
+}
+
+std::string gdb_set(int port) { return "ni0.cpu=" + std::to_string(port); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- real GDB
+
+TEST_CASE("gdb: break, print and change variables, step, finish and run to the end with gdb-multiarch",
+          "[integration][gdb]") {
+  Sandbox sb;
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_target").string(), "--gdb", gdb_set(port)});
+  const SimResult g = run_gdb(sb, port, firmware_elf("gdb_target"),
+                              {"break gdb_checkpoint", "continue", "print gdb_value", "set var gdb_value = 77",
+                               "print x", "set var x = 10", "stepi", "print $pc", "finish", "next", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  CHECK(contains(g.out, "Breakpoint 1 at 0x"));
+  CHECK(contains(g.out, "Breakpoint 1, gdb_checkpoint (x=x@entry=5)"));
+  CHECK(contains(g.out, "$1 = 1234\n"));
+  CHECK(contains(g.out, "$2 = 5\n"));
+  // stepi ran exactly the first instruction (mulli).
+  CHECK(std::regex_search(g.out, std::regex(R"(\$3 = \(void \(\*\)\(\)\) 0x[0-9a-f]+ <gdb_checkpoint\+4>)")));
+  // The changed argument went through: (10 * 3) + 7.
+  CHECK(std::regex_search(g.out, std::regex(R"(Value returned is \$4 = 37)")));
+  // next: to the following source line of main.
+  CHECK(std::regex_search(g.out, std::regex(R"(\n22\s)")));
+  // Firmware output reaches GDB as 'O' packets, then the exit.
+  CHECK(contains(g.out, "gdb_target: start\n"));
+  CHECK(contains(g.out, "gdb_value = 77\n"));
+  CHECK(contains(g.out, "[Inferior 1 (Remote target) exited normally]"));
+  CHECK_FALSE(contains(g.out, "Remote communication error"));
+
+  CHECK(r.exited(0));
+  CHECK(contains(r.out, "ni0.cpu: waiting for GDB on 127.0.0.1:" + std::to_string(port)));
+  CHECK(contains(r.out, "[ni0.cpu] gdb_value = 77\n"));
+  CHECK(contains(r.out, "[ni0.cpu] checkpoint(5) = 37\n"));
+}
+
+TEST_CASE("gdb: simulated time stands still while GDB holds the CPU", "[integration][gdb]") {
+  Sandbox sb;
+  // Reference: the same firmware without GDB.
+  const SimResult ref = sb.run({"run", sb.config("gdb_target").string()});
+  INFO("---- reference ----\n" << ref.describe());
+  REQUIRE(ref.exited(0));
+  CHECK(contains(ref.out, "[ni0.cpu] gdb_value = 1234\n"));
+  CHECK(contains(ref.out, "[ni0.cpu] checkpoint(5) = 22\n"));
+  std::smatch took, ended;
+  REQUIRE(std::regex_search(ref.out, took, std::regex(R"(\[ni0\.cpu\] checkpoint took (\d+) ns)")));
+  REQUIRE(std::regex_search(ref.out, ended, std::regex(R"(firmware exited with code 0 at (\d+) ps)")));
+
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_target").string(), "--gdb", gdb_set(port)});
+  const SimResult g = run_gdb(sb, port, firmware_elf("gdb_target"),
+                              {"break gdb_checkpoint", "continue", "monitor time", "shell sleep 1", "monitor time",
+                               "stepi", "stepi", "monitor time", "delete", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  std::vector<uint64_t> times;
+  const std::regex re(R"(ni0\.cpu: simulated time (\d+) ps \([0-9.]+ us\), (\d+) instructions)");
+  std::vector<uint64_t> counts;
+  for (auto it = std::sregex_iterator(g.out.begin(), g.out.end(), re); it != std::sregex_iterator(); ++it) {
+    times.push_back(std::stoull((*it)[1]));
+    counts.push_back(std::stoull((*it)[2]));
+  }
+  REQUIRE(times.size() == 3);
+  CHECK(times[0] > 0);
+  CHECK(times[1] == times[0]);    // a second of wall time halted: no simulated time
+  CHECK(counts[1] == counts[0]);
+  CHECK(counts[2] == counts[0] + 2);  // two instructions
+  CHECK(times[2] > times[1]);
+
+  // The run is the same as without GDB, to the picosecond.
+  REQUIRE(r.exited(0));
+  CHECK(contains(r.out, "[ni0.cpu] checkpoint took " + took[1].str() + " ns\n"));
+  CHECK(contains(r.out, "firmware exited with code 0 at " + ended[1].str() + " ps"));
+}
+
+// ---------------------------------------------------------------- raw protocol
+
+TEST_CASE("gdb: Ctrl-C halts a running CPU, time stands still, kill ends the run", "[integration][gdb]") {
+  Sandbox sb;
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("spin_forever").string(), "--gdb", gdb_set(port), "--set",
+                       "sim.max_time_ms=100000"});
+  RspClient c;
+  REQUIRE(c.connect(port));
+  CHECK(c.command("?") == "T05thread:1;");
+  const uint32_t entry_pc = reg32(c.command("g"), 64);
+  c.send("c");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  c.send_raw("\x03");
+  CHECK(c.receive() == std::optional<std::string>("T02thread:1;"));
+  const std::string g = c.command("g");
+  REQUIRE(g.size() == 2 * (32 * 4 + 32 * 8 + 7 * 4));
+  CHECK(reg32(g, 64) != entry_pc);  // it ran
+
+  // Halted: neither simulated time nor instructions move.
+  const std::string t1 = c.monitor("time");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::string t2 = c.monitor("time");
+  INFO("monitor time: " << t1 << " / " << t2);
+  CHECK(monitor_ps(t1) > 0);
+  CHECK(t1 == t2);
+
+  // Running again moves time on; a second Ctrl-C stops it again.
+  c.send("c");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  c.send_raw("\x03");
+  CHECK(c.receive() == std::optional<std::string>("T02thread:1;"));
+  CHECK(monitor_ps(c.monitor("time")) > monitor_ps(t2));
+
+  c.send("k");
+  const SimResult r = sim.wait(30);
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_KILLED));
+  CHECK(contains(r.err, "error: run killed from GDB on ni0.cpu"));
+  CHECK(contains(r.file("report.txt"), "killed from GDB on ni0.cpu"));
+}
+
+TEST_CASE("gdb: firmware output as O packets, exit as W; malformed packets and bad addresses get errors",
+          "[integration][gdb]") {
+  Sandbox sb;
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_target").string(), "--gdb", gdb_set(port)});
+  RspClient c;
+  REQUIRE(c.connect(port));
+  CHECK(c.command("qSupported:multiprocess+;swbreak+") == "PacketSize=4000;qXfer:features:read+");
+  const std::string xml = c.command("qXfer:features:read:target.xml:0,4000");
+  CHECK(contains(xml, "<architecture>powerpc:603</architecture>"));
+  CHECK(contains(xml, "<reg name=\"pc\" bitsize=\"32\" type=\"code_ptr\" regnum=\"64\"/>"));
+  CHECK(contains(xml, "<reg name=\"fpscr\" bitsize=\"32\" type=\"uint32\" regnum=\"70\" group=\"float\"/>"));
+  // Errors, never a crash.
+  CHECK(c.command("m50000000,4") == "E03");       // no memory there
+  CHECK(c.command("Z0,50000000,4") == "E04");
+  CHECK(c.command("mzz,4") == "E01");
+  CHECK(c.command("p99") == "E02");
+  CHECK(c.command("M0,4:xyz") == "E01");
+  c.send_raw("$m0,4#00");                          // bad checksum: NAK, nothing else
+  CHECK(c.command("vMustReplyEmpty") == "");
+  CHECK(c.naks() == 1);
+  // Code reads back as loaded (_start at 0x3000); writing it back works.
+  const std::string w = c.command("m3000,4");
+  CHECK(w.size() == 8);
+  CHECK(c.command("M3000,4:" + w) == "OK");
+  CHECK(c.command("m3000,4") == w);
+
+  c.send("c");
+  const auto end = c.receive(30);
+  CHECK(end == std::optional<std::string>("W00"));
+  CHECK_THAT(c.console(), Catch::Matchers::StartsWith("gdb_target: start\ngdb_value = 1234\ncheckpoint(5) = 22\n"
+                                                      "checkpoint took "));
+  const SimResult r = sim.wait(30);
+  INFO(r.describe());
+  CHECK(r.exited(0));
+}
+
+TEST_CASE("gdb: GDB may connect to a running CPU (gdb_wait false) and leave it running", "[integration][gdb]") {
+  Sandbox sb;
+  const int port = free_port();
+  SECTION("connect, detach: the run goes on to its end") {
+    auto sim = sb.start({"run", sb.config("spin_forever").string(), "--gdb", gdb_set(port), "--set",
+                         "ni0.cpu.gdb_wait=false", "--set", "sim.max_time_ms=50"});
+    RspClient c;
+    REQUIRE(c.connect(port));
+    // The CPU halts when GDB connects.
+    CHECK(c.command("?") == "T05thread:1;");
+    const std::string t1 = c.monitor("time");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(c.monitor("time") == t1);
+    CHECK(c.command("D") == "OK");
+    const SimResult r = sim.wait(60);
+    INFO(r.describe());
+    CHECK(contains(r.out, "ni0.cpu: GDB detached"));
+    CHECK(contains(r.err, "time limit sim.max_time_ms = 50 ms reached"));
+  }
+  SECTION("a connection closed while running: the run goes on") {
+    auto sim = sb.start({"run", sb.config("gdb_target").string(), "--gdb", gdb_set(port)});
+    RspClient c;
+    REQUIRE(c.connect(port));
+    CHECK(c.command("Z0,3000,4") == "OK");  // dropped with the connection
+    c.send("c");
+    c.close();
+    const SimResult r = sim.wait(60);
+    INFO(r.describe());
+    CHECK(r.exited(0));
+    CHECK(contains(r.out, "[ni0.cpu] gdb_value = 1234\n"));
+  }
+}
+
+TEST_CASE("gdb: a port in use is a configuration error naming parameter and port", "[integration][gdb]") {
+  Sandbox sb;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(fd, 1) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  const int port = ntohs(a.sin_port);
+  SECTION("from --gdb") {
+    const SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb", gdb_set(port)});
+    INFO(r.describe());
+    CHECK(r.exited(EXIT_CONFIG));
+    CHECK(contains(r.err, "error: --gdb: key 'ni0.cpu.gdb_port': cannot listen on 127.0.0.1:" + std::to_string(port) +
+                              ": Address already in use"));
+  }
+  SECTION("from the config file") {
+    const fs::path cfg = sb.config("hello", "ni0.cpu.gdb_port: " + std::to_string(port) + "\n");
+    const SimResult r = sb.run({"run", cfg.string()});
+    INFO(r.describe());
+    CHECK(r.exited(EXIT_CONFIG));
+    CHECK(contains(r.err, cfg.string() + ":4: key 'ni0.cpu.gdb_port': cannot listen on 127.0.0.1:" +
+                              std::to_string(port)));
+  }
+  SECTION("malformed --gdb and an unknown CPU") {
+    SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb", "ni0.cpu"});
+    INFO(r.describe());
+    CHECK(r.exited(EXIT_CONFIG));
+    CHECK(contains(r.err, "--gdb 'ni0.cpu': expected CPU=PORT (e.g. ni0.cpu=1234)"));
+    r = sb.run({"run", sb.config("hello").string(), "--gdb", "ni0.cpx=1234"});
+    CHECK(r.exited(EXIT_CONFIG));
+    CHECK(contains(r.err, "--gdb: unknown key 'ni0.cpx.gdb_port' (did you mean 'ni0.cpu.gdb_port'?)"));
+  }
+  SECTION("a CPU without firmware") {
+    const fs::path cfg = sb.write("nofw.yaml", "platform: single-ni\n");
+    const SimResult r = sb.run({"run", cfg.string(), "--gdb", "ni0.cpu=1234"});
+    INFO(r.describe());
+    CHECK(r.exited(EXIT_CONFIG));
+    CHECK(contains(r.err, "error: --gdb: key 'ni0.cpu.gdb_port': ni0.cpu runs no firmware to debug"));
+  }
+  ::close(fd);
+}
