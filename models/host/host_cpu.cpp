@@ -21,7 +21,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
                  int count)
     : sc_module(name),
       pio("pio"),
-      app(this->name(), "app", "", "host application to run (empty: none; see ./m2vp apps)", app_choices()),
+      app(this->name(), "app", "", "host application to run (empty: none; the choices are the registered applications)", app_choices()),
       args(this->name(), "args", "", "", "the application's command-line arguments, separated by spaces"),
       clock_mhz(this->name(), "clock_mhz", 1000.0, "MHz", "host CPU clock (Pentium III 1 GHz)",
                 Range<double>{1, 10000}),
