@@ -43,6 +43,7 @@
 #include "ni/dma_engine.h"
 #include "ni/netbuf.h"
 
+#include "log_capture.h"
 #include "test_initiator.h"
 #include "test_thread.h"
 
@@ -72,23 +73,7 @@ struct Probe : sc_core::sc_module {
   }
 };
 
-struct LogCapture {
-  std::filesystem::path path;
-  explicit LogCapture(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()) + ".log")) {
-    m2::Log::instance().open_file(path.string());
-  }
-  ~LogCapture() {
-    m2::Log::instance().close_file();
-    std::filesystem::remove(path);
-  }
-  std::string text() const {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-};
+using m2test::LogCapture;
 
 struct Bench {
   m2::Router bus{"bus"};

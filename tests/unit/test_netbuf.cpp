@@ -29,6 +29,7 @@
 #include "core/router.h"
 #include "ni/netbuf.h"
 
+#include "log_capture.h"
 #include "test_initiator.h"
 #include "test_thread.h"
 
@@ -61,24 +62,7 @@ struct Bench {
   uint32_t reg(uint32_t off) { return cpu.read32(REGS + off); }
 };
 
-// The run log, written to a file of its own for the test to read back.
-struct LogCapture {
-  std::filesystem::path path;
-  explicit LogCapture(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()) + ".log")) {
-    m2::Log::instance().open_file(path.string());
-  }
-  ~LogCapture() {
-    m2::Log::instance().close_file();
-    std::filesystem::remove(path);
-  }
-  std::string text() const {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-};
+using m2test::LogCapture;
 
 }  // namespace
 
