@@ -1,0 +1,89 @@
+// The cluster's wiring and routes, computed before any model is built: which
+// NI is cabled to which switch-box port, which switch-box ports are cabled to
+// each other, and for every switch box the output port towards every node
+// (unicast), the ports a broadcast leaves on (per input port) and the same
+// for multicast groups. Routes follow up*/down* on a BFS spanning tree of the
+// switch boxes (deadlock-free on any connected graph); a channel-dependency
+// check rejects any route set with a cycle, so an impossible or deadlocking
+// topology is a clear error before simulation starts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace m2 {
+
+// One end of a cable: a node's NI (sb < 0) or port `port` of switch box `sb`.
+struct LinkEnd {
+  int node = -1;  // >= 0 for an NI
+  int sb = -1;    // >= 0 for a switch box
+  int port = -1;
+  bool is_node() const { return node >= 0; }
+  std::string str() const;  // "node3", "sb1.7"
+};
+
+struct Cable {
+  LinkEnd a, b;
+};
+
+// Routing tables of one switch box.
+struct SbRouteTable {
+  std::vector<int> unicast;                  // node address -> output port
+  std::vector<uint32_t> broadcast;           // input port -> output port mask
+  std::map<int, std::vector<uint32_t>> multicast;  // group -> input port -> output port mask
+};
+
+struct TopologySpec {
+  int nodes = 2;
+  int switch_boxes = 0;   // 0: as few as the ports allow (a chain of SBs)
+  int ports_per_sb = 8;
+  // Explicit cabling, "node0:sb0.0 node1:sb0.1 sb0.7:sb1.7" (empty: automatic).
+  std::string links;
+  std::string routing = "updown";  // updown | shortest (may deadlock: checked)
+  // Multicast groups: group id -> member nodes.
+  std::map<int, std::vector<int>> groups;
+  std::string origin;  // where the spec came from, for error messages
+};
+
+class Topology {
+ public:
+  // Throws ConfigError naming what is wrong: too many nodes for the ports, a
+  // port used twice, a node left unconnected or cabled twice, switch boxes not
+  // connected to each other, a malformed link, routes that could deadlock.
+  explicit Topology(const TopologySpec& spec);
+
+  int nodes() const { return m_nodes; }
+  int switch_boxes() const { return m_sbs; }
+  int ports_per_sb() const { return m_ports; }
+  const std::vector<Cable>& cables() const { return m_cables; }
+  // The switch-box port a node is cabled to.
+  const LinkEnd& attachment(int node) const { return m_attach.at(static_cast<size_t>(node)); }
+  const SbRouteTable& routes(int sb) const { return m_routes.at(static_cast<size_t>(sb)); }
+  // Switch boxes a message from `src` to `dst` crosses (for tests and reports).
+  std::vector<int> path(int src, int dst) const;
+  // Human-readable wiring and routes.
+  std::string describe() const;
+
+ private:
+  void build_automatic();
+  void parse_links(const std::string& text);
+  void connect(const LinkEnd& a, const LinkEnd& b);
+  void check_connected() const;
+  void compute_routes(bool updown);
+  void check_deadlock_free() const;
+  [[noreturn]] void fail(const std::string& what) const;
+
+  int m_nodes, m_sbs = 0, m_ports;
+  std::string m_origin;
+  std::vector<Cable> m_cables;
+  std::vector<LinkEnd> m_attach;                         // per node
+  std::vector<std::vector<LinkEnd>> m_port_peer;         // per sb, per port: the other end (or none)
+  std::vector<int> m_level;                              // per sb: BFS depth from sb0
+  std::vector<std::vector<int>> m_next_port;             // per sb, per destination sb: output port
+  std::vector<SbRouteTable> m_routes;
+  std::map<int, std::vector<int>> m_groups;
+};
+
+}  // namespace m2
