@@ -29,10 +29,10 @@ void RunControl::time_limit(const std::string& report) {
   finish(Outcome::TimeLimit, EXIT_STALL, "time limit reached before all firmware exited");
 }
 
-void RunControl::stalled(const std::string& report) {
+void RunControl::stalled(const std::string& report, const std::string& summary) {
   if (finished()) return;
   Log::instance().error(report);
-  finish(Outcome::Stalled, EXIT_STALL, "simulation stalled: nothing left to happen but firmware has not exited");
+  finish(Outcome::Stalled, EXIT_STALL, summary);
 }
 
 void RunControl::error(const std::string& report) {

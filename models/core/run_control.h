@@ -26,7 +26,8 @@ class RunControl {
   void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when);
   void fault(const std::string& who, const std::string& report);
   void time_limit(const std::string& report);
-  void stalled(const std::string& report);
+  void stalled(const std::string& report,
+               const std::string& summary = "simulation stalled: nothing left to happen but firmware has not exited");
   void error(const std::string& report);
   // GDB's kill request on `who`'s debug connection.
   void killed(const std::string& who);

@@ -1,0 +1,41 @@
+// Reports a stalled network instead of a silent hang: every `interval` it
+// looks whether messages are pending in the network and whether any byte has
+// moved since the last look; after `patience` looks without progress it ends
+// the run as stalled, with the state of every buffer, credit and station.
+// When nothing else is scheduled it stops looking, so that a platform with
+// nothing left to do still ends (the simulation's own stall report).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <systemc>
+
+#include "core/params.h"
+#include "core/run_control.h"
+
+namespace m2 {
+
+class NetworkWatchdog : public sc_core::sc_module {
+ public:
+  Param<double> interval_us;
+  Param<uint64_t> patience;
+
+  struct Probes {
+    std::function<uint64_t()> progress;  // grows whenever data moves anywhere
+    std::function<bool()> pending;       // messages are somewhere in the network
+    std::function<std::string()> state;  // every buffer, credit and station
+  };
+
+  SC_HAS_PROCESS(NetworkWatchdog);
+  NetworkWatchdog(sc_core::sc_module_name name, RunControl& run, Probes probes);
+
+ private:
+  void watch();
+
+  RunControl& m_run;
+  Probes m_probes;
+};
+
+}  // namespace m2
