@@ -19,15 +19,16 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
       ni("ni", run, config_dir) {
   // Host side: the CPU's programmed I/O and the NI's DMA both meet the
   // memory at the bridge.
-  host.pio.bind(bridge.cpu_side);
+  const std::string me = this->name();
+  bind_traced(host.pio, me + ".host.pio", m_taps, [this](auto& s) { s.bind(bridge.cpu_side); });
   bridge.memory_side.bind(memory.socket);
   bridge.on_memory_write([this](const sc_core::sc_time& after) { host.memory_written(after); });
-  pci.bind_master(bridge.pci_master, "bridge");
+  bind_traced(bridge.pci_master, me + ".pci.bridge", m_taps, [this](auto& s) { pci.bind_master(s, "bridge"); });
   pci.attach(bridge.pci_target, PCI_HOST_MEMORY_BASE, memory.size(), "host memory");
   // The NI in slot 0.
   pci.attach(ni.pci.bar0, PCI_NI_BAR0(0), PCI_NI_BAR0_SIZE, "ni BAR0 (SDRAM)");
   pci.attach(ni.pci.bar1, PCI_NI_BAR1(0), PCI_NI_BAR1_SIZE, "ni BAR1 (registers)");
-  pci.bind_master(ni.pci.pci_master, "ni");
+  bind_traced(ni.pci.pci_master, me + ".pci.ni", m_taps, [this](auto& s) { pci.bind_master(s, "ni"); });
   ni.pci.inta.connect([this](bool level) { host.pci_interrupt(level); });
 }
 

@@ -16,6 +16,7 @@
 #include "pci/pci_bus.h"
 #include "platform/ni_node.h"
 #include "platform/platform.h"
+#include "trace/trace_tap.h"
 
 namespace m2 {
 
@@ -35,6 +36,9 @@ class HostNode : public sc_core::sc_module {
   // What the PCI bus, the bridge and the NI's DMA engine and network buffer
   // did, appended to `out`.
   void append_statistics(std::vector<Statistic>& out) const;
+
+ private:
+  std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced bindings only
 };
 
 }  // namespace m2

@@ -16,11 +16,13 @@
 namespace {
 
 const char* const USAGE =
-    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--out DIR] [--quiet]\n"
+    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--trace PATTERN]... [--out DIR] [--quiet]\n"
     "       m2vp-sim params CONFIG [--set NAME=VALUE]...\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
     "  --gdb CPU=PORT    GDB server for CPU on 127.0.0.1:PORT, e.g. --gdb ni0.cpu=1234; the CPU\n"
     "                    waits for GDB before its first instruction (--set CPU.gdb_wait=false: not)\n"
+    "  --trace PATTERN   record the transactions of the bindings PATTERN names (node*.pci,\n"
+    "                    node0.ni.dma; adds to sim.trace) in transactions.csv and trace.json\n"
     "  --out DIR         output folder (default traces/<config name>)\n"
     "  --quiet           no firmware output on stdout (still in run.log)\n";
 
@@ -57,6 +59,8 @@ int sc_main(int argc, char* argv[]) {
       else if (a.rfind("--gdb=", 0) == 0) opts.gdb.push_back(a.substr(6));
       else if (a == "--out") opts.out_dir = value("--out");
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
+      else if (a == "--trace") opts.trace.push_back(value("--trace"));
+      else if (a.rfind("--trace=", 0) == 0) opts.trace.push_back(a.substr(8));
       else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "'");
       else if (opts.config_path.empty()) opts.config_path = a;
       else return usage_error("more than one config file given ('" + opts.config_path + "' and '" + a + "')");

@@ -23,7 +23,8 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   simctrl = std::make_unique<SimCtrl>("simctrl", run, cpu.name(),
                                       static_cast<uint32_t>(cpu.timebase_hz.get()),
                                       static_cast<uint32_t>(cpu.clock_mhz.get() * 1e6));
-  cpu.socket.bind(bus.target);
+  const std::string me = this->name();
+  bind_traced(cpu.socket, me + ".cpu", m_taps, [this](auto& s) { s.bind(bus.target); });
   bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
   bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
   bus.attach(simctrl->socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
@@ -33,7 +34,7 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   bus.attach(intc.regs, NI_INTC_BASE, NI_DEVICE_SIZE, intc.name());
   bus.attach(pci.regs, NI_PCIIF_BASE, NI_DEVICE_SIZE, pci.name());
   bus.attach(pci.host_window, NI_HOST_WINDOW_BASE, NI_HOST_WINDOW_SIZE, std::string(pci.name()) + " host window");
-  dma.master.bind(bus.target);
+  bind_traced(dma.master, me + ".dma", m_taps, [this](auto& s) { s.bind(bus.target); });
   pci.local.bind(bus.target);
   dma.connect_netbuf(&netbuf);
   // Interrupt sources into the controller, the controller into the 603e.

@@ -22,6 +22,7 @@
 #include "ni/intc.h"
 #include "ni/netbuf.h"
 #include "ni/pci_interface.h"
+#include "trace/trace_tap.h"
 
 namespace m2 {
 
@@ -38,6 +39,11 @@ class NiNode : public sc_core::sc_module {
   DmaEngine dma;
   NiIntc intc;
   NiPciInterface pci;
+
+ private:
+  std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced bindings only
+
+ public:
 
   // `config_dir` resolves relative firmware paths. Throws ConfigError when
   // the firmware is missing or not a PowerPC executable.

@@ -21,6 +21,12 @@ struct SimSettings {
                              "timing style: lt (loosely timed, fast) or at (shared buses and links contend)",
                              {"lt", "at"}};
   TimingStyle timing_style() const { return timing.get() == "at" ? TimingStyle::AT : TimingStyle::LT; }
+  Param<std::string> trace{"sim", "trace", "", "",
+                           "bindings to trace, name patterns with * (node*.pci, node0.ni.dma); empty: none"};
+  Param<double> trace_from_us{"sim", "trace_from_us", 0.0, "us", "start of the traced time window",
+                              Range<double>{0, 1e12}};
+  Param<double> trace_to_us{"sim", "trace_to_us", 0.0, "us", "end of the traced time window (0: end of run)",
+                            Range<double>{0, 1e12}};
   Param<double> max_time_ms{"sim", "max_time_ms", 1000.0, "ms",
                             "simulated time limit; reaching it before all firmware exits is an error",
                             Range<double>{1e-6, 1e9}};

@@ -14,6 +14,7 @@
 #include "platform/platform.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
+#include "trace/trace_recorder.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +33,17 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
   load_config_presets(opts.config_path, reg);
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
+  if (!opts.trace.empty()) {
+    std::string patterns;
+    for (const std::string& t : opts.trace) patterns += (patterns.empty() ? "" : ",") + t;
+    if (auto earlier = reg.take_preset("sim.trace")) patterns = earlier->text + "," + patterns;
+    reg.preset("sim.trace", patterns, ValueOrigin{"--trace"});
+  }
   auto e = std::make_unique<Elaborated>();
+  // Taps are inserted while the platform is built: configure tracing first.
+  TraceRecorder::instance().configure(e->sim.trace.get(), static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6),
+                                      e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
+                                                                   : UINT64_MAX);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
   reg.check_all_presets_used();
@@ -90,6 +101,12 @@ int run_simulation(const RunOptions& opts) {
     f << report;
   }
   write_results_tsv((out / "results.tsv").string(), summary, e->run, cpus, stats);
+  const TraceRecorder& rec = TraceRecorder::instance();
+  if (rec.enabled()) {
+    if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");
+    rec.write_csv((out / "transactions.csv").string());
+    rec.write_perfetto_json((out / "trace.json").string());
+  }
   log.out("output written to " + out.string() + "/");
   log.close_file();
   return e->run.exit_code();

@@ -11,6 +11,7 @@ struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides;  // "NAME=VALUE" from --set
   std::vector<std::string> gdb;        // "CPU=PORT" from --gdb
+  std::vector<std::string> trace;      // binding patterns from --trace
   std::string out_dir;                 // empty: traces/<config name>
   bool quiet = false;                  // no firmware output on stdout (still logged)
 };
