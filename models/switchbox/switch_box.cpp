@@ -198,7 +198,14 @@ std::string SwitchBox::describe_state() const {
   }
   s += "  " + m_controller->describe();
   s += "  manager: " + std::string(cpu.name()) + (firmware.get().empty() ? " without firmware" : "") + ", " +
-       std::to_string(cpu.instructions()) + " instructions\n";
+       std::to_string(cpu.instructions()) + " instructions";
+  if (cpu.firmware()) {
+    iss::Core& core = const_cast<Processor&>(cpu).core();
+    char b[64];
+    std::snprintf(b, sizeof b, ", pc 0x%08llx", static_cast<unsigned long long>(core.pc()));
+    s += b + (" " + cpu.describe(core.pc())) + (core.idle() ? ", dozing" : "");
+  }
+  s += ", irq " + std::to_string(m_regs->irq.level()) + " enable " + std::to_string(m_regs->irq_enable()) + "\n";
   return s;
 }
 
