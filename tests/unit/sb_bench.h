@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -44,6 +45,8 @@ struct Message {
   uint8_t type = MLX_TYPE_UNICAST;
   std::vector<uint8_t> payload;
   sc_time at = sc_core::SC_ZERO_TIME;  // not sent before
+  size_t pause_after = 0;              // with `pause`: stop after this many bytes ...
+  sc_time pause = sc_core::SC_ZERO_TIME;  // ... for this long
   uint16_t src() const { return node(port); }
   std::vector<uint8_t> bytes() const {
     std::vector<uint8_t> b(MLX_HEADER_BYTES);
@@ -79,15 +82,17 @@ class Bench {
   double link_mbps = 400;   // sender rate per channel (3.2 Gbit/s); 0: as fast as there is room
   double drain_mbps = 400;  // drain rate per channel; 0: at once
 
-  // `presets`: parameter values ("sb0.mode" -> "in-order"); the SB routing
-  // firmware is preset unless given.
+  // `presets`: parameter values relative to the switch box ("mode" ->
+  // "in-order"); the SB routing firmware is preset unless given. A second
+  // bench in the same simulation passes clear = false and another name.
   explicit Bench(const std::map<std::string, std::string>& presets = {},
-                 m2::TimingStyle timing = m2::TimingStyle::LT) {
+                 m2::TimingStyle timing = m2::TimingStyle::LT, const std::string& name = "sb0", bool clear = true)
+      : m_name(name) {
     auto& reg = m2::ParamRegistry::instance();
-    reg.clear();
-    reg.preset("sb0.firmware", std::string(M2VP_TEST_FIRMWARE_DIR) + "/sb_router.elf", {"test"});
-    for (const auto& [k, v] : presets) reg.preset(k, v, {"test"});
-    sb = std::make_unique<m2::SwitchBox>("sb0", run, timing, "");
+    if (clear) reg.clear();
+    reg.preset(name + ".firmware", std::string(M2VP_TEST_FIRMWARE_DIR) + "/sb_router.elf", {"test"});
+    for (const auto& [k, v] : presets) reg.preset(name + "." + k, v, {"test"});
+    sb = std::make_unique<m2::SwitchBox>(name.c_str(), run, timing, "");
     tlm::tlm_global_quantum::instance().set(sc_time(1, SC_US));
     const unsigned n = sb->port_count();
     m_streams.resize(n);
@@ -104,21 +109,37 @@ class Bench {
   // The drain of (port, ch) pops nothing before `until`.
   void hold_drain(unsigned port, unsigned ch, sc_time until) { m_held.at(port).at(ch) = until; }
 
+  // Calls `f` at simulated time `t` (a probe of the state).
+  void at(sc_time t, std::function<void()> f) { m_probes.emplace_back(t, std::move(f)); }
+
   // Runs until everything sent has left the switch box (or `limit`); true
   // when it got there.
-  bool run_all(sc_time limit = sc_time(100, sc_core::SC_MS)) {
-    for (unsigned p = 0; p < sb->port_count(); ++p) {
-      for (unsigned ch = 0; ch < m2::NetBuf::kChannels; ++ch) {
-        const std::string n = std::to_string(p) + "_" + std::to_string(ch);
-        m_threads.push_back(std::make_unique<m2test::TestThread>(("send" + n).c_str(), [this, p, ch] { sender(p, ch); }));
-        m_senders.push_back(m_threads.back().get());
-        m_threads.push_back(std::make_unique<m2test::TestThread>(("drain" + n).c_str(), [this, p, ch] { drain(p, ch); }));
+  bool run_all(sc_time limit = sc_time(100, sc_core::SC_MS)) { return run_all({this}, limit); }
+  // The same for several benches in one simulation.
+  static bool run_all(std::vector<Bench*> benches, sc_time limit = sc_time(100, sc_core::SC_MS)) {
+    for (Bench* b : benches) b->prepare();
+    static bool done;
+    done = false;
+    benches.front()->m_threads.push_back(std::make_unique<m2test::TestThread>("monitor", [benches] {
+      for (;;) {
+        bool all = true;
+        for (Bench* b : benches) {
+          if (!b->m_done && b->idle()) {
+            b->m_done = true;
+            b->m_finished_at = sc_core::sc_time_stamp();
+          }
+          all = all && b->m_done;
+        }
+        if (all) break;
+        sc_core::wait(sc_time(100, SC_NS));
       }
-    }
-    m_threads.push_back(std::make_unique<m2test::TestThread>("monitor", [this] { monitor(); }));
+      done = true;
+      sc_core::sc_stop();
+    }));
     sc_core::sc_start(limit);
-    return m_done;
+    return done;
   }
+  // When everything had left the switch box (100 ns resolution).
   sc_time finished_at() const { return m_finished_at; }
 
   // The messages that left on (port, ch), in order.
@@ -181,6 +202,7 @@ class Bench {
         while (nb.rx_free(ch) < k) sc_core::wait(nb.rx_space_event(ch));
         nb.rx_push(ch, b.data() + off, k);
         off += k;
+        if (m.pause > sc_core::SC_ZERO_TIME && off == m.pause_after) sc_core::wait(m.pause);
         if (link_mbps > 0) sc_core::wait(sc_time(k / link_mbps, SC_US));
       }
     }
@@ -218,15 +240,26 @@ class Bench {
     return sb->controller().occupied() == 0;
   }
 
-  void monitor() {
-    const sc_time step(1, SC_US);
-    while (!idle()) sc_core::wait(step);
-    m_done = true;
-    m_finished_at = sc_core::sc_time_stamp();
-    sc_core::sc_stop();
+  void prepare() {
+    for (unsigned p = 0; p < sb->port_count(); ++p) {
+      for (unsigned ch = 0; ch < m2::NetBuf::kChannels; ++ch) {
+        const std::string n = m_name + "_" + std::to_string(p) + "_" + std::to_string(ch);
+        m_threads.push_back(std::make_unique<m2test::TestThread>(("send_" + n).c_str(), [this, p, ch] { sender(p, ch); }));
+        m_senders.push_back(m_threads.back().get());
+        m_threads.push_back(std::make_unique<m2test::TestThread>(("drain_" + n).c_str(), [this, p, ch] { drain(p, ch); }));
+      }
+    }
+    for (size_t i = 0; i < m_probes.size(); ++i) {
+      m_threads.push_back(std::make_unique<m2test::TestThread>(("probe_" + m_name + std::to_string(i)).c_str(), [this, i] {
+        sc_core::wait(m_probes[i].first);
+        m_probes[i].second();
+      }));
+    }
   }
 
+  std::string m_name;
   std::vector<Message> m_sent;
+  std::vector<std::pair<sc_time, std::function<void()>>> m_probes;
   std::vector<std::array<Stream, 2>> m_streams;
   std::vector<std::array<sc_time, 2>> m_held;
   std::vector<std::unique_ptr<m2test::TestThread>> m_threads;
