@@ -66,13 +66,18 @@ void MessageAnalyzer::run() {
 }
 
 std::string MessageAnalyzer::describe() const {
-  std::string r;
+  // Only the channels that carried something: a watchdog report stays short.
+  std::string r = "  " + std::string(name()) + ":";
+  bool any = false;
   for (const Stream& s : m_streams) {
-    const uint64_t have = s.buffer->rx_bytes_in(s.channel) - std::min(s.buffer->rx_bytes_in(s.channel), s.next);
-    r += "port " + std::to_string(s.port) + " ch " + std::to_string(s.channel) + ": next header at byte " +
-         std::to_string(s.next) + " (" + std::to_string(std::min<uint64_t>(have, MLX_HEADER_BYTES)) + "/8 in)\n";
+    const uint64_t in = s.buffer->rx_bytes_in(s.channel);
+    if (in == 0) continue;
+    const uint64_t have = in > s.next ? std::min<uint64_t>(in - s.next, MLX_HEADER_BYTES) : 0;
+    r += "\n    port " + std::to_string(s.port) + " ch " + std::to_string(s.channel) + ": next header at byte " +
+         std::to_string(s.next) + " of the channel's stream, " + std::to_string(have) + "/8 bytes of it in";
+    any = true;
   }
-  return r;
+  return r + (any ? "\n" : " no traffic yet\n");
 }
 
 }  // namespace m2

@@ -178,15 +178,7 @@ std::string SwitchBox::describe_state() const {
            "/" + std::to_string(nb.capacity());
     s += "\n";
   }
-  for (const auto& a : m_analyzers) {
-    std::string d = a->describe();
-    s += "  " + std::string(a->name()) + ":\n";
-    for (size_t b = 0, e; b < d.size(); b = e + 1) {
-      e = d.find('\n', b);
-      if (e == std::string::npos) e = d.size();
-      s += "    " + d.substr(b, e - b) + "\n";
-    }
-  }
+  for (const auto& a : m_analyzers) s += a->describe();
   s += "  header buffer: " + std::to_string(m_headers->size()) + "/" + std::to_string(m_headers->depth()) +
        (m_regs->irq_enable() & SB_IRQ_HEADER ? ", interrupt enabled" : "") + "\n";
   for (size_t i = 0; i < m_headers->size(); ++i) {
@@ -196,11 +188,11 @@ std::string SwitchBox::describe_state() const {
                   h.bytes());
     s += b;
   }
-  s += "  " + m_controller->describe();
+  s += m_controller->describe();
   s += "  manager: " + std::string(cpu.name()) + (firmware.get().empty() ? " without firmware" : "") + ", " +
        std::to_string(cpu.instructions()) + " instructions";
   if (cpu.firmware()) {
-    iss::Core& core = const_cast<Processor&>(cpu).core();
+    const iss::Core& core = cpu.core();
     char b[64];
     std::snprintf(b, sizeof b, ", pc 0x%08llx", static_cast<unsigned long long>(core.pc()));
     s += b + (" " + cpu.describe(core.pc())) + (core.idle() ? ", dozing" : "");

@@ -261,27 +261,29 @@ std::string SwitchController::blocker(const SbRequest& r) const {
 }
 
 std::string SwitchController::describe() const {
-  std::string s = std::string(name()) + ": " + (m_mode == Mode::InOrder ? "in-order" : "out-of-order") + ", " +
-                  std::to_string(m_occupied) + "/" + std::to_string(m_stations.size()) + " stations occupied, " +
-                  "switching bus " + m_bus.describe() + "\n";
-  s += "  request buffer: " + std::to_string(m_requests.size()) + "/" + std::to_string(m_requests.depth()) + "\n";
+  std::string s = "  " + std::string(name()) + ": " + (m_mode == Mode::InOrder ? "in-order" : "out-of-order") + ", " +
+                  std::to_string(m_occupied) + "/" + std::to_string(m_stations.size()) +
+                  " stations occupied, switching bus " + m_bus.describe() + "\n";
+  s += "    request buffer: " + std::to_string(m_requests.size()) + "/" + std::to_string(m_requests.depth()) + "\n";
   for (size_t i = 0; i < m_requests.size(); ++i) {
     const SbRequest& r = m_requests.at(i);
-    s += "    #" + std::to_string(r.id) + " " + where(r.port, r.channel) + " -> " +
-         (r.discard ? std::string("discard") : hex(r.dest_mask)) + ", " + std::to_string(r.bytes) + " bytes\n";
+    s += "      #" + std::to_string(r.id) + " " + where(r.port, r.channel) + " -> " +
+         (r.discard ? std::string("discard") : "ports " + hex(r.dest_mask)) + ", " + std::to_string(r.bytes) +
+         " bytes\n";
   }
+  std::string free;
   for (unsigned i = 0; i < m_stations.size(); ++i) {
-    s += "  station " + std::to_string(i) + ": ";
     const auto& r = m_stations[i];
     if (!r) {
-      s += "free\n";
+      free += " " + std::to_string(i);
       continue;
     }
-    s += "#" + std::to_string(r->id) + " " + where(r->port, r->channel) + " -> " +
-         (r->discard ? std::string("discard") : "ports " + hex(r->dest_mask)) + ", " + std::to_string(r->moved) +
-         "/" + std::to_string(r->bytes) + " bytes" + (static_cast<int>(i) == m_active ? ", active" : "") +
-         "; waits for: " + blocker(*r) + "\n";
+    s += "    station " + std::to_string(i) + ": #" + std::to_string(r->id) + " " + where(r->port, r->channel) +
+         " -> " + (r->discard ? std::string("discard") : "ports " + hex(r->dest_mask)) + ", " +
+         std::to_string(r->moved) + "/" + std::to_string(r->bytes) + " bytes" +
+         (static_cast<int>(i) == m_active ? ", active" : "") + "; waits for: " + blocker(*r) + "\n";
   }
+  if (!free.empty()) s += "    free stations:" + free + "\n";
   return s;
 }
 

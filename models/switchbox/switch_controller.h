@@ -80,7 +80,8 @@ class SwitchController : public sc_core::sc_module {
   // Every change of the number of occupied stations.
   const std::vector<OccupancySample>& occupancy_trace() const { return m_trace; }
 
-  // Stations with their request and what each waits for; the request buffer.
+  // Stations with their request and what each waits for; the request buffer
+  // (lines indented by two spaces).
   std::string describe() const;
 
  private:

@@ -94,6 +94,13 @@ TEST_CASE("sb: unicast intact with the inorder variant", "[model][sb]") { check_
 TEST_CASE("sb: unicast intact with 1 station (ooo1)", "[model][sb]") { check_unicast_run({{"variant", "ooo1"}}, 12, 3); }
 TEST_CASE("sb: unicast intact with 2 stations (ooo2)", "[model][sb]") { check_unicast_run({{"variant", "ooo2"}}, 12, 4); }
 TEST_CASE("sb: unicast intact with 4 stations (ooo4)", "[model][sb]") { check_unicast_run({{"variant", "ooo4"}}, 12, 5); }
+// The firmware waits for request-buffer room (SB_IRQ_REQ_SPACE) and the
+// analyzers for header-buffer room.
+TEST_CASE("sb: unicast intact with one-entry header and request buffers and 1 in-order station", "[model][sb]") {
+  check_unicast_run({{"mode", "in-order"}, {"stations", "1"}, {"header_buffer_depth", "1"}, {"request_buffer_depth", "1"}},
+                    12, 8);
+}
+
 TEST_CASE("sb: unicast intact on the 4-port maestro1 variant", "[model][sb]") {
   check_unicast_run({{"variant", "maestro1"}}, 12, 6);
 }
