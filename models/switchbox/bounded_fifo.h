@@ -28,7 +28,8 @@ class BoundedFifo {
   bool full() const { return m_items.size() >= m_depth; }
   const T& front() const { return at(0); }
   const T& at(size_t i) const {
-    if (i >= m_items.size()) throw std::logic_error(m_name + ": entry " + std::to_string(i) + " of " + std::to_string(m_items.size()));
+    if (i >= m_items.size())
+      throw std::logic_error(m_name + ": entry " + std::to_string(i) + " of " + std::to_string(m_items.size()));
     return m_items[i];
   }
 

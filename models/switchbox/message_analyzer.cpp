@@ -7,8 +7,8 @@
 
 namespace m2 {
 
-MessageAnalyzer::MessageAnalyzer(sc_core::sc_module_name name, std::vector<Port> ports,
-                                 BoundedFifo<SbHeader>& headers, SwitchingBus& bus, sc_core::sc_time latency,
+MessageAnalyzer::MessageAnalyzer(sc_core::sc_module_name name, std::vector<Port> ports, BoundedFifo<SbHeader>& headers,
+                                 SwitchingBus& bus, sc_core::sc_time latency,
                                  std::function<void(const SbHeader&)> on_header)
     : sc_module(name),
       m_headers(headers),

@@ -1,5 +1,8 @@
 #include "switchbox/switch_box.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include <ip/ni_netbuf.h>
 #include <ip/sb_memory_map.h>
 #include <ip/sb_regs.h>
@@ -11,11 +14,10 @@
 
 namespace m2 {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
-SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle timing,
-                     const std::string& config_dir)
+SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, const std::string& config_dir)
     : sc_module(name),
       variant(this->name(), "variant", "maestro2",
               "switch box generation: maestro2 (8 ports, out-of-order, 8 stations), inorder, ooo1/ooo2/ooo4/ooo8, "
@@ -51,8 +53,7 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
       request_buffer_depth(this->name(), "request_buffer_depth", 16, "entries",
                            "requests the request buffer holds (assumption)", Range<uint64_t>{1, 4096}),
       register_access_ns(this->name(), "register_access_ns", 10.0, "ns",
-                         "time of one switch-controller register access (assumption: 1 clock)",
-                         Range<double>{0, 1e6}),
+                         "time of one switch-controller register access (assumption: 1 clock)", Range<double>{0, 1e6}),
       firmware(this->name(), "firmware", "sb_router", "",
                "routing firmware ELF: a built firmware's name or a path relative to the config file; empty = "
                "none (no routing)"),
@@ -84,10 +85,9 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
     bus.attach(nb.data, SB_PORT_DATA_BASE(p), NI_NETBUF_DATA_SIZE, std::string(nb.name()) + " data");
   }
   m_switching_bus = std::make_unique<SwitchingBus>(std::string(this->name()) + ".switching_bus", timing,
-                                                   bus_width_bits.get(), bus_clock_mhz.get(),
-                                                   bus_setup_cycles.get());
-  m_headers = std::make_unique<BoundedFifo<SbHeader>>(std::string(this->name()) + ".header_buffer",
-                                                      header_buffer_depth.get());
+                                                   bus_width_bits.get(), bus_clock_mhz.get(), bus_setup_cycles.get());
+  m_headers =
+      std::make_unique<BoundedFifo<SbHeader>>(std::string(this->name()) + ".header_buffer", header_buffer_depth.get());
   m_requests = std::make_unique<BoundedFifo<SbRequest>>(std::string(this->name()) + ".request_buffer",
                                                         request_buffer_depth.get());
   SwitchController::Config cc;

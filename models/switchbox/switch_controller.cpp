@@ -60,7 +60,8 @@ void SwitchController::message_seen(const SbHeader& h) {
 std::string SwitchController::check(const SbRequest& r) const {
   const unsigned ports = static_cast<unsigned>(m_ports.size());
   if (m_requests.full()) return "request buffer full (" + std::to_string(m_requests.depth()) + " entries)";
-  if (r.port >= ports) return "source port " + std::to_string(r.port) + " out of range (" + std::to_string(ports) + " ports)";
+  if (r.port >= ports)
+    return "source port " + std::to_string(r.port) + " out of range (" + std::to_string(ports) + " ports)";
   if (r.channel >= NetBuf::kChannels) return "source channel " + std::to_string(r.channel) + " out of range";
   const auto& expected = m_expected[r.port][r.channel];
   if (expected.empty()) return "no analyzed message waiting on " + where(r.port, r.channel);
@@ -208,8 +209,10 @@ void SwitchController::complete(unsigned station) {
   const SbRequest& r = *m_stations[station];
   for (unsigned d = 0; d < m_ports.size(); ++d)
     if (m_dest_owner[d][r.channel] == r.id) m_dest_owner[d][r.channel] = 0;
-  if (r.discard) m_stats.discards++;
-  else m_stats.messages++;
+  if (r.discard)
+    m_stats.discards++;
+  else
+    m_stats.messages++;
   m_stations[station].reset();
   set_occupied(m_occupied - 1);
   m_station_freed.notify(sc_core::SC_ZERO_TIME);

@@ -55,15 +55,15 @@ class SwitchController : public sc_core::sc_module {
   void refused() { m_stats.refused++; }
 
   struct Stats {
-    uint64_t headers = 0;     // messages the analyzers saw
-    uint64_t requests = 0;    // requests accepted
-    uint64_t refused = 0;     // request pushes refused
-    uint64_t messages = 0;    // switched to every destination
-    uint64_t discards = 0;    // consumed by discard requests
-    uint64_t transfers = 0;   // bus transfers of the transfer unit
-    uint64_t bytes_in = 0;    // taken from source channels (discards included)
-    uint64_t bytes_out = 0;   // written to destination channels (once per destination)
-    uint64_t stalls = 0;      // a started request could not move a packet
+    uint64_t headers = 0;    // messages the analyzers saw
+    uint64_t requests = 0;   // requests accepted
+    uint64_t refused = 0;    // request pushes refused
+    uint64_t messages = 0;   // switched to every destination
+    uint64_t discards = 0;   // consumed by discard requests
+    uint64_t transfers = 0;  // bus transfers of the transfer unit
+    uint64_t bytes_in = 0;   // taken from source channels (discards included)
+    uint64_t bytes_out = 0;  // written to destination channels (once per destination)
+    uint64_t stalls = 0;     // a started request could not move a packet
   };
   const Stats& stats() const { return m_stats; }
 

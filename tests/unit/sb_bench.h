@@ -32,8 +32,8 @@
 
 namespace sbtest {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 // The node on port p has network address node(p).
@@ -44,8 +44,8 @@ struct Message {
   uint16_t dst = 0;
   uint8_t type = MLX_TYPE_UNICAST;
   std::vector<uint8_t> payload;
-  sc_time at = sc_core::SC_ZERO_TIME;  // not sent before
-  size_t pause_after = 0;              // with `pause`: stop after this many bytes ...
+  sc_time at = sc_core::SC_ZERO_TIME;     // not sent before
+  size_t pause_after = 0;                 // with `pause`: stop after this many bytes ...
   sc_time pause = sc_core::SC_ZERO_TIME;  // ... for this long
   uint16_t src() const { return node(port); }
   std::vector<uint8_t> bytes() const {
@@ -85,8 +85,8 @@ class Bench {
   // `presets`: parameter values relative to the switch box ("mode" ->
   // "in-order"); the SB routing firmware is preset unless given. A second
   // bench in the same simulation passes clear = false and another name.
-  explicit Bench(const std::map<std::string, std::string>& presets = {},
-                 m2::TimingStyle timing = m2::TimingStyle::LT, const std::string& name = "sb0", bool clear = true)
+  explicit Bench(const std::map<std::string, std::string>& presets = {}, m2::TimingStyle timing = m2::TimingStyle::LT,
+                 const std::string& name = "sb0", bool clear = true)
       : m_name(name) {
     auto& reg = m2::ParamRegistry::instance();
     if (clear) reg.clear();
@@ -244,16 +244,19 @@ class Bench {
     for (unsigned p = 0; p < sb->port_count(); ++p) {
       for (unsigned ch = 0; ch < m2::NetBuf::kChannels; ++ch) {
         const std::string n = m_name + "_" + std::to_string(p) + "_" + std::to_string(ch);
-        m_threads.push_back(std::make_unique<m2test::TestThread>(("send_" + n).c_str(), [this, p, ch] { sender(p, ch); }));
+        m_threads.push_back(
+            std::make_unique<m2test::TestThread>(("send_" + n).c_str(), [this, p, ch] { sender(p, ch); }));
         m_senders.push_back(m_threads.back().get());
-        m_threads.push_back(std::make_unique<m2test::TestThread>(("drain_" + n).c_str(), [this, p, ch] { drain(p, ch); }));
+        m_threads.push_back(
+            std::make_unique<m2test::TestThread>(("drain_" + n).c_str(), [this, p, ch] { drain(p, ch); }));
       }
     }
     for (size_t i = 0; i < m_probes.size(); ++i) {
-      m_threads.push_back(std::make_unique<m2test::TestThread>(("probe_" + m_name + std::to_string(i)).c_str(), [this, i] {
-        sc_core::wait(m_probes[i].first);
-        m_probes[i].second();
-      }));
+      m_threads.push_back(
+          std::make_unique<m2test::TestThread>(("probe_" + m_name + std::to_string(i)).c_str(), [this, i] {
+            sc_core::wait(m_probes[i].first);
+            m_probes[i].second();
+          }));
     }
   }
 

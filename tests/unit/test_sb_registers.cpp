@@ -26,8 +26,8 @@
 #include "test_initiator.h"
 
 using Catch::Matchers::Contains;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {

@@ -23,8 +23,8 @@ using Catch::Matchers::Contains;
 using sbtest::Bench;
 using sbtest::Message;
 using sbtest::node;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {
@@ -90,15 +90,23 @@ TEST_CASE("sb: unicast messages of 0..5000 bytes arrive intact and in order per 
   check_unicast_run({}, 24, 1);
 }
 
-TEST_CASE("sb: unicast intact with the inorder variant", "[model][sb]") { check_unicast_run({{"variant", "inorder"}}, 12, 2); }
-TEST_CASE("sb: unicast intact with 1 station (ooo1)", "[model][sb]") { check_unicast_run({{"variant", "ooo1"}}, 12, 3); }
-TEST_CASE("sb: unicast intact with 2 stations (ooo2)", "[model][sb]") { check_unicast_run({{"variant", "ooo2"}}, 12, 4); }
-TEST_CASE("sb: unicast intact with 4 stations (ooo4)", "[model][sb]") { check_unicast_run({{"variant", "ooo4"}}, 12, 5); }
+TEST_CASE("sb: unicast intact with the inorder variant", "[model][sb]") {
+  check_unicast_run({{"variant", "inorder"}}, 12, 2);
+}
+TEST_CASE("sb: unicast intact with 1 station (ooo1)", "[model][sb]") {
+  check_unicast_run({{"variant", "ooo1"}}, 12, 3);
+}
+TEST_CASE("sb: unicast intact with 2 stations (ooo2)", "[model][sb]") {
+  check_unicast_run({{"variant", "ooo2"}}, 12, 4);
+}
+TEST_CASE("sb: unicast intact with 4 stations (ooo4)", "[model][sb]") {
+  check_unicast_run({{"variant", "ooo4"}}, 12, 5);
+}
 // The firmware waits for request-buffer room (SB_IRQ_REQ_SPACE) and the
 // analyzers for header-buffer room.
 TEST_CASE("sb: unicast intact with one-entry header and request buffers and 1 in-order station", "[model][sb]") {
-  check_unicast_run({{"mode", "in-order"}, {"stations", "1"}, {"header_buffer_depth", "1"}, {"request_buffer_depth", "1"}},
-                    12, 8);
+  check_unicast_run(
+      {{"mode", "in-order"}, {"stations", "1"}, {"header_buffer_depth", "1"}, {"request_buffer_depth", "1"}}, 12, 8);
 }
 
 TEST_CASE("sb: unicast intact on the 4-port maestro1 variant", "[model][sb]") {
@@ -205,7 +213,7 @@ TEST_CASE("sb: out-of-order switching delivers a ready request while another is 
   CHECK(r.stalls >= 1);
   CHECK_THAT(r.state, Contains("port 1: RX0 0/2048 TX0 2048/2048"));
   CHECK_THAT(r.state, Contains("0 -> ports 0x2, 2048/6008 bytes; waits for: room: port 1 ch 0 TX has 0 of "
-                                       "the 32 bytes needed free"));
+                               "the 32 bytes needed free"));
 }
 
 TEST_CASE("sb: in-order switching holds the transfer unit on the stalled request", "[model][sb]") {

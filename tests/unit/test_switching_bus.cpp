@@ -16,8 +16,8 @@
 using Catch::Matchers::Contains;
 using m2::SwitchingBus;
 using m2::TimingStyle;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 TEST_CASE("sb switching bus: transfer time = setup + ceil(bytes / width) clocks", "[model][sb]") {
   SwitchingBus b("bus", TimingStyle::LT, 128, 100.0, 2);  // 16 bytes per 10 ns clock
@@ -57,13 +57,14 @@ struct Contention {
       : bus(name, style, 128, 100.0, 2),
         a(bus.add_master("a")),
         b(bus.add_master("b")),
-        ta((name + "_a").c_str(), [this, n, bytes] {
-          for (unsigned i = 0; i < n; ++i) {
-            bus.transfer(a, bytes);
-            order.push_back("a");
-          }
-          a_done = sc_core::sc_time_stamp();
-        }),
+        ta((name + "_a").c_str(),
+           [this, n, bytes] {
+             for (unsigned i = 0; i < n; ++i) {
+               bus.transfer(a, bytes);
+               order.push_back("a");
+             }
+             a_done = sc_core::sc_time_stamp();
+           }),
         tb((name + "_b").c_str(), [this, n, bytes] {
           for (unsigned i = 0; i < n; ++i) {
             bus.transfer(b, bytes);
