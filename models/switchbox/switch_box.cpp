@@ -79,6 +79,11 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
   for (unsigned p = 0; p < n; ++p) {
     m_ports.push_back(std::make_unique<SbPort>(("port" + std::to_string(p)).c_str()));
     NetBuf& nb = m_ports.back()->buffer;
+    // The transfer unit moves whole packets: a smaller channel would stall forever.
+    if (nb.capacity() < MLX_PACKET_BYTES)
+      throw ConfigError(nb.channel_bytes.origin().where + ": key '" + nb.channel_bytes.name() +
+                        "': a switch-box port channel must hold a packet (32 bytes), got " +
+                        nb.channel_bytes.value_string());
     buffers.push_back(&nb);
     // The manager sees every port buffer (diagnostics, tests).
     bus.attach(nb.regs, SB_PORT_NETBUF_BASE(p), SB_DEVICE_SIZE, nb.name());

@@ -267,6 +267,10 @@ TEST_CASE("sb registers: variants set the parameters; explicit keys win; bad val
     reg.preset("e.variant", "maestro3", {"test"});
     CHECK_THROWS_WITH(m2::SwitchBox("e", run, m2::TimingStyle::LT, ""), Contains("maestro2") && Contains("ooo4"));
     reg.clear();
+    reg.preset("g.firmware", "", {"test"});
+    reg.preset("g.port2.buffer.channel_bytes", "16", {"test"});
+    CHECK_THROWS_WITH(m2::SwitchBox("g", run, m2::TimingStyle::LT, ""), Contains("must hold a packet (32 bytes)"));
+    reg.clear();
     reg.preset("f.firmware", "no_such_firmware", {"test"});
     CHECK_THROWS_WITH(m2::SwitchBox("f", run, m2::TimingStyle::LT, ""), Contains("key 'f.firmware'"));
   }
