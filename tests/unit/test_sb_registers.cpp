@@ -241,6 +241,14 @@ TEST_CASE("sb registers: variants set the parameters; explicit keys win; bad val
     CHECK(sb.controller().stations() == 8);
     CHECK(sb.controller().mode() == m2::SwitchController::Mode::OutOfOrder);
   }
+  SECTION("the routing firmware is found by name next to the executable") {
+    reg.clear();
+    m2::SwitchBox sb("h", run, m2::TimingStyle::LT, "");
+    CHECK(sb.firmware.get() == "sb_router");
+    REQUIRE(sb.cpu.firmware() != nullptr);
+    CHECK_THAT(sb.cpu.firmware()->path(), Contains("sb_router.elf"));
+    CHECK(run.participants().empty());  // never exits: not a run participant
+  }
   SECTION("maestro1, with an explicit clock") {
     reg.clear();
     reg.preset("b.firmware", "", {"test"});
