@@ -150,6 +150,9 @@ void Processor::run() {
     if (m_core->idle() && !m_core->interrupt_deliverable()) {
       m_qk.sync();
       m_committed_icount = m_core->instruction_count();
+      // An interrupt raised while SystemC caught up with the local time has
+      // already notified m_irq_event: waiting for it would never end.
+      if (m_core->interrupt_deliverable()) continue;
       const sc_core::sc_time start = sc_core::sc_time_stamp();
       m_idle_since = start;
       const auto next = m_core->next_timer_event_ps();

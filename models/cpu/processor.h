@@ -54,6 +54,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   void set_irq(unsigned line, bool level);
 
   iss::Core& core() { return *m_core; }
+  const iss::Core& core() const { return *m_core; }
 
   // Text the firmware printed (console lines), for an attached debugger.
   void console_output(const std::string& text);

@@ -30,10 +30,10 @@ void ByteFifo::push(const uint8_t* src, size_t n) {
   m_size += n;
 }
 
-void ByteFifo::peek(uint8_t* dst, size_t n) const {
-  require(n, m_size, "read");
+void ByteFifo::peek(uint8_t* dst, size_t n, size_t offset) const {
+  require(offset + n, m_size, "read");
   if (n == 0) return;
-  size_t pos = m_head;
+  size_t pos = (m_head + offset) % capacity();
   for (size_t done = 0; done < n;) {
     const size_t k = std::min(n - done, capacity() - pos);
     std::memcpy(dst + done, m_buf.data() + pos, k);

@@ -20,8 +20,9 @@ class ByteFifo {
   void push(const uint8_t* src, size_t n);
   // `dst` may be null: the bytes are dropped.
   void pop(uint8_t* dst, size_t n);
-  // Copies the oldest n bytes without removing them.
-  void peek(uint8_t* dst, size_t n) const;
+  // Copies n bytes without removing them, starting `offset` bytes after the
+  // oldest.
+  void peek(uint8_t* dst, size_t n, size_t offset = 0) const;
   void clear() { m_head = m_size = 0; }
 
  private:

@@ -64,6 +64,10 @@ class NetBuf : public sc_core::sc_module {
   // Host side, as the data windows do it (tests). n must fit, as above.
   void tx_push(unsigned ch, const uint8_t* src, unsigned n);
   void rx_pop(unsigned ch, uint8_t* dst, unsigned n);
+  // Copies n bytes of RX channel ch starting `offset` bytes after its oldest,
+  // without popping them (the switch box's message analyzers read headers so).
+  // offset + n must not exceed rx_available (else std::logic_error).
+  void rx_peek(unsigned ch, unsigned offset, uint8_t* dst, unsigned n) const;
   // Empties a channel (its data is dropped, its counters kept).
   void flush_tx(unsigned ch);
   void flush_rx(unsigned ch);

@@ -415,6 +415,25 @@ TEST_CASE("netbuf: debug reads peek at a channel without popping", "[model][netb
   CHECK(b.nb.tx_available(0) == 0);
 }
 
+TEST_CASE("netbuf: rx_peek reads at an offset without popping, across the wrap", "[model][netbuf]") {
+  m2::ParamRegistry::instance().clear();
+  Bench b;
+  std::vector<uint8_t> d(2048);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<uint8_t>(i * 3);
+  b.nb.rx_push(0, d.data(), 2000);
+  uint8_t junk[2000];
+  b.nb.rx_pop(0, junk, 1990);  // the ring's head is now near its end
+  b.nb.rx_push(0, d.data(), 100);
+  uint8_t r[8] = {};
+  b.nb.rx_peek(0, 10, r, 8);  // bytes 0..7 of the second push, past the wrap
+  CHECK(std::vector<uint8_t>(r, r + 8) == std::vector<uint8_t>(d.begin(), d.begin() + 8));
+  b.nb.rx_peek(0, 6, r, 8);  // straddles the two pushes
+  CHECK(std::vector<uint8_t>(r, r + 4) == std::vector<uint8_t>(d.begin() + 1996, d.begin() + 2000));
+  CHECK(b.nb.rx_available(0) == 110);
+  CHECK(b.nb.rx_bytes_out(0) == 1990);
+  CHECK_THROWS_AS(b.nb.rx_peek(0, 105, r, 8), std::logic_error);
+}
+
 TEST_CASE("netbuf: events tell a waiting link side about data and space", "[model][netbuf]") {
   m2::ParamRegistry::instance().clear();
   Bench b(false);

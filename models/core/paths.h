@@ -1,0 +1,18 @@
+// Where the simulator finds what the build produced, without absolute paths:
+// firmware lives next to the executable (bin/../firmware) unless the
+// environment variable M2VP_FIRMWARE_DIR says otherwise.
+#pragma once
+
+#include <string>
+
+namespace m2 {
+
+std::string firmware_dir();
+
+// A firmware named in a config: a bare name ("hello") is looked up in
+// firmware_dir() as <name>.elf; anything with a '/' or ending in .elf is a
+// path relative to the config file's folder. The file need not exist (the
+// ELF loader reports that).
+std::string resolve_firmware(const std::string& value, const std::string& config_dir);
+
+}  // namespace m2

@@ -1,0 +1,83 @@
+#include "switchbox/message_analyzer.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "ni/netbuf.h"
+
+namespace m2 {
+
+MessageAnalyzer::MessageAnalyzer(sc_core::sc_module_name name, std::vector<Port> ports, BoundedFifo<SbHeader>& headers,
+                                 SwitchingBus& bus, sc_core::sc_time latency,
+                                 std::function<void(const SbHeader&)> on_header)
+    : sc_module(name),
+      m_headers(headers),
+      m_bus(bus),
+      m_master(bus.add_master(this->name())),
+      m_latency(latency),
+      m_on_header(std::move(on_header)) {
+  for (const Port& p : ports) {
+    for (unsigned ch = 0; ch < NetBuf::kChannels; ++ch) {
+      m_streams.push_back({p.buffer, p.number, ch});
+      m_data |= p.buffer->rx_data_event(ch);
+    }
+  }
+  SC_THREAD(run);
+}
+
+bool MessageAnalyzer::header_ready(const Stream& s) const {
+  return s.buffer->rx_bytes_in(s.channel) >= s.next + MLX_HEADER_BYTES;
+}
+
+void MessageAnalyzer::run() {
+  for (;;) {
+    Stream* s = nullptr;
+    for (size_t i = 0; i < m_streams.size() && !s; ++i) {
+      Stream& c = m_streams[(m_turn + i) % m_streams.size()];
+      if (header_ready(c)) {
+        s = &c;
+        m_turn = (m_turn + i + 1) % m_streams.size();
+      }
+    }
+    if (!s) {
+      wait(m_data);
+      continue;
+    }
+    // The header is still in the channel: the transfer unit only takes a
+    // message's bytes after the firmware has seen its header.
+    uint8_t b[MLX_HEADER_BYTES];
+    const uint64_t offset = s->next - s->buffer->rx_bytes_out(s->channel);
+    s->buffer->rx_peek(s->channel, static_cast<unsigned>(offset), b, MLX_HEADER_BYTES);
+    SbHeader h;
+    h.port = s->port;
+    h.channel = s->channel;
+    h.word0 = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+    h.word1 = uint32_t(b[4]) << 24 | uint32_t(b[5]) << 16 | uint32_t(b[6]) << 8 | b[7];
+    h.position = s->next;
+    s->next += h.bytes();
+    wait(m_latency);
+    m_bus.transfer(m_master, MLX_HEADER_BYTES);
+    while (m_headers.full()) wait(m_headers.space_event());
+    h.seen = sc_core::sc_time_stamp();
+    m_headers.push(h);
+    m_count++;
+    if (m_on_header) m_on_header(h);
+  }
+}
+
+std::string MessageAnalyzer::describe() const {
+  // Only the channels that carried something: a watchdog report stays short.
+  std::string r = "  " + std::string(name()) + ":";
+  bool any = false;
+  for (const Stream& s : m_streams) {
+    const uint64_t in = s.buffer->rx_bytes_in(s.channel);
+    if (in == 0) continue;
+    const uint64_t have = in > s.next ? std::min<uint64_t>(in - s.next, MLX_HEADER_BYTES) : 0;
+    r += "\n    port " + std::to_string(s.port) + " ch " + std::to_string(s.channel) + ": next header at byte " +
+         std::to_string(s.next) + " of the channel's stream, " + std::to_string(have) + "/8 bytes of it in";
+    any = true;
+  }
+  return r + (any ? "\n" : " no traffic yet\n");
+}
+
+}  // namespace m2

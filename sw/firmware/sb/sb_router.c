@@ -1,0 +1,138 @@
+/* Switch-box routing firmware: takes each message header the analyzers put
+ * in the header buffer, looks up where the message goes in the routing tables
+ * the simulator wrote into SDRAM (ip/sb_routes.h), and pushes a switching
+ * request for it (ip/sb_regs.h). A message it cannot route is discarded (a
+ * request that consumes it), counted and reported on the console, so an
+ * unknown destination never blocks its channel. Runs forever; dozes while
+ * the header buffer is empty. */
+#include <mlx.h>
+#include <ni_memory_map.h>
+#include <sb_memory_map.h>
+#include <sb_regs.h>
+#include <sb_routes.h>
+
+#include "fw.h"
+#include "mmio.h"
+
+/* fwcommon drives the console and simctrl at the NI's addresses. */
+_Static_assert(SB_CONSOLE_BASE == NI_CONSOLE_BASE, "console address differs from the NI's");
+_Static_assert(SB_SIMCTRL_BASE == NI_SIMCTRL_BASE, "simctrl address differs from the NI's");
+
+/* fw_result indices (end-of-run report and results.tsv). */
+#define RESULT_ROUTED  0
+#define RESULT_DROPPED 1
+
+static uint32_t reg(uint32_t off) { return mmio_read32(SB_SWITCH_BASE + off); }
+static void set_reg(uint32_t off, uint32_t v) { mmio_write32(SB_SWITCH_BASE + off, v); }
+
+static uint32_t table32(uint32_t off)
+{
+  return *(volatile const uint32_t *)(uintptr_t)(SB_ROUTES_BASE + off);
+}
+
+static uint8_t table8(uint32_t off)
+{
+  return *(volatile const uint8_t *)(uintptr_t)(SB_ROUTES_BASE + off);
+}
+
+static unsigned g_ports;
+static uint32_t g_routed, g_dropped;
+
+/* The interrupt only ends a doze: silence it here, main() enables it again
+ * before the next one. */
+void fw_external_interrupt(void)
+{
+  set_reg(SB_IRQ_ENABLE, 0);
+}
+
+/* Dozes until `cond` (SB_IRQ_*) holds. */
+static void wait_for(uint32_t cond)
+{
+  const uint32_t saved = irq_disable();
+  while (!(reg(SB_IRQ_STATUS) & cond)) {
+    set_reg(SB_IRQ_ENABLE, cond);
+    cpu_idle();
+  }
+  set_reg(SB_IRQ_ENABLE, 0);
+  irq_restore(saved);
+}
+
+static int tables_valid(void)
+{
+  return table32(SB_ROUTES_MAGIC_OFF) == SB_ROUTES_MAGIC && table32(SB_ROUTES_VERSION_OFF) == SB_ROUTES_VERSION;
+}
+
+/* Output port mask for a message from port `in`; 0 = no route. */
+static uint32_t route(unsigned in, uint32_t w0, uint32_t w1)
+{
+  const unsigned dst = MLX_HDR_DST(w0);
+  const uint32_t others = ~(1u << in);
+  if (!tables_valid())
+    return 0;
+  switch (MLX_HDR_TYPE(w1)) {
+  case MLX_TYPE_UNICAST: {
+    const unsigned port = table8(SB_ROUTES_UNICAST_OFF(dst));
+    return port != 0 && port <= g_ports ? 1u << (port - 1) : 0;
+  }
+  case MLX_TYPE_BROADCAST:
+    return table32(SB_ROUTES_BCAST_OFF(in)) & others;
+  case MLX_TYPE_MULTICAST: {
+    const unsigned groups = table32(SB_ROUTES_GROUPS_OFF);
+    for (unsigned g = 0; g < groups && g < SB_ROUTES_MAX_GROUPS; g++)
+      if (table32(SB_ROUTES_MCAST_OFF(g) + SB_ROUTES_MCAST_GROUP) == dst)
+        return table32(SB_ROUTES_MCAST_OFF(g) + SB_ROUTES_MCAST_MASK(in)) & others;
+    return 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+static void request(uint32_t source, uint32_t mask, uint32_t bytes, uint32_t flags)
+{
+  if (reg(SB_REQ_FREE) == 0)
+    wait_for(SB_IRQ_REQ_SPACE);
+  set_reg(SB_REQ_SOURCE, source);
+  set_reg(SB_REQ_DEST, mask);
+  set_reg(SB_REQ_BYTES, bytes);
+  set_reg(SB_REQ_PUSH, flags);
+}
+
+static void switch_one(void)
+{
+  const uint32_t source = reg(SB_HDR_SOURCE);
+  const uint32_t w0 = reg(SB_HDR_WORD0);
+  const uint32_t w1 = reg(SB_HDR_WORD1);
+  set_reg(SB_HDR_POP, 1);
+  const unsigned in = SB_SOURCE_PORT(source);
+  const uint32_t bytes = MLX_HEADER_BYTES + MLX_HDR_LEN(w1);
+  const uint32_t mask = route(in, w0, w1);
+  if (mask != 0) {
+    request(source & ~SB_SOURCE_VALID, mask, bytes, 0);
+    g_routed++;
+    return;
+  }
+  request(source & ~SB_SOURCE_VALID, 0, bytes, SB_REQ_FLAG_DISCARD);
+  /* A broadcast with nowhere else to go is normal (a leaf of the tree). */
+  if (MLX_HDR_TYPE(w1) == MLX_TYPE_BROADCAST && tables_valid())
+    return;
+  g_dropped++;
+  printf("sb: no route: port %u channel %u, type %u to 0x%04x from 0x%04x, %u bytes: discarded\n", in,
+         (unsigned)SB_SOURCE_CHANNEL(source), (unsigned)MLX_HDR_TYPE(w1), MLX_HDR_DST(w0), MLX_HDR_SRC(w0),
+         (unsigned)bytes);
+  fw_result(RESULT_DROPPED, g_dropped);
+}
+
+int main(void)
+{
+  const uint32_t config = reg(SB_CONFIG);
+  g_ports = SB_CONFIG_PORTS(config);
+  printf("sb router: %u ports, %u stations, %s, routes %s\n", g_ports, (unsigned)SB_CONFIG_STATIONS(config),
+         config & SB_CONFIG_OOO ? "out-of-order" : "in-order", tables_valid() ? "loaded" : "missing");
+  for (;;) {
+    while (reg(SB_HDR_COUNT) != 0)
+      switch_one();
+    fw_result(RESULT_ROUTED, g_routed);
+    wait_for(SB_IRQ_HEADER);
+  }
+}
