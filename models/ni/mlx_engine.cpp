@@ -343,14 +343,13 @@ void MlxEngine::fill_header(MlxFrame& f) {
   m_ask_credit = m_announce = m_peer_asks = false;
 }
 
-// AT waits the engine's latency, then builds the header; LT builds it at
-// once and annotates the latency. Returns when the frame's last bit is out.
+// Waits the engine's latency, then builds the header, so that it carries
+// the acks and credits of the moment the frame starts (in LT too: an older
+// header would cost extra info frames). Returns when the frame's last bit
+// is out (LT: waits the link's annotated time).
 void MlxEngine::send(MlxFrame& f, sc_time latency) {
   sc_time delay = SC_ZERO_TIME;
-  if (m_style == TimingStyle::AT)
-    wait(latency);
-  else
-    delay = latency;
+  wait(latency);
   fill_header(f);
   f.checksum_ok = true;
   m_tr.reset();

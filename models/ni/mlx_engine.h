@@ -21,6 +21,11 @@
 // then the channels round-robin, then info frames. Sending starts as soon
 // as a packet is ready: the first 32 bytes of a message, or the whole of a
 // shorter one.
+//
+// Timing style: the engine's own latencies are pipeline stages, not shared
+// resources, and it must see acks and credits when they arrive, so it waits
+// them in SystemC time in LT and AT alike; the link is where the styles
+// differ (LT books a direction, AT waits for it).
 #pragma once
 
 #include <array>
@@ -115,6 +120,7 @@ class MlxEngine : public sc_core::sc_module {
   // Packets granted to the peer on ch and not received yet.
   uint64_t rx_credit(unsigned ch) const;
   bool awaiting_ack(unsigned ch) const { return m_tx.at(ch).awaiting; }
+  TimingStyle timing_style() const { return m_style; }
   uint32_t status() const;
   // Credits, outstanding frames and buffer levels per channel, one line.
   std::string describe_state() const;
