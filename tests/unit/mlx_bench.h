@@ -166,6 +166,7 @@ struct Stream : sc_core::sc_module {
     sc_time start = sc_time(1000, SC_NS);  // after the link's bring-up info frames
     unsigned push_chunk = 0;  // bytes per push, 0: as much as fits
     sc_time push_period;      // between pushes
+    sc_time pop_start;        // the reader starts then
     unsigned pop_chunk = 0;   // bytes per pop, 0: all there is
     sc_time pop_period;       // between pops
   };
@@ -223,6 +224,7 @@ struct Stream : sc_core::sc_module {
     std::vector<uint8_t> cur;  // the message being received
     uint64_t need = 0;         // its total bytes, 0 until its header is in
     std::vector<uint8_t> buf;
+    wait(pacing.pop_start);
     while (!done()) {
       unsigned avail = dst.rx_available(ch);
       max_rx_fill = std::max(max_rx_fill, avail);

@@ -23,6 +23,7 @@
 #include "ni/netbuf.h"
 
 #include "mlx_bench.h"
+#include "test_thread.h"
 
 using m2::TimingStyle;
 using m2test::MlxPair;
@@ -174,6 +175,45 @@ TEST_CASE("link: a lost acknowledge makes a duplicate, which is acknowledged and
   CHECK(p.b.stats().duplicates == 1);
   CHECK(p.b.channel_stats(0).payload_bytes_received == 6 * 1024);
   check_accounting(p);
+}
+
+TEST_CASE("link: a lost credit update: the stalled sender asks for credit after the ack timeout", "[model][link]") {
+  m2::ParamRegistry::instance().clear();
+  // A 3000-byte message (94 packets) into B's 2 KB RX channel, read only
+  // from 50 us. A sends 4 plain frames (64 packets, B's whole channel), B
+  // acks each (B->A frames 2..5), A stalls on credit. At 50 us B reads the
+  // channel empty and announces the credit (frame 6): lost. A asks again
+  // 100 us after it stalled, B answers, the rest goes.
+  MlxPair p("", TimingStyle::AT, with(kPlain, {{"link.corrupt_frames_ba", "6"}}));
+  Stream::Pacing late;
+  late.pop_start = ns(50000);
+  Stream s("s", p.nb_a, p.nb_b, 0, 1, {3000}, late);
+  std::string stalled;
+  m2test::TestThread probe("probe", [&] {
+    sc_core::wait(ns(60000));
+    stalled = p.a.describe_state();
+  });
+  sc_core::sc_start(ns(1e7));
+  require_clean(s);
+  CHECK(p.link.stats(1).corrupted_info == 1);
+  CHECK(p.a.stats().credit_requests == 1);
+  CHECK(p.a.stats().retransmissions == 0);
+  CHECK(p.a.channel_stats(0).credit_stalls == 1);
+  CHECK_THAT(stalled, Catch::Matchers::Contains("ch0 tx: credit 0 (limit 64, sent 64)") &&
+                          Catch::Matchers::Contains("stalled on credit"));
+  // The request: an info frame from A with credit_request set, about 100 us
+  // after the fourth ack.
+  const m2test::FrameTap::Record* ask = nullptr;
+  for (const auto& r : p.a_tx.records)
+    if (r.frame.credit_request) ask = &r;
+  REQUIRE(ask);
+  CHECK_FALSE(ask->frame.is_data());
+  CHECK(ask->called > ns(100000));
+  CHECK(ask->called < ns(110000));
+  CHECK(s.last_delivery() > ask->called);
+  // Then the remaining 30 packets: the answer (~230 ns), a frame of 16, its
+  // ack cycle (1700 ns), a frame of 14 and its delivery (~1300 ns).
+  CHECK(s.last_delivery() < ask->called + ns(4000));
 }
 
 TEST_CASE("link: seeded bit errors in both directions: all data intact, repeats accounted, same seed same run",
