@@ -62,8 +62,9 @@ class MlxEngine : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<MlxEngine> link_out;
   // Frames from the link (the link side's initiator, e.g. Link::a_out, binds here).
   tlm_utils::simple_target_socket<MlxEngine> link_in;
-  // Registers (ip/ni_mlcx.h); addresses relative to NI_MLCX_BASE.
-  tlm_utils::simple_target_socket<MlxEngine> regs;
+  // Registers (ip/ni_mlcx.h); addresses relative to NI_MLCX_BASE. May stay
+  // unbound (a switch-box port without a register bus).
+  tlm_utils::simple_target_socket_optional<MlxEngine> regs;
 
   Param<std::string> variant;  // first: its values (ip/mlcx_variants.h) preset the others
 

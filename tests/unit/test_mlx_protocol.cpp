@@ -23,6 +23,7 @@
 #include <ip/ni_mlcx.h>
 
 #include "core/params.h"
+#include "core/router.h"
 #include "link/link.h"
 #include "ni/mlx_engine.h"
 #include "ni/mlx_packets.h"
@@ -540,4 +541,28 @@ TEST_CASE("mlx: describe_state tells credits, outstanding frames and buffer leve
   CHECK_THAT(end, Catch::Matchers::Contains("ch0 tx: credit 64 (limit 320, sent 256), no frame outstanding, TX 0/2048 B"));
   CHECK_THAT(end, Catch::Matchers::Contains("ch0 rx: granted 64 (limit 64, accepted 0), nothing received"));
   CHECK_THAT(p.link.describe_state(), Catch::Matchers::StartsWith("link: lvds, full duplex; A->B "));
+}
+
+TEST_CASE("mlx: engines without a register bus (switch-box ports) work", "[model][mlx]") {
+  m2::ParamRegistry::instance().clear();
+  // Only the netbufs are on a bus; the engines' regs stay unbound.
+  m2::NetBuf na("na"), nb("nb");
+  m2::MlxEngine a("a", na, TimingStyle::LT), b("b", nb, TimingStyle::LT);
+  m2::Link link("link", TimingStyle::LT);
+  m2::Router bus("bus");
+  m2test::TestInitiator cpu("cpu");
+  cpu.socket.bind(bus.target);
+  unsigned base = 0;
+  for (m2::NetBuf* n : {&na, &nb}) {
+    bus.attach(n->data, base, NI_NETBUF_DATA_SIZE, "data");
+    bus.attach(n->regs, base + NI_NETBUF_DATA_SIZE, NI_DEVICE_SIZE, "regs");
+    base += 0x01000000;
+  }
+  a.link_out.bind(link.a_in);
+  link.a_out.bind(a.link_in);
+  b.link_out.bind(link.b_in);
+  link.b_out.bind(b.link_in);
+  Stream s("s", na, nb, 1, 5, m2test::random_sizes(2, 5), {});
+  sc_core::sc_start(ns(1e6));
+  require_clean(s);
 }
