@@ -17,8 +17,9 @@
 // header carries both channels' acks and credit limits; an info frame (a
 // header alone) is sent when there is news and no data frame to carry it.
 //
-// One transmitter per engine (the serializer's multiplexer): repeats first,
-// then the channels round-robin, then info frames. Sending starts as soon
+// One transmitter per engine (the serializer's multiplexer): the channels
+// take turns (a channel's due repeat, or its next data frame), then info
+// frames. Sending starts as soon
 // as a packet is ready: the first 32 bytes of a message, or the whole of a
 // shorter one.
 //

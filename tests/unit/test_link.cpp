@@ -305,7 +305,8 @@ std::vector<WireFrame> wire_order(const MlxPair& p) {
   std::vector<WireFrame> v;
   for (unsigned side = 0; side < 2; ++side)
     for (const auto& r : (side == 0 ? p.a_tx : p.b_tx).records) v.push_back({side, r.called, &r.frame});
-  std::sort(v.begin(), v.end(), [](const WireFrame& x, const WireFrame& y) { return x.frame->wire_start < y.frame->wire_start; });
+  std::sort(v.begin(), v.end(),
+            [](const WireFrame& x, const WireFrame& y) { return x.frame->wire_start < y.frame->wire_start; });
   return v;
 }
 

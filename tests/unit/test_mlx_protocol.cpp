@@ -538,7 +538,8 @@ TEST_CASE("mlx: describe_state tells credits, outstanding frames and buffer leve
   CHECK_THAT(mid, Catch::Matchers::Contains("TX 2048/2048 B"));
   CHECK_THAT(mid, Catch::Matchers::Contains("ch1 tx: credit 64 (limit 64, sent 0), no frame outstanding"));
   INFO(end);
-  CHECK_THAT(end, Catch::Matchers::Contains("ch0 tx: credit 64 (limit 320, sent 256), no frame outstanding, TX 0/2048 B"));
+  CHECK_THAT(end,
+             Catch::Matchers::Contains("ch0 tx: credit 64 (limit 320, sent 256), no frame outstanding, TX 0/2048 B"));
   CHECK_THAT(end, Catch::Matchers::Contains("ch0 rx: granted 64 (limit 64, accepted 0), nothing received"));
   CHECK_THAT(p.link.describe_state(), Catch::Matchers::StartsWith("link: lvds, full duplex; A->B "));
 }
