@@ -236,11 +236,17 @@ TEST_CASE("mlx: wire time counts header, continue commands, checksum and padding
              big = m2test::make_message(1, 2, 1272);
   Script s("s", p.nb_a, 0, {{1000, one}, {3000, none}, {5000, big}});
   Stream r("r", p.nb_a, p.nb_b, 0, 1, {1, 0, 1272}, scripted());
+  // Traces name the messages starting in each frame.
+  p.a.set_message_id_fn(
+      [](unsigned ch, const m2::MlxHeader& h) { return uint64_t(ch) << 32 | MLX_HDR_SRC(h.word0) | 0x1000; });
   sc_core::sc_start(ns(100000));
   require_clean(r);
 
   const auto data = p.a_tx.data_frames();
   REQUIRE(data.size() == 3);
+  CHECK(data[0]->frame.message_ids == std::vector<uint64_t>{0x1000});
+  CHECK(data[2]->frame.message_ids == std::vector<uint64_t>{0x1002});
+  CHECK(p.b_tx.records.back().frame.message_ids.empty());
   CHECK(data[0]->frame.wire_bytes() == 8 + 32 + 4);
   CHECK(data[1]->frame.wire_bytes() == 8 + 32 + 4);
   CHECK(data[2]->frame.bursts == std::vector<uint16_t>{16, 16, 8});
