@@ -121,6 +121,7 @@ void NetBuf::pop(Channel& c, uint8_t* dst, unsigned n) {
 
 void NetBuf::tx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(tx(ch), dst, n); }
 void NetBuf::rx_push(unsigned ch, const uint8_t* src, unsigned n) { push(rx(ch), src, n); }
+void NetBuf::tx_peek(unsigned ch, uint8_t* dst, unsigned n) const { tx(ch).fifo.peek(dst, n); }
 void NetBuf::tx_push(unsigned ch, const uint8_t* src, unsigned n) { push(tx(ch), src, n); }
 void NetBuf::rx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(rx(ch), dst, n); }
 void NetBuf::rx_peek(unsigned ch, unsigned offset, uint8_t* dst, unsigned n) const {

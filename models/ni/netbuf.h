@@ -61,6 +61,9 @@ class NetBuf : public sc_core::sc_module {
   // Link side. n must not exceed tx_available / rx_free (else std::logic_error).
   void tx_pop(unsigned ch, uint8_t* dst, unsigned n);
   void rx_push(unsigned ch, const uint8_t* src, unsigned n);
+  // Copies the oldest n bytes of TX channel ch without taking them: the link
+  // controller reads message headers ahead. n must not exceed tx_available.
+  void tx_peek(unsigned ch, uint8_t* dst, unsigned n) const;
   // Host side, as the data windows do it (tests). n must fit, as above.
   void tx_push(unsigned ch, const uint8_t* src, unsigned n);
   void rx_pop(unsigned ch, uint8_t* dst, unsigned n);
