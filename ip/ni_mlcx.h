@@ -30,6 +30,8 @@
 #define MLCX_CONTINUES        0x064u /* R: continue commands sent                              */
 #define MLCX_BAD_FRAMES       0x068u /* R: frames received with a wrong checksum (discarded)   */
 #define MLCX_DUPLICATES       0x06Cu /* R: good data frames received again (acked, dropped)    */
+#define MLCX_NODE_ADDR        0x070u /* R: this end's network address (the node number the
+                                        cluster's topology gave it; 0xFFFF when unassigned)  */
 
 /* STATUS. */
 #define MLCX_STATUS_LINK_UP      0x1u               /* a good frame came from the peer          */

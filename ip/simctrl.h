@@ -12,5 +12,8 @@
 #define SIMCTRL_NUM_RESULTS 8u
 #define SIMCTRL_TB_HZ     0x30u  /* R: timebase frequency in Hz (as configured)        */
 #define SIMCTRL_CPU_HZ    0x34u  /* R: core clock in Hz (as configured)                */
+#define SIMCTRL_NUM_ARGS  0x38u  /* R: number of firmware arguments (<ni>.simctrl.args) */
+#define SIMCTRL_ARG(i)    (0x40u + 4u * (i)) /* R: firmware argument i (0 beyond NUM_ARGS) */
+#define SIMCTRL_MAX_ARGS  16u
 
 #endif

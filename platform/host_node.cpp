@@ -10,13 +10,14 @@ constexpr uint64_t kHostMemoryBytes = 512ull << 20;  // 512 MB PC133 SDRAM (maes
 }  // namespace
 
 HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, int id, int count,
-                   const std::string& config_dir)
+                   const std::string& config_dir, bool with_link)
     : sc_module(name),
       memory("memory", kHostMemoryBytes),
       bridge("bridge", timing),
       pci("pci", timing),
       host("host", run, memory, PCI_HOST_MEMORY_BASE, id, count),
-      ni("ni", run, config_dir) {
+      ni("ni", run, config_dir, timing, with_link) {
+  if (ni.mlcx) ni.mlcx->set_node_address(static_cast<uint16_t>(id));
   // Host side: the CPU's programmed I/O and the NI's DMA both meet the
   // memory at the bridge.
   const std::string me = this->name();

@@ -30,8 +30,9 @@ class HostNode : public sc_core::sc_module {
 
   // `id`/`count`: this node's number and the number of nodes (for the host
   // software); `config_dir` resolves relative firmware paths.
+  // `with_link`: the NI gets its link controller (ni.mlcx) for a network.
   HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, int id, int count,
-           const std::string& config_dir);
+           const std::string& config_dir, bool with_link = false);
 
   // What the PCI bus, the bridge and the NI's DMA engine and network buffer
   // did, appended to `out`.

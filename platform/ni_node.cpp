@@ -8,7 +8,8 @@
 
 namespace m2 {
 
-NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string& config_dir)
+NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string& config_dir, TimingStyle timing,
+               bool with_link)
     : sc_module(name),
       firmware(this->name(), "firmware", "", "",
                "firmware ELF: a built firmware's name (hello) or a path relative to the config file; empty = none"),
@@ -47,6 +48,11 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
     netbuf.irq_rx[ch].connect(source(NI_IRQ_NETBUF_RX(ch)));
   }
   intc.irq.connect([this](bool level) { cpu.set_irq(0, level); });
+  if (with_link) {
+    mlcx = std::make_unique<MlxEngine>("mlcx", netbuf, timing);
+    bus.attach(mlcx->regs, NI_MLCX_BASE, NI_DEVICE_SIZE, mlcx->name());
+    mlcx->irq.connect(source(NI_IRQ_MLCX(0)));
+  }
   // Firmware output also reaches GDB when one is attached to the CPU.
   console.on_line([this](const std::string& line) { cpu.console_output(line); });
   if (!firmware.get().empty()) {

@@ -15,11 +15,13 @@
 #include "core/params.h"
 #include "core/router.h"
 #include "core/run_control.h"
+#include "core/timing_style.h"
 #include "cpu/processor.h"
 #include "devices/console.h"
 #include "devices/simctrl.h"
 #include "ni/dma_engine.h"
 #include "ni/intc.h"
+#include "ni/mlx_engine.h"
 #include "ni/netbuf.h"
 #include "ni/pci_interface.h"
 #include "trace/trace_tap.h"
@@ -39,6 +41,9 @@ class NiNode : public sc_core::sc_module {
   DmaEngine dma;
   NiIntc intc;
   NiPciInterface pci;
+  // The link controller, on cards cabled to a network (else null): sends
+  // from the netbuf's TX channels, delivers into its RX channels.
+  std::unique_ptr<MlxEngine> mlcx;
 
  private:
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced bindings only
@@ -47,7 +52,8 @@ class NiNode : public sc_core::sc_module {
 
   // `config_dir` resolves relative firmware paths. Throws ConfigError when
   // the firmware is missing or not a PowerPC executable.
-  NiNode(sc_core::sc_module_name name, RunControl& run, const std::string& config_dir);
+  NiNode(sc_core::sc_module_name name, RunControl& run, const std::string& config_dir,
+         TimingStyle timing = TimingStyle::LT, bool with_link = false);
 };
 
 }  // namespace m2

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/params.h"
+#include "platform/cluster_platform.h"
 #include "platform/node_platform.h"
 #include "platform/single_ni_platform.h"
 
@@ -13,6 +14,7 @@ const std::map<std::string, PlatformBuilder>& builders() {
   static const std::map<std::string, PlatformBuilder> b = {
       {"single-ni", build_single_ni_platform},
       {"node", build_node_platform},
+      {"cluster", build_cluster_platform},
   };
   return b;
 }

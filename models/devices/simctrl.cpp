@@ -2,6 +2,8 @@
 
 #include <ip/simctrl.h>
 
+#include <sstream>
+
 namespace m2 {
 
 SimCtrl::SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string participant, uint32_t timebase_hz,
@@ -9,9 +11,32 @@ SimCtrl::SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string part
     : sc_module(name),
       socket("socket"),
       access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per register access", Range<double>{0, 1e6}),
+      args(this->name(), "args", "", "",
+           "arguments for the firmware: up to 16 unsigned 32-bit numbers, comma-separated (SIMCTRL_ARG(i))"),
       m_run(run),
       m_participant(std::move(participant)),
       m_regs(this->name()) {
+  std::string text = args.get();
+  for (char& c : text)
+    if (c == ',') c = ' ';
+  std::istringstream in(text);
+  for (std::string w; in >> w;) {
+    size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(w, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != w.size() || v > 0xFFFFFFFFull || m_args.size() >= SIMCTRL_MAX_ARGS)
+      throw ConfigError(args.origin().where + ": key '" + args.name() + "': '" + w +
+                        "' is not an unsigned 32-bit number, or there are more than 16 arguments");
+    m_args.push_back(static_cast<uint32_t>(v));
+  }
+  m_regs.add(SIMCTRL_NUM_ARGS, "NUM_ARGS", [this] { return static_cast<uint32_t>(m_args.size()); }, nullptr);
+  for (uint32_t i = 0; i < SIMCTRL_MAX_ARGS; ++i)
+    m_regs.add(SIMCTRL_ARG(i), "ARG" + std::to_string(i), [this, i] { return i < m_args.size() ? m_args[i] : 0u; },
+               nullptr);
   m_regs.add(SIMCTRL_EXIT, "EXIT", nullptr,
              [this](uint32_t code) { m_run.firmware_exit(m_participant, code, m_access_time); });
   // Reading LO latches HI so that a 64-bit value is read consistently.

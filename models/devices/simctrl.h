@@ -14,12 +14,15 @@
 #include "core/register_bank.h"
 #include "core/run_control.h"
 
+#include <vector>
+
 namespace m2 {
 
 class SimCtrl : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<SimCtrl> socket;
   Param<double> access_ns;
+  Param<std::string> args;
 
   // `participant` is the CPU whose firmware uses this device.
   SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string participant, uint32_t timebase_hz,
@@ -33,6 +36,7 @@ class SimCtrl : public sc_core::sc_module {
   RegisterBank m_regs;
   sc_core::sc_time m_access_time;  // time of the access being served
   uint32_t m_time_hi_latch = 0;
+  std::vector<uint32_t> m_args;
 };
 
 }  // namespace m2

@@ -140,6 +140,7 @@ std::string MlxEngine::describe_state() const {
 
 void MlxEngine::add_registers() {
   m_regs.add(MLCX_STATUS, "STATUS", [this] { return status(); }, nullptr);
+  m_regs.add(MLCX_NODE_ADDR, "NODE_ADDR", [this] { return uint32_t(m_node_address); }, nullptr);
   m_regs.add(MLCX_CONFIG, "CONFIG", [this] {
     return uint32_t(continuous.get() ? MLCX_CONFIG_CONTINUOUS : 0) | uint32_t(burst_packets.get() & 0xFF) << 8 |
            uint32_t(max_frame_packets.get() & 0xFFFF) << 16;

@@ -115,6 +115,11 @@ class MlxEngine : public sc_core::sc_module {
   // Throws ConfigError on inconsistent parameters.
   MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle style);
 
+  // The network address this end answers to (MLCX_NODE_ADDR): the platform
+  // gives each NI its node number.
+  void set_node_address(uint16_t a) { m_node_address = a; }
+  uint16_t node_address() const { return m_node_address; }
+
   const Stats& stats() const { return m_stats; }
   const ChannelStats& channel_stats(unsigned ch) const { return m_ch_stats.at(ch); }
   // Packets the peer still accepts on ch (as far as this end knows).
@@ -206,6 +211,7 @@ class MlxEngine : public sc_core::sc_module {
   std::vector<uint8_t> m_view;  // TX channel bytes read ahead
   sc_core::sc_time m_cycle, m_tx_data, m_tx_info, m_rx_data, m_rx_info, m_ack_timeout;
   MessageIdFn m_message_id;
+  uint16_t m_node_address = 0xFFFF;
   Stats m_stats;
   std::array<ChannelStats, kChannels> m_ch_stats;
 };

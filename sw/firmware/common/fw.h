@@ -43,6 +43,10 @@ void fw_exit(int code) FW_NORETURN;          /* ends the run, never returns */
 void fw_result(unsigned index, uint32_t value); /* index 0..7, else ignored */
 uint64_t sim_time_ns(void);                  /* simulated time in ns */
 uint32_t cpu_hz(void);                       /* core clock */
+/* Arguments from the config (<ni>.simctrl.args): how many, and argument
+ * `index` or `fallback` when there are fewer. */
+unsigned fw_num_args(void);
+uint32_t fw_arg(unsigned index, uint32_t fallback);
 
 /* ---- timebase and decrementer (timebase.c) ----------------------------- */
 uint64_t tb_read(void);                      /* 64-bit timebase, tear-free */

@@ -31,3 +31,13 @@ uint32_t cpu_hz(void)
 {
   return mmio_read32(NI_SIMCTRL_BASE + SIMCTRL_CPU_HZ);
 }
+
+unsigned fw_num_args(void)
+{
+  return mmio_read32(NI_SIMCTRL_BASE + SIMCTRL_NUM_ARGS);
+}
+
+uint32_t fw_arg(unsigned index, uint32_t fallback)
+{
+  return index < fw_num_args() ? mmio_read32(NI_SIMCTRL_BASE + SIMCTRL_ARG(index)) : fallback;
+}

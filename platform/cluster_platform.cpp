@@ -1,0 +1,212 @@
+#include "platform/cluster_platform.h"
+
+#include <sstream>
+
+#include <ip/ni_memory_map.h>
+
+#include "link/link.h"
+#include "ni/mlx_engine.h"
+#include "platform/host_node.h"
+#include "platform/network_watchdog.h"
+#include "platform/topology.h"
+#include "switchbox/switch_box.h"
+
+namespace m2 {
+namespace {
+
+// The topology.* keys.
+struct TopologySettings {
+  Param<uint64_t> nodes{"topology", "nodes", 2, "nodes", "hosts with an NI each", Range<uint64_t>{1, 256}};
+  Param<uint64_t> switch_boxes{"topology", "switch_boxes", 0, "",
+                               "switch boxes (0: as few as the ports allow, cascaded in a chain)",
+                               Range<uint64_t>{0, 64}};
+  Param<std::string> links{"topology", "links", "", "",
+                           "explicit cabling, e.g. 'node0:sb0.0 node1:sb0.1 sb0.7:sb1.7' (empty: automatic)"};
+  Param<std::string> routing{"topology", "routing", "updown",
+                             "routes: updown (spanning tree, deadlock-free) or shortest (checked for deadlock)",
+                             {"updown", "shortest"}};
+  Param<std::string> groups{"topology", "groups", "", "",
+                            "multicast groups, e.g. '1=0,2,3; 2=1,4' (group id = member nodes)"};
+};
+
+std::map<int, std::vector<int>> parse_groups(const Param<std::string>& p) {
+  std::map<int, std::vector<int>> groups;
+  std::string text = p.get();
+  for (char& c : text)
+    if (c == ';') c = '\n';
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item);) {
+    if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    const auto eq = item.find('=');
+    try {
+      if (eq == std::string::npos) throw std::invalid_argument("no '='");
+      const int id = std::stoi(item.substr(0, eq));
+      std::string members = item.substr(eq + 1);
+      for (char& c : members)
+        if (c == ',') c = ' ';
+      std::istringstream ms(members);
+      for (std::string m; ms >> m;) groups[id].push_back(std::stoi(m));
+    } catch (const std::exception&) {
+      throw ConfigError(p.origin().where + ": key '" + p.name() + "': '" + item +
+                        "' is not GROUP=NODE,NODE,... (e.g. '1=0,2,3')");
+    }
+  }
+  return groups;
+}
+
+class ClusterPlatform : public Platform {
+ public:
+  explicit ClusterPlatform(PlatformContext& ctx) {
+    TopologySpec spec;
+    spec.nodes = static_cast<int>(m_settings.nodes.get());
+    spec.switch_boxes = static_cast<int>(m_settings.switch_boxes.get());
+    spec.links = m_settings.links.get();
+    spec.routing = m_settings.routing.get();
+    spec.groups = parse_groups(m_settings.groups);
+    spec.origin = m_settings.nodes.origin().where == "default" ? "topology" : m_settings.nodes.origin().where;
+    // The switch boxes' port count comes from their variant: build them first.
+    const int sbs_guess = spec.switch_boxes > 0 ? spec.switch_boxes : 1;
+    for (int s = 0; s < sbs_guess; ++s) add_switch_box(ctx, s);
+    spec.ports_per_sb = static_cast<int>(m_sbs[0]->port_count());
+    m_topology = std::make_unique<Topology>(spec);
+    for (int s = sbs_guess; s < m_topology->switch_boxes(); ++s) add_switch_box(ctx, s);
+    for (int n = 0; n < m_topology->nodes(); ++n)
+      m_nodes.push_back(std::make_unique<HostNode>(("node" + std::to_string(n)).c_str(), ctx.run, ctx.timing, n,
+                                                   m_topology->nodes(), ctx.config_dir, /*with_link=*/true));
+    // One Link per cable; each switch-box end gets its port's MLX engine.
+    for (const Cable& c : m_topology->cables()) {
+      const std::string name = "link_" + c.a.str() + "_" + c.b.str();
+      m_links.push_back(std::make_unique<Link>(name.c_str(), ctx.timing));
+      Link& link = *m_links.back();
+      connect(link.a_in, link.a_out, c.a, ctx);
+      connect(link.b_in, link.b_out, c.b, ctx);
+    }
+    for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
+    m_watchdog = std::make_unique<NetworkWatchdog>(
+        "watchdog", ctx.run,
+        NetworkWatchdog::Probes{[this] { return progress(); }, [this] { return pending(); },
+                                [this] { return network_state(); }});
+  }
+
+  std::vector<Processor*> processors() override {
+    std::vector<Processor*> p;
+    for (auto& n : m_nodes) p.push_back(&n->ni.cpu);
+    for (auto& s : m_sbs) p.push_back(&s->cpu);
+    return p;
+  }
+  std::vector<TextOutput*> consoles() override {
+    std::vector<TextOutput*> c;
+    for (auto& n : m_nodes) {
+      c.push_back(&n->ni.console);
+      c.push_back(&n->host.console);
+    }
+    for (auto& s : m_sbs) c.push_back(&s->console);
+    return c;
+  }
+  std::vector<HostCpu*> hosts() override {
+    std::vector<HostCpu*> h;
+    for (auto& n : m_nodes) h.push_back(&n->host);
+    return h;
+  }
+  std::vector<Statistic> statistics() override {
+    std::vector<Statistic> s;
+    for (auto& n : m_nodes) n->append_statistics(s);
+    for (auto& l : m_links)
+      for (unsigned d = 0; d < 2; ++d) {
+        const std::string dir = d == 0 ? "ab." : "ba.";
+        s.push_back({l->name(), dir + "frames", static_cast<double>(l->stats(d).frames)});
+        s.push_back({l->name(), dir + "busy_us", l->stats(d).busy.to_seconds() * 1e6});
+        s.push_back({l->name(), dir + "corrupted", static_cast<double>(l->stats(d).corrupted())});
+      }
+    for (auto& s2 : m_sbs) {
+      s.push_back({s2->name(), "messages", static_cast<double>(s2->controller().stats().messages)});
+      s.push_back({s2->name(), "bytes_out", static_cast<double>(s2->controller().stats().bytes_out)});
+      s.push_back({s2->name(), "stalls", static_cast<double>(s2->controller().stats().stalls)});
+      s.push_back({s2->name(), "bus_busy_us", s2->switching_bus().busy_time().to_seconds() * 1e6});
+    }
+    for (auto& n : m_nodes) {
+      s.push_back({n->ni.mlcx->name(), "retransmissions", static_cast<double>(n->ni.mlcx->stats().retransmissions)});
+      s.push_back({n->ni.mlcx->name(), "continues", static_cast<double>(n->ni.mlcx->stats().continues)});
+    }
+    for (auto& e : m_engines) {
+      s.push_back({e->name(), "retransmissions", static_cast<double>(e->stats().retransmissions)});
+      s.push_back({e->name(), "continues", static_cast<double>(e->stats().continues)});
+    }
+    return s;
+  }
+
+ private:
+  void add_switch_box(PlatformContext& ctx, int s) {
+    m_sbs.push_back(std::make_unique<SwitchBox>(("sb" + std::to_string(s)).c_str(), ctx.run, ctx.timing, ctx.config_dir));
+  }
+
+  // Binds one end of a link: an NI's MLC-X, or a new engine on a switch-box port.
+  template <typename In, typename Out>
+  void connect(In& link_in, Out& link_out, const LinkEnd& end, PlatformContext& ctx) {
+    MlxEngine* e = nullptr;
+    if (end.is_node()) {
+      e = m_nodes[static_cast<size_t>(end.node)]->ni.mlcx.get();
+    } else {
+      SwitchBox& sb = *m_sbs[static_cast<size_t>(end.sb)];
+      const std::string name = std::string(sb.name()) + "_port" + std::to_string(end.port) + "_mlx";
+      m_engines.push_back(std::make_unique<MlxEngine>(name.c_str(), sb.port_buffer(static_cast<unsigned>(end.port)),
+                                                      ctx.timing));
+      e = m_engines.back().get();
+    }
+    e->link_out.bind(link_in);
+    link_out.bind(e->link_in);
+  }
+
+  SbRoutes routes_of(int s) const {
+    const SbRouteTable& t = m_topology->routes(s);
+    SbRoutes r;
+    for (size_t n = 0; n < t.unicast.size(); ++n) r.unicast[static_cast<uint16_t>(n)] = static_cast<unsigned>(t.unicast[n]);
+    r.broadcast = t.broadcast;
+    for (const auto& [g, masks] : t.multicast) r.multicast[static_cast<uint16_t>(g)] = masks;
+    return r;
+  }
+
+  uint64_t progress() const {
+    uint64_t bytes = 0;
+    for (auto& n : m_nodes) bytes += n->ni.mlcx->stats().bytes_sent + n->ni.mlcx->stats().bytes_received;
+    for (auto& e : m_engines) bytes += e->stats().bytes_sent + e->stats().bytes_received;
+    for (auto& s : m_sbs) bytes += s->controller().stats().bytes_out;
+    return bytes;
+  }
+  bool pending() const {
+    auto busy = [](const NetBuf& b) {
+      for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch)
+        if (b.tx_available(ch) || b.rx_available(ch)) return true;
+      return false;
+    };
+    for (auto& n : m_nodes)
+      if (busy(n->ni.netbuf)) return true;
+    for (auto& s : m_sbs)
+      for (unsigned p = 0; p < s->port_count(); ++p)
+        if (busy(s->port_buffer(p))) return true;
+    return false;
+  }
+  std::string network_state() const {
+    std::string r;
+    for (auto& n : m_nodes) r += "  " + std::string(n->ni.mlcx->name()) + ": " + n->ni.mlcx->describe_state() + "\n";
+    for (auto& e : m_engines) r += "  " + std::string(e->name()) + ": " + e->describe_state() + "\n";
+    for (auto& s : m_sbs) r += s->describe_state();
+    return r;
+  }
+
+  TopologySettings m_settings;
+  std::unique_ptr<Topology> m_topology;
+  std::vector<std::unique_ptr<SwitchBox>> m_sbs;
+  std::vector<std::unique_ptr<HostNode>> m_nodes;
+  std::vector<std::unique_ptr<Link>> m_links;
+  std::vector<std::unique_ptr<MlxEngine>> m_engines;
+  std::unique_ptr<NetworkWatchdog> m_watchdog;
+};
+
+}  // namespace
+
+std::unique_ptr<Platform> build_cluster_platform(PlatformContext& ctx) {
+  return std::make_unique<ClusterPlatform>(ctx);
+}
+
+}  // namespace m2
