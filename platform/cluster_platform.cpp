@@ -75,7 +75,12 @@ class ClusterPlatform : public Platform {
                                                    m_topology->nodes(), ctx.config_dir, /*with_link=*/true));
     // One Link per cable; each switch-box end gets its port's MLX engine.
     for (const Cable& c : m_topology->cables()) {
-      const std::string name = "link_" + c.a.str() + "_" + c.b.str();
+      // link_node3 (a node has one cable), link_sb0_7_sb1_6 between switch boxes.
+      std::string name = c.a.is_node() ? "link_" + c.a.str()
+                         : c.b.is_node() ? "link_" + c.b.str()
+                                         : "link_" + c.a.str() + "_" + c.b.str();
+      for (char& ch : name)
+        if (ch == '.') ch = '_';
       m_links.push_back(std::make_unique<Link>(name.c_str(), ctx.timing));
       Link& link = *m_links.back();
       connect(link.a_in, link.a_out, c.a, ctx);

@@ -1,6 +1,8 @@
 // Parameters, their text syntax and the process-wide registry (see params.h).
 #include "core/params.h"
 
+#include "core/glob.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -180,7 +182,8 @@ ParamBase::~ParamBase() { ParamRegistry::instance().remove(this); }
 void ParamBase::register_and_apply_preset() {
   ParamRegistry& reg = ParamRegistry::instance();
   reg.add(this);
-  const auto it = reg.m_presets.find(m_name);
+  auto it = reg.m_presets.find(m_name);
+  if (it == reg.m_presets.end()) it = reg.find_pattern_preset(m_name);
   if (it == reg.m_presets.end()) return;
   Preset& preset = it->second;
   preset.used = true;
@@ -321,7 +324,19 @@ void ParamRegistry::preset(const std::string& name, const std::string& text, Val
 }
 
 bool ParamRegistry::has_preset(const std::string& name) const {
-  return m_presets.count(name) != 0;
+  return m_presets.count(name) != 0 ||
+         const_cast<ParamRegistry*>(this)->find_pattern_preset(name) != m_presets.end();
+}
+
+// A key with '*' presets every parameter it matches; the longest (most
+// specific) matching pattern wins, and an exact key beats every pattern.
+std::map<std::string, Preset>::iterator ParamRegistry::find_pattern_preset(const std::string& name) {
+  auto best = m_presets.end();
+  for (auto it = m_presets.begin(); it != m_presets.end(); ++it) {
+    if (it->first.find('*') == std::string::npos || !glob_match(it->first, name)) continue;
+    if (best == m_presets.end() || it->first.size() > best->first.size()) best = it;
+  }
+  return best;
 }
 
 std::optional<Preset> ParamRegistry::take_preset(const std::string& name) {
@@ -348,6 +363,10 @@ void ParamRegistry::check_all_presets_used() const {
   for (const auto& [name, preset] : m_presets) {
     if (preset.used) continue;
     if (!msg.empty()) msg += '\n';
+    if (name.find('*') != std::string::npos) {
+      msg += preset.origin.where + ": key '" + name + "' matches no parameter";
+      continue;
+    }
     if (m_params.count(name)) {
       // Presets are only picked up when a parameter is constructed.
       msg += preset.origin.where + ": key '" + name + "' was given after its parameter was created";

@@ -5,23 +5,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/glob.h"
 #include "core/params.h"
 
 namespace m2 {
 namespace {
-
-bool glob(const char* p, const char* s) {
-  for (; *p; ++p, ++s) {
-    if (*p == '*') {
-      for (const char* t = s;; ++t) {
-        if (glob(p + 1, t)) return true;
-        if (!*t) return false;
-      }
-    }
-    if (!*s || *p != *s) return false;
-  }
-  return !*s;
-}
 
 std::ofstream open_out(const std::string& path) {
   std::ofstream f(path, std::ios::trunc);
@@ -41,9 +29,9 @@ std::string json_escape(const std::string& s) {
 }  // namespace
 
 bool trace_pattern_matches(const std::string& pattern, const std::string& name) {
-  if (glob(pattern.c_str(), name.c_str())) return true;
+  if (glob_match(pattern, name)) return true;
   for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
-    if (glob(pattern.c_str(), name.substr(0, dot).c_str())) return true;
+    if (glob_match(pattern, name.substr(0, dot))) return true;
   return false;
 }
 
