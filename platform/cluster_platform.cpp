@@ -171,10 +171,18 @@ class ClusterPlatform : public Platform {
     return r;
   }
 
+  // Payload bytes moved anywhere (credit requests and other info frames
+  // keep flowing in a stalled network, so wire bytes would not do).
   uint64_t progress() const {
+    auto moved = [](const MlxEngine& e) {
+      uint64_t b = 0;
+      for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch)
+        b += e.channel_stats(ch).payload_bytes_sent + e.channel_stats(ch).payload_bytes_received;
+      return b;
+    };
     uint64_t bytes = 0;
-    for (auto& n : m_nodes) bytes += n->ni.mlcx->stats().bytes_sent + n->ni.mlcx->stats().bytes_received;
-    for (auto& e : m_engines) bytes += e->stats().bytes_sent + e->stats().bytes_received;
+    for (auto& n : m_nodes) bytes += moved(*n->ni.mlcx);
+    for (auto& e : m_engines) bytes += moved(*e);
     for (auto& s : m_sbs) bytes += s->controller().stats().bytes_out;
     return bytes;
   }
@@ -193,8 +201,8 @@ class ClusterPlatform : public Platform {
   }
   std::string network_state() const {
     std::string r;
-    for (auto& n : m_nodes) r += "  " + std::string(n->ni.mlcx->name()) + ": " + n->ni.mlcx->describe_state() + "\n";
-    for (auto& e : m_engines) r += "  " + std::string(e->name()) + ": " + e->describe_state() + "\n";
+    for (auto& n : m_nodes) r += "  " + n->ni.mlcx->describe_state() + "\n";
+    for (auto& e : m_engines) r += "  " + e->describe_state() + "\n";
     for (auto& s : m_sbs) r += s->describe_state();
     return r;
   }

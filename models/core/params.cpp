@@ -360,21 +360,25 @@ std::vector<ParamBase*> ParamRegistry::all() const {
 
 void ParamRegistry::check_all_presets_used() const {
   std::string msg;
+  auto report = [&msg](const std::string& line) { msg += (msg.empty() ? "" : "\n") + line; };
   for (const auto& [name, preset] : m_presets) {
     if (preset.used) continue;
-    if (!msg.empty()) msg += '\n';
     if (name.find('*') != std::string::npos) {
-      msg += preset.origin.where + ": key '" + name + "' matches no parameter";
+      // A pattern whose parameters all have exact keys is not an error.
+      bool matches = false;
+      for (const auto& entry : m_params) matches = matches || glob_match(name, entry.first);
+      if (!matches) report(preset.origin.where + ": key '" + name + "' matches no parameter");
       continue;
     }
     if (m_params.count(name)) {
       // Presets are only picked up when a parameter is constructed.
-      msg += preset.origin.where + ": key '" + name + "' was given after its parameter was created";
+      report(preset.origin.where + ": key '" + name + "' was given after its parameter was created");
       continue;
     }
-    msg += preset.origin.where + ": unknown key '" + name + "'";
+    std::string line = preset.origin.where + ": unknown key '" + name + "'";
     const std::string suggestion = nearest(name);
-    if (!suggestion.empty()) msg += " (did you mean '" + suggestion + "'?)";
+    if (!suggestion.empty()) line += " (did you mean '" + suggestion + "'?)";
+    report(line);
   }
   if (!msg.empty()) throw ConfigError(msg);
 }

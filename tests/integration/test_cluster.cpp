@@ -112,3 +112,19 @@ TEST_CASE("cluster: impossible topologies are configuration errors before simula
   CHECK(twice.exited(64));
   CHECK(contains(twice.err + twice.out, "port sb0.3 is used twice"));
 }
+
+TEST_CASE("cluster: a receiver that stops reading stalls the network and the watchdog reports its state",
+          "[integration][cluster]") {
+  Sandbox sb;
+  // node1 expects nothing and exits at once; node0 keeps sending to it.
+  const SimResult r = sb.run({"run", config(2), "--set", "node0.ni.simctrl.args=2,20,1000,1", "--set",
+                              "node1.ni.simctrl.args=2,0,1000,1"});
+  INFO(r.describe());
+  CHECK(r.exited(66));
+  const std::string log = r.file("run.log");
+  CHECK(contains(log, "network stalled at 6 ms: messages are pending but no byte has moved for 5 x 1000 us"));
+  // The state names the full buffers, the exhausted credit and the waiting station.
+  CHECK(contains(log, "stalled on credit"));
+  CHECK(contains(log, "waits for: room: port 1 ch 1 TX"));
+  CHECK(std::regex_search(log, std::regex(R"(port 0: RX0 0/2048 TX0 0/2048 RX1 20\d\d/2048)")));
+}
