@@ -7,6 +7,8 @@
 // test process can compare variants or timing styles side by side.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -289,5 +291,12 @@ struct Timing {
     return tx_data + data_wire(packets, continues) + latency + rx_data + tx_info + info_wire() + latency + rx_info;
   }
 };
+
+// A stream that delivered everything it sent, intact and in order.
+inline void require_clean(const Stream& s) {
+  INFO(s.name());
+  for (const std::string& e : s.errors) FAIL_CHECK(e);
+  CHECK(s.done());
+}
 
 }  // namespace m2test

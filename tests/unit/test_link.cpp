@@ -28,17 +28,12 @@
 using m2::TimingStyle;
 using m2test::MlxPair;
 using m2test::ns;
+using m2test::require_clean;
 using m2test::Presets;
 using m2test::Stream;
 using sc_core::sc_time;
 
 namespace {
-
-void require_clean(const Stream& s) {
-  INFO(s.name());
-  for (const std::string& e : s.errors) FAIL_CHECK(e);
-  CHECK(s.done());
-}
 
 const Presets kPlain = {{"mlcx_a.variant", "plain"}, {"mlcx_b.variant", "plain"}};
 
