@@ -128,3 +128,19 @@ TEST_CASE("cluster: a receiver that stops reading stalls the network and the wat
   CHECK(contains(log, "waits for: room: port 1 ch 1 TX"));
   CHECK(std::regex_search(log, std::regex(R"(port 0: RX0 0/2048 TX0 0/2048 RX1 20\d\d/2048)")));
 }
+
+TEST_CASE("cluster: broadcast reaches every other node and multicast only the group, across cascaded switch boxes",
+          "[integration][cluster]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config(16), "--quiet", "--set", "node*.ni.firmware=net_broadcast", "--set",
+                              "node*.ni.simctrl.args=16,5,500", "--set", "topology.groups=1=1,3,5,7,9,11,13,15"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  for (int n = 1; n < 16; ++n) {
+    const std::string cpu = "node" + std::to_string(n) + ".ni.cpu";
+    INFO(cpu);
+    // 5 broadcasts everywhere, 5 multicasts at the odd nodes; nothing else arrives.
+    CHECK(r.result(cpu, "fw_result0") == std::optional<std::string>(n % 2 ? "10" : "5"));
+    CHECK(r.result(cpu, "fw_result1") == std::optional<std::string>("0"));
+  }
+}
