@@ -10,6 +10,7 @@
 #include "platform/network_watchdog.h"
 #include "platform/topology.h"
 #include "switchbox/switch_box.h"
+#include "trace/trace_tap.h"
 
 namespace m2 {
 namespace {
@@ -149,16 +150,19 @@ class ClusterPlatform : public Platform {
   template <typename In, typename Out>
   void connect(In& link_in, Out& link_out, const LinkEnd& end, PlatformContext& ctx) {
     MlxEngine* e = nullptr;
+    std::string binding;  // for trace patterns: node3.ni.mlcx.link, sb0.port3.link
     if (end.is_node()) {
       e = m_nodes[static_cast<size_t>(end.node)]->ni.mlcx.get();
+      binding = std::string(e->name()) + ".link";
     } else {
       SwitchBox& sb = *m_sbs[static_cast<size_t>(end.sb)];
       const std::string name = std::string(sb.name()) + "_port" + std::to_string(end.port) + "_mlx";
       m_engines.push_back(std::make_unique<MlxEngine>(name.c_str(), sb.port_buffer(static_cast<unsigned>(end.port)),
                                                       ctx.timing));
       e = m_engines.back().get();
+      binding = std::string(sb.name()) + ".port" + std::to_string(end.port) + ".link";
     }
-    e->link_out.bind(link_in);
+    bind_traced(e->link_out, binding, m_taps, [&link_in](auto& s) { s.bind(link_in); });
     link_out.bind(e->link_in);
   }
 
@@ -214,6 +218,7 @@ class ClusterPlatform : public Platform {
   std::vector<std::unique_ptr<Link>> m_links;
   std::vector<std::unique_ptr<MlxEngine>> m_engines;
   std::unique_ptr<NetworkWatchdog> m_watchdog;
+  std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced links only
 };
 
 }  // namespace

@@ -144,3 +144,19 @@ TEST_CASE("cluster: broadcast reaches every other node and multicast only the gr
     CHECK(r.result(cpu, "fw_result1") == std::optional<std::string>("0"));
   }
 }
+
+TEST_CASE("cluster: link bindings can be traced: one row per frame an engine sends", "[integration][cluster][trace]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config(4), "--quiet", "--trace", "node1.ni.mlcx", "--trace", "sb0.port1"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  size_t from_ni = 0, from_sb = 0;
+  for (const std::string& row : split_lines(r.file("transactions.csv"))) {
+    from_ni += row.rfind("node1.ni.mlcx.link,", 0) == 0;
+    from_sb += row.rfind("sb0.port1.link,", 0) == 0;
+  }
+  // Side A of link_node1 is the NI, side B the switch-box port.
+  CHECK(static_cast<double>(from_ni) == r.result_num("link_node1", "ab.frames"));
+  CHECK(static_cast<double>(from_sb) == r.result_num("link_node1", "ba.frames"));
+  CHECK(from_ni > 0);
+}
