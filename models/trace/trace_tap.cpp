@@ -19,9 +19,8 @@ void TraceTap::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay)
                      t.get_data_length(), t.is_response_ok()});
 }
 
-bool TraceTap::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
-  dmi.allow_none();
-  return false;
+bool TraceTap::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+  return out->get_direct_mem_ptr(t, dmi);
 }
 
 unsigned int TraceTap::transport_dbg(tlm::tlm_generic_payload& t) { return out->transport_dbg(t); }

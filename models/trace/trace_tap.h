@@ -1,8 +1,9 @@
 // A pass-through trace socket: inserted by the platform on a TLM binding
 // whose name a trace pattern matches, it forwards everything unchanged and
-// records each transaction in the TraceRecorder. It refuses DMI so that no
-// access bypasses it (traced runs are slower; untraced bindings get no tap
-// and cost nothing).
+// records each transaction in the TraceRecorder. DMI passes through: an ISS
+// must keep fetching code from SDRAM directly, so a CPU's direct SDRAM
+// accesses are not recorded, its device accesses are. Untraced bindings get
+// no tap and cost nothing.
 #pragma once
 
 #include <string>

@@ -160,3 +160,15 @@ TEST_CASE("cluster: link bindings can be traced: one row per frame an engine sen
   CHECK(static_cast<double>(from_sb) == r.result_num("link_node1", "ba.frames"));
   CHECK(from_ni > 0);
 }
+
+TEST_CASE("cluster: tracing every binding changes nothing in the simulation", "[integration][cluster][trace]") {
+  Sandbox sb;
+  const SimResult plain = sb.run({"run", config(4), "--quiet"});
+  const SimResult traced = sb.run({"run", config(4), "--quiet", "--trace", "*"});
+  INFO(plain.describe() << "\n" << traced.describe());
+  REQUIRE(plain.exited(0));
+  REQUIRE(traced.exited(0));
+  check_alltoall(traced, 4, 4);
+  CHECK(traced.result("run", "sim_time_us") == plain.result("run", "sim_time_us"));
+  CHECK(split_lines(traced.file("transactions.csv")).size() > 100);
+}
