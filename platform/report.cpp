@@ -1,5 +1,7 @@
 #include "platform/report.h"
 
+#include "core/result_table.h"
+
 #include <cerrno>
 #include <cstdarg>
 #include <cinttypes>
@@ -57,6 +59,7 @@ std::string format_report(const RunSummary& s, const RunControl& run, const std:
     for (const auto& res : run.results())
       r += fmt("  %-14s %-12s %" PRId64 "\n", res.source.c_str(), res.key.c_str(), res.value);
   }
+  if (!ResultTable::instance().empty()) r += "results:\n" + ResultTable::instance().format();
   if (!stats.empty()) {
     r += "model statistics:\n";
     for (const Statistic& st : stats)
@@ -78,8 +81,24 @@ std::string format_cpu_states(const std::vector<Processor*>& cpus) {
   return r;
 }
 
-void write_results_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
-                       const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats) {
+void write_results_tsv(const std::string& path, const RunControl& run) {
+  std::ofstream f = open_out(path);
+  const ResultTable& t = ResultTable::instance();
+  if (!t.empty()) {
+    for (size_t c = 0; c < t.columns().size(); ++c) f << (c ? "\t" : "") << t.columns()[c];
+    f << "\n";
+    for (const auto& row : t.rows()) {
+      for (size_t c = 0; c < row.size(); ++c) f << (c ? "\t" : "") << row[c];
+      f << "\n";
+    }
+    return;
+  }
+  f << "source\tkey\tvalue\n";
+  for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
+}
+
+void write_stats_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
+                     const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats) {
   std::ofstream f = open_out(path);
   f << "source\tkey\tvalue\n";
   f << "run\tsim_time_us\t" << fmt("%.6f", s.sim_seconds * 1e6) << "\n";

@@ -24,10 +24,15 @@ std::string format_report(const RunSummary& s, const RunControl& run, const std:
 // Where each CPU stands: for time-limit and stall reports.
 std::string format_cpu_states(const std::vector<Processor*>& cpus);
 
-// Writes results.tsv: header "source<TAB>key<TAB>value", then run statistics
-// and every value firmware reported. Throws ConfigError if it cannot write.
-void write_results_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
-                       const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats = {});
+// Writes stats.tsv: header "source<TAB>key<TAB>value", then run statistics,
+// every value firmware and host software reported, and model statistics.
+// Throws ConfigError if it cannot write.
+void write_stats_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
+                     const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats = {});
+// Writes results.tsv: the run's measurement table (ResultTable: a header
+// line, one row per measurement) or, for runs without one, the values
+// firmware and host software reported (source, key, value).
+void write_results_tsv(const std::string& path, const RunControl& run);
 void write_params_tsv(const std::string& path);
 // The parameter table of `m2vp params`.
 std::string format_params_table();

@@ -100,7 +100,8 @@ int run_simulation(const RunOptions& opts) {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;
   }
-  write_results_tsv((out / "results.tsv").string(), summary, e->run, cpus, stats);
+  write_stats_tsv((out / "stats.tsv").string(), summary, e->run, cpus, stats);
+  write_results_tsv((out / "results.tsv").string(), e->run);
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) {
     if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");

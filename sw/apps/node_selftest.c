@@ -59,6 +59,7 @@ static int run_one(m2drv* d, m2drv_buffer* src, m2drv_buffer* dst, size_t len, u
   for (size_t i = GUARD + dst_off + len; i < dst->bytes; i++) overrun += ((uint8_t*)dst->addr)[i] != 0xEE;
   m2host_printf("bytes %zu path %s src+%u dst+%u: %s in %.2f us\n", len, pname, src_off, dst_off,
                 bad || overrun ? "CORRUPT" : "ok", us);
+  if (!bad && !overrun) m2host_printf("@row %zu %s %.3f\n", len, pname, us);
   if (bad) m2host_printf("  %zu bytes differ, first at offset %zu\n", bad, first_bad);
   if (overrun) m2host_printf("  %zu bytes outside the destination were written\n", overrun);
   return bad || overrun ? -1 : 0;
@@ -95,6 +96,7 @@ static int node_selftest(int argc, char** argv)
     m2host_printf("node_selftest: out of pinned host memory\n");
     return 4;
   }
+  m2host_printf("@columns bytes path round_trip_us\n");
   int failures = 0, done = 0;
   uint64_t bytes = 0;
   unsigned k = 0;

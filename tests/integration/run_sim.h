@@ -5,7 +5,7 @@
 //   auto cfg = sb.config("hello");                // minimal single-ni config
 //   SimResult r = sb.run({"run", cfg.string()});  // adds --out <sandbox>/out<k>
 //   CHECK(r.exited(0));
-//   r.result("ni0.cpu", "fw_result0");            // from results.tsv
+//   r.result("ni0.cpu", "fw_result0");            // from stats.tsv
 //   auto p = sb.start({"run", cfg.string()});     // in the background ...
 //   SimResult r2 = p.wait(30);                    // ... collected later
 //
@@ -99,10 +99,10 @@ struct SimResult {
 
   std::string file(const std::string& name) const { return out_dir.empty() ? "" : read_text(out_dir / name); }
 
-  // A value of results.tsv (columns source, key, value).
+  // A value of stats.tsv (columns source, key, value).
   std::optional<std::string> result(const std::string& source, const std::string& key) const {
     if (out_dir.empty()) return std::nullopt;
-    for (const auto& row : read_tsv(out_dir / "results.tsv"))
+    for (const auto& row : read_tsv(out_dir / "stats.tsv"))
       if (row.size() == 3 && row[0] == source && row[1] == key) return row[2];
     return std::nullopt;
   }

@@ -52,6 +52,13 @@ TEST_CASE("host and NI exchange data by DMA both ways, every byte verified", "[i
   CHECK(r.result_num("node0.bridge", "dma_bytes") == 2.0 * 147596);
   CHECK(r.result_num("node0.ni.dma", "errors") == 0.0);
   CHECK(r.result_num("node0.pci", "busy_us") > 0.0);
+  // results.tsv is the measurement table the application printed.
+  const std::vector<std::string> table = split_lines(r.file("results.tsv"));
+  REQUIRE(table.size() == 17);
+  CHECK(table[0] == "bytes\tpath\tround_trip_us");
+  CHECK(table[1].rfind("1\tsdram\t", 0) == 0);
+  CHECK(table[16].rfind("65537\tnetbuf\t", 0) == 0);
+  CHECK(contains(r.file("report.txt"), "results:\n"));
   // Larger transfers take longer; the network-buffer path (chunked, two more
   // DMA hops) is slower than the direct one.
   CHECK(t.at({4097, "sdram"}) > t.at({2049, "sdram"}));

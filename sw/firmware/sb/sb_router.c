@@ -18,7 +18,7 @@
 _Static_assert(SB_CONSOLE_BASE == NI_CONSOLE_BASE, "console address differs from the NI's");
 _Static_assert(SB_SIMCTRL_BASE == NI_SIMCTRL_BASE, "simctrl address differs from the NI's");
 
-/* fw_result indices (end-of-run report and results.tsv). */
+/* fw_result indices (end-of-run report and stats.tsv). */
 #define RESULT_ROUTED  0
 #define RESULT_DROPPED 1
 
