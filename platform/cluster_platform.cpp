@@ -114,6 +114,15 @@ class ClusterPlatform : public Platform {
     for (auto& n : m_nodes) h.push_back(&n->host);
     return h;
   }
+  void add_signals(SignalProbes& out) override {
+    for (auto& n : m_nodes) {
+      add_ni_signals(n->ni, out);
+      add_pci_signals(n->pci, out);
+    }
+    for (auto& s : m_sbs) add_switch_box_signals(*s, out);
+    for (auto& e : m_engines) add_mlx_signals(*e, e->name(), out);
+    for (auto& l : m_links) add_link_signals(*l, out);
+  }
   std::vector<Statistic> statistics() override {
     std::vector<Statistic> s;
     for (auto& n : m_nodes) n->append_statistics(s);

@@ -11,6 +11,10 @@ class NodePlatform : public Platform {
   std::vector<Processor*> processors() override { return {&m_node.ni.cpu}; }
   std::vector<TextOutput*> consoles() override { return {&m_node.ni.console, &m_node.host.console}; }
   std::vector<HostCpu*> hosts() override { return {&m_node.host}; }
+  void add_signals(SignalProbes& out) override {
+    add_ni_signals(m_node.ni, out);
+    add_pci_signals(m_node.pci, out);
+  }
   std::vector<Statistic> statistics() override {
     std::vector<Statistic> s;
     m_node.append_statistics(s);

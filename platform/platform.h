@@ -13,6 +13,7 @@
 #include "cpu/processor.h"
 #include "core/text_output.h"
 #include "host/host_cpu.h"
+#include "platform/signal_probes.h"
 
 namespace m2 {
 
@@ -39,6 +40,8 @@ class Platform {
   virtual std::vector<HostCpu*> hosts() { return {}; }
   // What the interconnect models did (collected at the end of the run).
   virtual std::vector<Statistic> statistics() { return {}; }
+  // Signals the VCD output can show (see signal_probes.h).
+  virtual void add_signals(SignalProbes& out) { (void)out; }
 };
 
 using PlatformBuilder = std::function<std::unique_ptr<Platform>(PlatformContext&)>;

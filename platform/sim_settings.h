@@ -27,6 +27,10 @@ struct SimSettings {
                               Range<double>{0, 1e12}};
   Param<double> trace_to_us{"sim", "trace_to_us", 0.0, "us", "end of the traced time window (0: end of run)",
                             Range<double>{0, 1e12}};
+  Param<std::string> vcd{"sim", "vcd", "", "",
+                         "signals for signals.vcd, name patterns with * (node0.ni.netbuf, sb*); empty: none"};
+  Param<double> vcd_sample_ns{"sim", "vcd_sample_ns", 100.0, "ns", "sampling period of the VCD signals",
+                              Range<double>{1, 1e9}};
   Param<double> max_time_ms{"sim", "max_time_ms", 1000.0, "ms",
                             "simulated time limit; reaching it before all firmware exits is an error",
                             Range<double>{1e-6, 1e9}};

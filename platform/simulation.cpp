@@ -14,7 +14,9 @@
 #include "platform/platform.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
+#include "platform/signal_sampler.h"
 #include "trace/trace_recorder.h"
+#include "trace/vcd_writer.h"
 
 namespace fs = std::filesystem;
 
@@ -26,6 +28,8 @@ struct Elaborated {
   SimSettings sim;
   RunControl run;
   std::unique_ptr<Platform> platform;
+  VcdWriter vcd;
+  std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
 };
 
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
@@ -46,6 +50,21 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
                                                                    : UINT64_MAX);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
+  if (!e->sim.vcd.get().empty()) {
+    TraceRecorder patterns;  // only for its pattern matching
+    patterns.configure(e->sim.vcd.get(), 0, UINT64_MAX);
+    SignalProbes all, chosen;
+    e->platform->add_signals(all);
+    for (SignalProbe& p : all)
+      if (patterns.matches(p.name)) chosen.push_back(std::move(p));
+    if (chosen.empty())
+      Log::instance().warning("sim.vcd = '" + e->sim.vcd.get() + "' matches no signal of this platform");
+    const double to_us = e->sim.trace_to_us.get();
+    e->sampler = std::make_unique<SignalSampler>(
+        "signal_sampler", e->run, std::move(chosen), e->vcd, sc_core::sc_time(e->sim.vcd_sample_ns.get(), sc_core::SC_NS),
+        sc_core::sc_time(e->sim.trace_from_us.get(), sc_core::SC_US),
+        to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
+  }
   reg.check_all_presets_used();
   return e;
 }
@@ -102,6 +121,7 @@ int run_simulation(const RunOptions& opts) {
   }
   write_stats_tsv((out / "stats.tsv").string(), summary, e->run, cpus, stats);
   write_results_tsv((out / "results.tsv").string(), e->run);
+  if (e->sampler) e->vcd.write((out / "signals.vcd").string());
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) {
     if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");

@@ -21,6 +21,10 @@ class SingleNiPlatform : public Platform {
   }
   std::vector<Processor*> processors() override { return {&m_ni.cpu}; }
   std::vector<TextOutput*> consoles() override { return {&m_ni.console}; }
+  void add_signals(SignalProbes& out) override {
+    add_ni_signals(m_ni, out);
+    add_pci_signals(m_pci, out);
+  }
 
  private:
   NiNode m_ni;

@@ -172,3 +172,29 @@ TEST_CASE("cluster: tracing every binding changes nothing in the simulation", "[
   CHECK(traced.result("run", "sim_time_us") == plain.result("run", "sim_time_us"));
   CHECK(split_lines(traced.file("transactions.csv")).size() > 100);
 }
+
+TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fst", "[integration][cluster][trace]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config(2), "--quiet", "--set", "sim.vcd=node0.ni sb0.stations* link_*",
+                              "--set", "sim.trace_from_us=20", "--set", "sim.trace_to_us=80"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  const std::string vcd = r.file("signals.vcd");
+  REQUIRE(!vcd.empty());
+  CHECK(contains(vcd, "$var wire 16 "));
+  CHECK(contains(vcd, " tx0_used $end"));
+  CHECK(contains(vcd, " stations_occupied $end"));
+  CHECK(contains(vcd, " ab_busy $end"));
+  CHECK_FALSE(contains(vcd, "$scope module node1 $end"));  // not chosen
+  // Only the window: the first and last time stamps lie within 20..80 us.
+  std::vector<uint64_t> stamps;
+  for (const std::string& l : split_lines(vcd))
+    if (!l.empty() && l[0] == '#') stamps.push_back(std::stoull(l.substr(1)));
+  REQUIRE(!stamps.empty());
+  CHECK(stamps.front() >= 20000000u);
+  CHECK(stamps.back() <= 80000000u);
+  const std::string fst = (r.out_dir / "signals.fst").string();
+  const int rc = std::system(("vcd2fst '" + (r.out_dir / "signals.vcd").string() + "' '" + fst + "' > /dev/null 2>&1").c_str());
+  CHECK(rc == 0);
+  CHECK(fs::exists(fst));
+}

@@ -1,0 +1,91 @@
+#include "trace/vcd_writer.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "core/params.h"
+
+namespace m2 {
+namespace {
+
+// VCD identifiers: printable ASCII 33..126, base 94.
+std::string vcd_id(unsigned n) {
+  std::string id;
+  do {
+    id += static_cast<char>(33 + n % 94);
+    n /= 94;
+  } while (n);
+  return id;
+}
+
+std::string binary(uint64_t v, unsigned width) {
+  std::string b;
+  for (unsigned i = width; i-- > 0;) b += (v >> i) & 1 ? '1' : '0';
+  const auto first = b.find('1');
+  return first == std::string::npos ? "0" : b.substr(first);
+}
+
+// Scopes as a tree, so that each dotted prefix is opened once.
+struct Scope {
+  std::map<std::string, Scope> children;
+  std::vector<std::pair<std::string, unsigned>> vars;  // leaf name, signal index
+};
+
+void write_scope(std::ofstream& f, const std::string& name, const Scope& s,
+                 const std::vector<std::pair<std::string, unsigned>>& widths) {
+  f << "$scope module " << name << " $end\n";
+  for (const auto& [leaf, idx] : s.vars)
+    f << "$var wire " << widths[idx].second << " " << vcd_id(idx) << " " << leaf << " $end\n";
+  for (const auto& [child, sub] : s.children) write_scope(f, child, sub, widths);
+  f << "$upscope $end\n";
+}
+
+}  // namespace
+
+unsigned VcdWriter::add_signal(const std::string& name, unsigned width) {
+  m_signals.push_back({name, width ? width : 1, 0, false});
+  return static_cast<unsigned>(m_signals.size() - 1);
+}
+
+void VcdWriter::change(unsigned signal, uint64_t time_ps, uint64_t value) {
+  Signal& s = m_signals.at(signal);
+  if (s.seen && s.last == value) return;
+  s.seen = true;
+  s.last = value;
+  m_changes.push_back({time_ps, signal, value});
+}
+
+void VcdWriter::write(const std::string& path) const {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw ConfigError(path + ": cannot write the VCD file");
+  f << "$date simulated by m2vp $end\n$version m2vp signal sampler $end\n$timescale 1ps $end\n";
+  Scope root;
+  std::vector<std::pair<std::string, unsigned>> widths;
+  for (unsigned i = 0; i < m_signals.size(); ++i) {
+    widths.emplace_back(m_signals[i].name, m_signals[i].width);
+    Scope* s = &root;
+    std::string name = m_signals[i].name;
+    for (size_t dot; (dot = name.find('.')) != std::string::npos; name = name.substr(dot + 1))
+      s = &s->children[name.substr(0, dot)];
+    s->vars.emplace_back(name, i);
+  }
+  write_scope(f, "m2vp", root, widths);
+  f << "$enddefinitions $end\n";
+  std::vector<Change> sorted = m_changes;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Change& a, const Change& b) { return a.time_ps < b.time_ps; });
+  bool first = true;
+  uint64_t now = 0;
+  for (const Change& c : sorted) {
+    if (first || c.time_ps != now) {
+      f << "#" << c.time_ps << "\n";
+      now = c.time_ps;
+      first = false;
+    }
+    const Signal& s = m_signals[c.signal];
+    if (s.width == 1) f << (c.value ? '1' : '0') << vcd_id(c.signal) << "\n";
+    else f << "b" << binary(c.value, s.width) << " " << vcd_id(c.signal) << "\n";
+  }
+}
+
+}  // namespace m2

@@ -1,0 +1,74 @@
+#include "platform/signal_probes.h"
+
+#include <ip/ni_dma.h>
+#include <ip/ni_memory_map.h>
+
+#include <memory>
+
+#include "link/link.h"
+#include "ni/mlx_engine.h"
+#include "pci/pci_bus.h"
+#include "platform/ni_node.h"
+#include "switchbox/switch_box.h"
+
+namespace m2 {
+namespace {
+
+// 1 while `busy_time()` keeps growing between samples.
+std::function<uint64_t()> growing(std::function<sc_core::sc_time()> busy_time) {
+  auto last = std::make_shared<sc_core::sc_time>(sc_core::SC_ZERO_TIME);
+  return [busy_time, last] {
+    const sc_core::sc_time now = busy_time();
+    const bool grew = now > *last;
+    *last = now;
+    return uint64_t(grew);
+  };
+}
+
+void add_buffer_levels(NetBuf& b, const std::string& prefix, SignalProbes& out) {
+  for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch) {
+    const std::string c = std::to_string(ch);
+    out.push_back({prefix + ".tx" + c + "_used", 16, [&b, ch] { return uint64_t(b.tx_available(ch)); }});
+    out.push_back({prefix + ".rx" + c + "_used", 16, [&b, ch] { return uint64_t(b.rx_available(ch)); }});
+  }
+}
+
+}  // namespace
+
+void add_ni_signals(NiNode& ni, SignalProbes& out) {
+  const std::string n = ni.name();
+  out.push_back({n + ".cpu.idle", 1, [&ni] { return uint64_t(ni.cpu.core().idle()); }});
+  out.push_back({n + ".dma.busy", 1, [&ni] { return uint64_t((ni.dma.status() & DMA_STATUS_BUSY) != 0); }});
+  out.push_back({n + ".intc.irq", 1, [&ni] { return uint64_t(ni.intc.irq.level()); }});
+  add_buffer_levels(ni.netbuf, n + ".netbuf", out);
+  if (ni.mlcx) add_mlx_signals(*ni.mlcx, n + ".mlcx", out);
+}
+
+void add_pci_signals(PciBus& pci, SignalProbes& out) {
+  out.push_back({std::string(pci.name()) + ".busy", 1, growing([&pci] { return pci.busy_time(); })});
+}
+
+void add_link_signals(Link& link, SignalProbes& out) {
+  const std::string n = link.name();
+  out.push_back({n + ".ab_busy", 1, growing([&link] { return link.stats(0).busy; })});
+  out.push_back({n + ".ba_busy", 1, growing([&link] { return link.stats(1).busy; })});
+}
+
+void add_mlx_signals(MlxEngine& e, const std::string& name, SignalProbes& out) {
+  for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch) {
+    const std::string c = std::to_string(ch);
+    out.push_back({name + ".tx" + c + "_credit", 16, [&e, ch] { return e.tx_credit(ch); }});
+    out.push_back({name + ".tx" + c + "_wait_ack", 1, [&e, ch] { return uint64_t(e.awaiting_ack(ch)); }});
+  }
+}
+
+void add_switch_box_signals(SwitchBox& sb, SignalProbes& out) {
+  const std::string n = sb.name();
+  out.push_back({n + ".stations_occupied", 8, [&sb] { return uint64_t(sb.controller().occupied()); }});
+  out.push_back({n + ".bus_busy", 1, growing([&sb] { return sb.switching_bus().busy_time(); })});
+  out.push_back({n + ".cpu.idle", 1, [&sb] { return uint64_t(sb.cpu.core().idle()); }});
+  for (unsigned p = 0; p < sb.port_count(); ++p)
+    add_buffer_levels(sb.port_buffer(p), n + ".port" + std::to_string(p), out);
+}
+
+}  // namespace m2
