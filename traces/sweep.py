@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Runs the cross product of parameter variants of one config, in parallel,
+then prints a side-by-side table of their results and writes it with the
+overlay plots.
+
+  sweep.py --sim M2VP_SIM CONFIG --vary NAME=V1,V2 [--vary ...] [--jobs N]
+           [--metric COLUMN] [--out DIR] [--set NAME=VALUE ...]
+
+Each variant runs `m2vp-sim run CONFIG --set ...` into DIR/<variant>/ (its
+params.tsv records the full parameter set, so any row can be reproduced).
+The summary goes to DIR/sweep.tsv; with a measurement table that has a
+`bytes` column, the chosen metric (default mbps, else latency_us) is shown
+per size and variant and plotted (DIR/sweep_<metric>.png/.svg).
+"""
+import argparse
+import concurrent.futures
+import csv
+import itertools
+import os
+import re
+import subprocess
+import sys
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="m2vp sweep", description=__doc__.split("\n\n")[0])
+    p.add_argument("--sim", required=True, help="the m2vp-sim executable")
+    p.add_argument("config")
+    p.add_argument("--vary", action="append", default=[], metavar="NAME=V1,V2,...")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="for every variant")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--metric", default=None, help="results.tsv column to compare (default: mbps or latency_us)")
+    p.add_argument("--out", default=None, help="default: traces/<config name>/sweep")
+    a = p.parse_args(argv)
+    if not a.vary:
+        p.error("give at least one --vary NAME=V1,V2,...")
+    axes = []
+    for v in a.vary:
+        name, eq, values = v.partition("=")
+        if not eq or not name or not values:
+            p.error(f"--vary '{v}': expected NAME=V1,V2,...")
+        axes.append((name, values.split(",")))
+    return a, axes
+
+
+def variant_dir(settings):
+    text = "_".join(f"{n}-{v}" for n, v in settings)
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "-", text.replace("*", "x"))[:150]
+
+
+def read_tsv(path):
+    try:
+        with open(path, newline="") as f:
+            return list(csv.reader(f, delimiter="\t"))
+    except OSError:
+        return []
+
+
+def run_variant(sim, config, settings, common, out):
+    cmd = [sim, "run", config, "--quiet", "--out", out]
+    for s in common:
+        cmd += ["--set", s]
+    for n, v in settings:
+        cmd += ["--set", f"{n}={v}"]
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return proc.returncode, proc.stderr.strip().splitlines()[-1:] if proc.returncode else []
+
+
+def progress(done, total):
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\rsweep: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    sys.stderr.flush()
+
+
+def main(argv):
+    a, axes = parse_args(argv)
+    name = os.path.splitext(os.path.basename(a.config))[0]
+    out = a.out or os.path.join("traces", name, "sweep")
+    os.makedirs(out, exist_ok=True)
+    variants = [list(zip([n for n, _ in axes], combo)) for combo in itertools.product(*[vs for _, vs in axes])]
+    results = {}
+    progress(0, len(variants))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futures = {pool.submit(run_variant, a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v))): i
+                   for i, v in enumerate(variants)}
+        for k, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            results[futures[f]] = f.result()
+            progress(k, len(variants))
+    sys.stderr.write("\n")
+
+    # Per variant: exit code, simulated time, and its measurement table.
+    rows = []
+    tables = []
+    for i, v in enumerate(variants):
+        d = os.path.join(out, variant_dir(v))
+        stats = {(r[0], r[1]): r[2] for r in read_tsv(os.path.join(d, "stats.tsv"))[1:] if len(r) == 3}
+        table = read_tsv(os.path.join(d, "results.tsv"))
+        tables.append(table)
+        rc, err = results[i]
+        rows.append({"variant": ", ".join(f"{n}={val}" for n, val in v), "dir": variant_dir(v), "exit": rc,
+                     "sim_time_us": stats.get(("run", "sim_time_us"), ""), "error": err[0] if err else ""})
+
+    sized = [t for t in tables if t and "bytes" in t[0]]
+    metric = a.metric or next((m for m in ("mbps", "latency_us") if sized and m in sized[0][0]), None)
+    summary = os.path.join(out, "sweep.tsv")
+    with open(summary, "w", newline="") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n")
+        if metric and sized:
+            sizes = sorted({r[t[0].index("bytes")] for t in sized for r in t[1:]}, key=lambda s: float(s))
+            w.writerow(["variant", "exit", "sim_time_us"] + [f"{metric}@{s}" for s in sizes])
+            for row, t in zip(rows, tables):
+                vals = {}
+                if t and "bytes" in t[0] and metric in t[0]:
+                    bi, mi = t[0].index("bytes"), t[0].index(metric)
+                    vals = {r[bi]: r[mi] for r in t[1:]}
+                w.writerow([row["variant"], row["exit"], row["sim_time_us"]] + [vals.get(s, "") for s in sizes])
+        else:
+            w.writerow(["variant", "exit", "sim_time_us"])
+            for row in rows:
+                w.writerow([row["variant"], row["exit"], row["sim_time_us"]])
+    # Side by side on the terminal.
+    table = read_tsv(summary)
+    widths = [max(len(r[c]) for r in table) for c in range(len(table[0]))]
+    for r in table:
+        print("  ".join(cell.rjust(widths[c]) if c else cell.ljust(widths[c]) for c, cell in enumerate(r)))
+    for row in rows:
+        if row["exit"]:
+            print(f"variant {row['variant']}: exit code {row['exit']} {row['error']}")
+    if metric and sized:
+        plot(out, metric, rows, tables)
+    print(f"sweep: {len(variants)} variants in {out}/ (summary: {summary})")
+    return 1 if any(r["exit"] for r in rows) else 0
+
+
+def plot(out, metric, rows, tables):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("sweep: python3-matplotlib is missing; no plots")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for row, t in zip(rows, tables):
+        if not t or "bytes" not in t[0] or metric not in t[0]:
+            continue
+        bi, mi = t[0].index("bytes"), t[0].index(metric)
+        pts = sorted((float(r[bi]), float(r[mi])) for r in t[1:])
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=row["variant"])
+    ax.set_xscale("log")
+    ax.set_xlabel("bytes")
+    ax.set_ylabel(metric)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out, f"sweep_{metric}.{ext}"))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
