@@ -145,8 +145,7 @@
 #define MMP_KIND_WORD(kind, flags) ((MMP_WIRE_MAGIC << 16) | (((unsigned)(kind) & 0xFFu) << 8) | ((unsigned)(flags) & 0xFFu))
 
 #define MMP_CHUNK_BYTES_DEFAULT 2048u /* the netbuf channel size                  */
-#define MMP_MAX_PORT 0xFFFEu          /* 0xFFFF is the library's barrier port      */
-#define MMP_SYNC_PORT 0xFFFFu
+#define MMP_SYNC_PORT 0xFFFFu /* the library's barrier port; user ports are below */
 #define MMP_MAX_NODES 256u
 
 /* ---- firmware arguments (<node>.ni.simctrl.args, in this order) ---------- */

@@ -626,11 +626,16 @@ static void retire_slots(void)
 
 /* Only ends a doze: silences each source (at the device, or by masking a
  * level the main loop has not dealt with yet); main() arms them again. */
+static volatile uint32_t g_doorbells; /* bits the handler took from the device */
+
 void fw_external_interrupt(void)
 {
   const uint32_t status = mmio_read32(NI_INTC_BASE + INTC_STATUS);
-  if (status & (1u << NI_IRQ_DOORBELL))
-    mmio_write32(NI_PCIIF_BASE + NIPCI_DOORBELL, mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL));
+  if (status & (1u << NI_IRQ_DOORBELL)) {
+    const uint32_t bits = mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL);
+    mmio_write32(NI_PCIIF_BASE + NIPCI_DOORBELL, bits);
+    g_doorbells |= bits;
+  }
   if (status & (1u << NI_IRQ_DMA_DONE))
     mmio_write32(NI_DMA_BASE + DMA_STATUS, DMA_STATUS_DONE);
   if (status & IRQ_LEVELS)
@@ -686,13 +691,14 @@ static void wait_for_init(void)
 {
   sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_WAIT_INIT);
   const uint32_t saved = irq_disable();
-  while (!(mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL) & MMP_DOORBELL_INIT)) {
+  while (!((g_doorbells | mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL)) & MMP_DOORBELL_INIT)) {
     mmio_write32(NI_INTC_BASE + INTC_ENABLE_SET, 1u << NI_IRQ_DOORBELL);
     cpu_idle();
   }
   mmio_write32(NI_INTC_BASE + INTC_ENABLE_CLR, 0xFFFFFFFFu);
   irq_restore(saved);
   mmio_write32(NI_PCIIF_BASE + NIPCI_DOORBELL, MMP_DOORBELL_INIT);
+  g_doorbells = 0;
 }
 
 int main(void)
@@ -719,6 +725,7 @@ int main(void)
   printf("mmp firmware: node %u, %u channel(s), chunk %u bytes, bypass up to %u bytes\n", (unsigned)g_node,
          (unsigned)g_channels, (unsigned)chunk, (unsigned)g_bypass);
   wait_for_init();
+  printf("mmp: init: status 0x%08x msgbuf 0x%08x\n", (unsigned)sd32(MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS), (unsigned)sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS));
   g_status_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS);
   g_msgbuf_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS);
   g_msgbuf_bytes = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES);
