@@ -525,7 +525,16 @@ static int tx_step(void)
   } else {
     volatile uint32_t *h = stage();
     fill_header(h, s, n);
-    g_tx_ticket[ch] = dma((uint32_t)(uintptr_t)h, NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES);
+    if (ticket_done(g_tx_ticket[ch])) {
+      /* Nothing queued for this channel (the usual case when the chunks
+       * alternate): the CPU pushes the header and spares the DMA engine a
+       * descriptor while it still reads the previous chunk. */
+      const uint32_t win = NI_NETBUF_TX_WINDOW(ch);
+      for (unsigned i = 0; i < 8; i++)
+        *(volatile uint32_t *)(uintptr_t)win = h[i];
+    } else {
+      g_tx_ticket[ch] = dma((uint32_t)(uintptr_t)h, NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES);
+    }
     if (n > 0)
       g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n);
   }

@@ -84,7 +84,7 @@ struct host {
 static struct host *g_hosts[MAX_HOSTS];
 
 static const struct MMP_options kDefaults = {
-    256 * 1024, 256 * 1024, 64, 256u * 1024 * 1024, -1.0, 10000.0, 1,
+    256 * 1024, 256 * 1024, 0, 256u * 1024 * 1024, -1.0, 10000.0, 1,
 };
 
 static struct host *self(void)
