@@ -92,7 +92,7 @@
 #define MMP_STATUS_NODE  0x04u /* NI: its network address                          */
 #define MMP_STATUS_RECORDS 0x100u /* first completion record                       */
 #define MMP_RECORD_BYTES 32u      /* one host cache line: one DMA transaction      */
-#define MMP_MAX_RECORDS 512u
+#define MMP_MAX_RECORDS 1024u
 #define MMP_STATUS_BYTES (MMP_STATUS_RECORDS + MMP_MAX_RECORDS * MMP_RECORD_BYTES)
 
 /* Completion record words (byte offsets). The NI writes the whole record in
@@ -154,6 +154,7 @@
 #define MMP_ARG_CHANNELS 1 /* netbuf channels per direction used: 1 or 2 (default 2) */
 #define MMP_ARG_CHUNK 2    /* chunk size in wire bytes, a multiple of 32 up to the
                               channel size (default the channel size)            */
+#define MMP_ARG_VERBOSE 3 /* 1: print every chunk header and posted receive   */
 #define MMP_BYPASS_DEFAULT 0u
 
 #endif

@@ -30,8 +30,8 @@
 #include "fw.h"
 #include "mmio.h"
 
-#define SENDQ_SIZE 512u   /* >= inline ring slots + the library's send handles */
-#define POSTED_MAX 512u   /* posted receives                                   */
+#define SENDQ_SIZE 1024u  /* >= inline ring slots + the library's send handles */
+#define POSTED_MAX 512u   /* >= the library's receive handles                 */
 #define MMT_SIZE 512u     /* message management table entries                  */
 #define STAGE_SLOTS 64u   /* SDRAM records and headers waiting for their DMA   */
 #define MSGBUF_MAX_BLOCKS 65536u /* 16 MB of message buffer at most            */
@@ -46,7 +46,7 @@ static inline void sd32_set(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(
 static inline uint32_t host(uint32_t bus) { return NI_HOST_WINDOW_BASE + bus; }
 
 /* ---- configuration (firmware arguments and the host's init block) ------ */
-static uint32_t g_bypass, g_channels, g_chunk_payload, g_node;
+static uint32_t g_bypass, g_channels, g_chunk_payload, g_node, g_verbose;
 static uint32_t g_status_bus, g_msgbuf_bus, g_msgbuf_bytes, g_records;
 static uint32_t g_stats[6];
 
@@ -355,7 +355,7 @@ static uint16_t chunk_entry(const struct rxch *c)
   }
   if (g_mmt_free == NONE)
     return NONE;
-  const uint16_t m = g_mmt_free;
+  const uint16_t m = g_mmt_free, next_free = g_mmt[m].next_free;
   struct msg *e = &g_mmt[m];
   *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE, MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE};
   const uint16_t r = take_receive(c->src, c->ports, c->tag);
@@ -375,7 +375,7 @@ static uint16_t chunk_entry(const struct rxch *c)
   } else {
     e->mode = MODE_MSGBUF; /* empty and unexpected: no room needed */
   }
-  g_mmt_free = e->next_free;
+  g_mmt_free = next_free;
   if (e->mode == MODE_MSGBUF && e->cookie == NO_COOKIE) {
     e->in_unexpected = 1;
     if (g_unexp_tail == NONE)
@@ -438,13 +438,21 @@ static int rx_step(unsigned ch)
     c->n = len - MMP_HDR_BYTES;
     c->msg = NONE;
     c->have_hdr = 1;
+    if (g_verbose)
+      printf("rx ch%u: from %u ports %08x tag %u total %u offset %u seq %u n %u\n", ch, (unsigned)c->src,
+             (unsigned)c->ports, (unsigned)c->tag, (unsigned)c->total, (unsigned)c->offset, (unsigned)c->seq,
+             (unsigned)c->n);
   }
   if (c->msg == NONE) {
     c->msg = chunk_entry(c);
     if (c->msg == NONE) {
+      if (g_verbose && c->need != 0)
+        printf("rx ch%u: waits (offset %u, mmt %s)\n", ch, (unsigned)c->offset, g_mmt_free == NONE ? "full" : "ok");
       c->need = 0; /* waits for a request (room, receive) or the other channel */
       return 0;
     }
+    if (g_verbose)
+      printf("rx ch%u: entry %u mode %u dest 0x%x\n", ch, c->msg, g_mmt[c->msg].mode, (unsigned)g_mmt[c->msg].dest);
   }
   c->need = c->n;
   if (c->n > 0 && mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < c->n)
@@ -597,6 +605,9 @@ static int request_step(void)
     /* Request ports: local (receiver), peer (sender); the table keeps the
      * wire's order: sender (31..16), receiver (15..0). */
     post_receive(MMP_REQ_GET_PEER(op), (ports << 16) | (ports >> 16), tag, len, addr, cookie);
+    if (g_verbose)
+      printf("recv posted: from %u ports %08x tag %u len %u\n", (unsigned)MMP_REQ_GET_PEER(op),
+             (unsigned)((ports << 16) | (ports >> 16)), (unsigned)tag, (unsigned)len);
     break;
   case MMP_OP_RELEASE:
     msgbuf_free(addr, len);
@@ -715,6 +726,7 @@ int main(void)
   const uint32_t channel = mmio_read32(NI_NETBUF_BASE + NETBUF_CHANNEL_BYTES);
   g_node = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
   g_bypass = fw_arg(MMP_ARG_BYPASS, MMP_BYPASS_DEFAULT);
+  g_verbose = fw_arg(MMP_ARG_VERBOSE, 0);
   g_channels = fw_arg(MMP_ARG_CHANNELS, NI_NETBUF_CHANNELS);
   uint32_t chunk = fw_arg(MMP_ARG_CHUNK, channel);
   if (g_channels < 1 || g_channels > NI_NETBUF_CHANNELS || chunk % 32u || chunk > channel ||

@@ -77,8 +77,10 @@ struct host {
   struct region *regions;
   size_t n_regions, cap_regions;
   uint32_t sync_epoch;
-  struct MMP_send_handle sends[MMP_MAX_SENDS];
-  struct MMP_recv_handle recvs[MMP_MAX_RECVS];
+  /* The user's pool, then as many again for MMP_Sync (which must work when
+   * the user's pool is full). */
+  struct MMP_send_handle sends[2 * MMP_MAX_SENDS];
+  struct MMP_recv_handle recvs[2 * MMP_MAX_RECVS];
 };
 
 static struct host *g_hosts[MAX_HOSTS];
@@ -368,16 +370,16 @@ static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, ui
   return MMP_OK;
 }
 
-static struct op *op_alloc(struct host *H, int is_send)
+static struct op *op_alloc(struct host *H, int is_send, int internal)
 {
   const int n = is_send ? MMP_MAX_SENDS : MMP_MAX_RECVS;
-  for (int i = 0; i < n; i++) {
+  for (int i = internal ? n : 0; i < (internal ? 2 * n : n); i++) {
     struct op *o = is_send ? &H->sends[i].op : &H->recvs[i].op;
     if (o->in_use) continue;
     memset(o, 0, sizeof *o);
     o->magic = HANDLE_MAGIC;
     o->in_use = 1;
-    o->index = is_send ? i : MMP_MAX_SENDS + i;
+    o->index = is_send ? i : 2 * MMP_MAX_SENDS + i;
     if (++H->gen == 0) H->gen = 1; /* 0 is "pending" in a fresh record */
     o->gen = H->gen;
     record(H, o->index)[MMP_REC_STATUS / 4] = 0;
@@ -410,6 +412,8 @@ static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *of
   if (offset) *offset = m2drv_from_be32(r[MMP_REC_OFFSET / 4]);
   return (int)(m2drv_from_be32(r[MMP_REC_STATUS / 4]) & 0xFFu);
 }
+
+static int finish_send(struct host *H, struct op *o);
 
 /* ---- initialize / finalize ---------------------------------------------------- */
 
@@ -463,7 +467,7 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS, (uint32_t)H->status.bus);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS, (uint32_t)H->msgbuf.bus);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES, (uint32_t)msgbuf);
-    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS, MMP_MAX_SENDS + MMP_MAX_RECVS);
+    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS, 2 * (MMP_MAX_SENDS + MMP_MAX_RECVS));
     m2drv_doorbell(H->drv, MMP_DOORBELL_INIT);
     volatile uint32_t *st = (volatile uint32_t *)H->status.addr;
     if (m2drv_poll_be32(H->drv, &st[MMP_STATUS_READY / 4], 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0) {
@@ -499,8 +503,8 @@ void MMP_finalize(struct MMP_connect *me)
     return;
   }
   /* Outstanding sends still read our memory: let them finish first. */
-  for (int i = 0; i < MMP_MAX_SENDS; i++)
-    if (H->sends[i].op.in_use) MMP_Wait_send(&H->sends[i]);
+  for (int i = 0; i < 2 * MMP_MAX_SENDS; i++)
+    if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op);
   H->finalized = 1;
   post(H, MMP_REQ_OP_WORD(MMP_OP_FINALIZE, 0, 0), 0, 0, 0, 0, 0, NULL);
   /* The NI must be done with our memory before it is freed. */
@@ -557,7 +561,7 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
 static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag, int src_port, int dst_node,
                              int dst_port, uint32_t flags, int *err)
 {
-  struct op *o = op_alloc(H, 1);
+  struct op *o = op_alloc(H, 1, src_port == MMP_SYNC_PORT);
   if (!o) {
     *err = MMP_EBUSY;
     return NULL;
@@ -591,7 +595,7 @@ static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag
 static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag, int src_node, int src_port,
                              int dst_port, int *err)
 {
-  struct op *o = op_alloc(H, 0);
+  struct op *o = op_alloc(H, 0, dst_port == MMP_SYNC_PORT);
   if (!o) {
     *err = MMP_EBUSY;
     return NULL;
