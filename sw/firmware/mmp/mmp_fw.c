@@ -497,6 +497,34 @@ static void fill_header(volatile uint32_t *h, const struct send *s, uint32_t n)
   h[7] = MMP_KIND_WORD(MMP_KIND_DATA, (s->off + n >= s->len ? MMP_HFLAG_LAST : 0) | (bcast ? MMP_HFLAG_BROADCAST : 0));
 }
 
+/* Bytes queued for a TX channel by DMA and not yet known to be pushed: TX_FREE
+ * does not count them yet, and a descriptor must never wait for room. */
+#define TXQ_DEPTH 8u
+static struct {
+  uint32_t ticket[TXQ_DEPTH], bytes[TXQ_DEPTH];
+  unsigned head, count;
+  uint32_t committed;
+} g_txq[NI_NETBUF_CHANNELS];
+
+static uint32_t tx_committed(unsigned ch)
+{
+  while (g_txq[ch].count && ticket_done(g_txq[ch].ticket[g_txq[ch].head])) {
+    g_txq[ch].committed -= g_txq[ch].bytes[g_txq[ch].head];
+    g_txq[ch].head = (g_txq[ch].head + 1) % TXQ_DEPTH;
+    g_txq[ch].count--;
+  }
+  return g_txq[ch].committed;
+}
+
+static void tx_commit(unsigned ch, uint32_t ticket, uint32_t bytes)
+{
+  const unsigned i = (g_txq[ch].head + g_txq[ch].count) % TXQ_DEPTH;
+  g_txq[ch].ticket[i] = ticket;
+  g_txq[ch].bytes[i] = bytes;
+  g_txq[ch].count++;
+  g_txq[ch].committed += bytes;
+}
+
 /* One chunk of the head send, if its channel has room; 1 if it did. */
 static int tx_step(void)
 {
@@ -508,8 +536,10 @@ static int tx_step(void)
   const unsigned ch = s->chunk % g_channels;
   const uint32_t left = s->len - s->off, n = left < g_chunk_payload ? left : g_chunk_payload;
   const uint32_t bytes = MMP_WIRE_HEADER_BYTES + n;
-  if (mmio_read32(NI_NETBUF_BASE + NETBUF_TX_FREE(ch)) < bytes) {
-    g_tx_need[ch] = bytes;
+  const uint32_t committed = tx_committed(ch);
+  if (g_txq[ch].count == TXQ_DEPTH || mmio_read32(NI_NETBUF_BASE + NETBUF_TX_FREE(ch)) < committed + bytes) {
+    /* Nothing pending: the threshold wakes us; else the DMA completion does. */
+    g_tx_need[ch] = committed ? 0 : bytes;
     return 0;
   }
   if (s->flags & MMP_REQF_INLINE) {
@@ -529,6 +559,7 @@ static int tx_step(void)
     } else {
       g_tx_ticket[ch] = dma(slot + MMP_REQ_INLINE_HDR, NI_NETBUF_TX_WINDOW(ch), bytes);
       g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch];
+      tx_commit(ch, g_tx_ticket[ch], bytes);
     }
   } else {
     volatile uint32_t *h = stage();
@@ -545,6 +576,8 @@ static int tx_step(void)
     }
     if (n > 0)
       g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n);
+    if (!ticket_done(g_tx_ticket[ch]))
+      tx_commit(ch, g_tx_ticket[ch], bytes);
   }
   count(RESULT_BYTES_OUT, n);
   s->off += n;
