@@ -779,7 +779,6 @@ int main(void)
   printf("mmp firmware: node %u, %u channel(s), chunk %u bytes, bypass up to %u bytes\n", (unsigned)g_node,
          (unsigned)g_channels, (unsigned)chunk, (unsigned)g_bypass);
   wait_for_init();
-  printf("mmp: init: status 0x%08x msgbuf 0x%08x\n", (unsigned)sd32(MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS), (unsigned)sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS));
   g_status_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS);
   g_msgbuf_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS);
   g_msgbuf_bytes = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES);
