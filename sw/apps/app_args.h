@@ -1,11 +1,14 @@
 /* Small helpers shared by the host applications: option values with k/M
- * suffixes and comma-separated size lists. Header-only (static) so that each
- * application stays one file in the OBJECT library. */
+ * suffixes, comma-separated size lists, letting the NI go on early exits.
+ * Header-only (static) so that each application stays one file in the OBJECT
+ * library. */
 #ifndef M2_APP_ARGS_H
 #define M2_APP_ARGS_H
 
 #include <stddef.h>
 #include <stdlib.h>
+
+#include "mmp.h"
 
 /* "64", "2k", "8M" (k = 1024); -1 when malformed. */
 static inline long long app_parse_size(const char *s, const char **end)
@@ -33,6 +36,15 @@ static inline int app_parse_sizes(const char *s, size_t *sizes, int max)
     s = e;
   }
   return n;
+}
+
+/* An application that gives up before it used MMP: the NI's MMP firmware
+ * waits for a host until MMP_finalize, so let it go (else the run would end
+ * as a stall instead of with the application's exit code). */
+static inline void app_release_ni(void)
+{
+  struct MMP_connect *me = MMP_initialize(MMP_Make_connect(0, 0), NULL);
+  if (me) MMP_finalize(me);
 }
 
 #endif

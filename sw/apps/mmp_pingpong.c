@@ -86,6 +86,7 @@ static int mmp_pingpong(int argc, char **argv)
     }
     if (!v) {
       m2host_printf("mmp_pingpong: %s needs a value\n", a);
+      app_release_ni();
       return 2;
     }
     i++;
@@ -100,11 +101,13 @@ static int mmp_pingpong(int argc, char **argv)
       if (bufs.kind < 0) n_sizes = -1;
     } else {
       m2host_printf("mmp_pingpong: unknown option %s\n", a);
+      app_release_ni();
       return 2;
     }
   }
   if (n_sizes <= 0 || iters < 1 || warmup < 0 || offset > 4096) {
     m2host_printf("mmp_pingpong: bad arguments\n");
+    app_release_ni();
     return 2;
   }
   const int me_node = m2host_id();
@@ -116,6 +119,7 @@ static int mmp_pingpong(int argc, char **argv)
     o.inline_bytes = (size_t)inline_bytes;
     if (MMP_set_options(&o) != MMP_OK) {
       m2host_printf("mmp_pingpong: bad --inline %lld\n", inline_bytes);
+      app_release_ni();
       return 2;
     }
   }

@@ -358,6 +358,7 @@ static int mmp_selftest(int argc, char **argv)
   }
   if (n_sizes <= 0 || many_n < 1 || many_n > MMP_MAX_SENDS) {
     m2host_printf("mmp_selftest: bad arguments\n");
+    app_release_ni();
     return 2;
   }
   struct ctx c;

@@ -108,12 +108,14 @@ static int netpipe(int argc, char **argv)
     else if (!strcmp(a, "--out")) out_name = v;
     else {
       m2host_printf("netpipe: unknown option %s\n", a);
+      app_release_ni();
       return 2;
     }
   }
   if (max < 1 || start < 1 || start > max || pert < 0 || trials < 1 || nrepeat_fixed < 0 ||
       nrepeat_fixed > MAX_REPEAT || target_us <= 0 || max > 0x40000000) {
     m2host_printf("netpipe: bad arguments\n");
+    app_release_ni();
     return 2;
   }
   const int me_node = m2host_id();
@@ -139,14 +141,15 @@ static int netpipe(int argc, char **argv)
     MMP_finalize(np.me);
     return 4;
   }
+  /* Both ranks check the name, so both stop (and stop their NI) alike. */
+  char path[4096];
   FILE *out = NULL;
+  if (m2host_output_path(out_name, path, sizeof path) != 0 || (np.rank == 0 && !(out = fopen(path, "w")))) {
+    m2host_printf("netpipe: cannot write %s in the run's output folder\n", out_name);
+    MMP_finalize(np.me);
+    return 5;
+  }
   if (np.rank == 0) {
-    char path[4096];
-    if (m2host_output_path(out_name, path, sizeof path) != 0 || !(out = fopen(path, "w"))) {
-      m2host_printf("netpipe: cannot write %s in the run's output folder\n", out_name);
-      MMP_finalize(np.me);
-      return 5;
-    }
     m2host_printf("netpipe: MMP between node %d and node %d, up to %lld bytes, perturbation %lld, %d trials\n",
                   me_node, peer, max, pert, trials);
     m2host_printf("@columns bytes latency_us mbps\n");
