@@ -346,6 +346,22 @@ static void handles(struct ctx *c)
   sync2(c);
 }
 
+/* A message to oneself goes out to the switch box and comes back. */
+static void self_send(struct ctx *c)
+{
+  uint8_t *buf = MMP_Pindown_malloc(3000 + 2 * GUARD, c->me);
+  uint8_t *src = MMP_Pindown_malloc(3000, c->me);
+  if (!buf || !src) return;
+  memset(buf, 0xEE, 3000 + 2 * GUARD);
+  fill(src, 3000, 77);
+  struct MMP_recv_handle *r = MMP_Recv(buf + GUARD, 3000, 9, c->me, c->me);
+  struct MMP_send_handle *s = MMP_Send(src, 3000, 9, c->me, c->me);
+  CHECK(c, r && s && MMP_Wait_send(s) == 0 && MMP_Wait_recv(r) == 3000, "send to oneself");
+  CHECK(c, verify(buf + GUARD, 3000, 77) == 0, "send to oneself: payload");
+  MMP_Pindown_free(buf, c->me);
+  MMP_Pindown_free(src, c->me);
+}
+
 static int mmp_selftest(int argc, char **argv)
 {
   size_t sizes[MAX_SIZES];
@@ -389,6 +405,9 @@ static int mmp_selftest(int argc, char **argv)
   unexpected(&c);
   m2host_printf("phase: %d outstanding sends, tags and order\n", many_n);
   many(&c, many_n);
+  m2host_printf("phase: a message to oneself\n");
+  self_send(&c);
+  sync2(&c);
   m2host_printf("phase: handles\n");
   handles(&c);
   MMP_finalize(c.me);
