@@ -91,16 +91,21 @@ static uint32_t dma(uint32_t src, uint32_t dst, uint32_t len)
   return ++g_dma_issued;
 }
 
-/* SDRAM staging for records and headers. A slot is reused 64 descriptors
- * later, long after its DMA ran (the queue holds at most 5). */
+/* SDRAM staging for records and headers, each read by the descriptor queued
+ * right after it is filled. A slot is reused once that descriptor is done
+ * (64 slots: normally long done, whatever the engine's queue depth). */
 static uint32_t g_stage[STAGE_SLOTS][8] __attribute__((aligned(32)));
+static uint32_t g_stage_ticket[STAGE_SLOTS];
 static unsigned g_stage_next;
 
 static volatile uint32_t *stage(void)
 {
-  volatile uint32_t *s = g_stage[g_stage_next];
-  g_stage_next = (g_stage_next + 1) % STAGE_SLOTS;
-  return s;
+  const unsigned i = g_stage_next;
+  while (!ticket_done(g_stage_ticket[i]))
+    ;
+  g_stage_ticket[i] = g_dma_issued + 1;
+  g_stage_next = (i + 1) % STAGE_SLOTS;
+  return g_stage[i];
 }
 
 /* Completion record `code` for the handle in `cookie`, after everything
