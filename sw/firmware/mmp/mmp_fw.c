@@ -759,8 +759,15 @@ static void wait_for_init(void)
   g_doorbells = 0;
 }
 
+extern char __end[]; /* end of .bss (ni.ld) */
+
 int main(void)
 {
+  if ((uintptr_t)__end > MMP_NI_CTRL_BASE || DISCARD_AREA < MMP_NI_REQ_RING + MMP_REQ_SLOTS * MMP_REQ_SLOT_BYTES) {
+    printf("mmp: the image (to 0x%08x) overlaps the shared areas at 0x%08x\n", (unsigned)(uintptr_t)__end,
+           (unsigned)MMP_NI_CTRL_BASE);
+    return 6;
+  }
   const uint32_t channel = mmio_read32(NI_NETBUF_BASE + NETBUF_CHANNEL_BYTES);
   g_node = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
   g_bypass = fw_arg(MMP_ARG_BYPASS, MMP_BYPASS_DEFAULT);
