@@ -243,6 +243,32 @@ static void unexpected(struct ctx *c)
   MMP_Pindown_free(tr, c->me);
 }
 
+/* A message larger than the whole message buffer cannot be kept by the NI:
+ * it waits in the network until its receive is posted, then goes straight
+ * into the user's buffer. */
+static void larger_than_msgbuf(struct ctx *c)
+{
+  struct MMP_options o;
+  MMP_get_options(&o);
+  const size_t len = o.msgbuf_bytes + 40000;
+  uint8_t *buf = MMP_Pindown_malloc(len + 2 * GUARD, c->me);
+  CHECK(c, buf != NULL, "buffer of %zu bytes", len);
+  if (!buf) return;
+  if (c->rank == 1) {
+    fill(buf, len, 99);
+    struct MMP_send_handle *s = MMP_Send(buf, len, 600, c->me, c->peer);
+    CHECK(c, s && MMP_Wait_send(s) == 0, "send of %zu bytes before the receive", len);
+  } else {
+    m2host_compute_ns(1e6); /* 1 ms: the network stands still meanwhile */
+    memset(buf, 0xEE, len + 2 * GUARD);
+    struct MMP_recv_handle *r = MMP_Recv(buf + GUARD, len, 600, c->peer, c->me);
+    CHECK(c, r && MMP_Wait_recv(r) == (int)len, "a message larger than the message buffer, received late");
+    CHECK(c, verify(buf + GUARD, len, 99) == 0, "its payload");
+  }
+  sync2(c);
+  MMP_Pindown_free(buf, c->me);
+}
+
 /* Rank 0 starts `many` sends at once (tags 0..4 in turn, sizes varying, each
  * carrying its number), then waits for all; rank 1 posts its receives tag by
  * tag, so each tag's messages must arrive in order; half are posted before
@@ -403,6 +429,8 @@ static int mmp_selftest(int argc, char **argv)
   }
   m2host_printf("phase: messages before their receive\n");
   unexpected(&c);
+  m2host_printf("phase: a message larger than the message buffer\n");
+  larger_than_msgbuf(&c);
   m2host_printf("phase: %d outstanding sends, tags and order\n", many_n);
   many(&c, many_n);
   m2host_printf("phase: a message to oneself\n");
