@@ -142,7 +142,8 @@
 #define MMP_KIND_DATA 1u
 #define MMP_HFLAG_LAST 0x01u      /* the message's last chunk                      */
 #define MMP_HFLAG_BROADCAST 0x02u /* sent as MLX broadcast: SEQ is not counted      */
-#define MMP_KIND_WORD(kind, flags) ((MMP_WIRE_MAGIC << 16) | (((unsigned)(kind) & 0xFFu) << 8) | ((unsigned)(flags) & 0xFFu))
+#define MMP_KIND_WORD(kind, flags) \
+  ((MMP_WIRE_MAGIC << 16) | (((unsigned)(kind) & 0xFFu) << 8) | ((unsigned)(flags) & 0xFFu))
 
 #define MMP_CHUNK_BYTES_DEFAULT 2048u /* the netbuf channel size                  */
 #define MMP_SYNC_PORT 0xFFFFu /* the library's barrier port; user ports are below */

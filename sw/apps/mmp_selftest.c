@@ -448,4 +448,5 @@ static int mmp_selftest(int argc, char **argv)
   return c.failures ? 1 : 0;
 }
 
-M2HOST_APP(mmp_selftest, mmp_selftest, "MMP self-test on two hosts: error paths, integrity, ordering, unexpected messages")
+M2HOST_APP(mmp_selftest, mmp_selftest,
+           "MMP self-test on two hosts: error paths, integrity, ordering, unexpected messages")

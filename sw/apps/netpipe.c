@@ -14,7 +14,7 @@
  * folder (--out NAME): one line per measurement, "bytes Mbit/s seconds";
  * console lines as NetPIPE prints them; and the run's measurement table
  * (@columns bytes latency_us mbps).
- *   netpipe [--max BYTES] [--start BYTES] [--perturbation P] [--trials N]
+ *   netpipe [--max BYTES (8M)] [--start BYTES (1)] [--perturbation P] [--trials N]
  *           [--nrepeat N] [--target-us US] [--peer NODE] [--out NAME] [--verify]
  */
 #include <stdint.h>
@@ -87,7 +87,7 @@ static int agree_nrepeat(struct np *np, int n)
 
 static int netpipe(int argc, char **argv)
 {
-  long long max = 65536, start = 1, pert = 3, nrepeat_fixed = 0;
+  long long max = 8 * 1024 * 1024, start = 1, pert = 3, nrepeat_fixed = 0; /* NetPIPE's full 8 MB */
   int trials = 3, peer = -1, verify = 0;
   double target_us = 200;
   const char *out_name = "np.out";

@@ -45,8 +45,8 @@ std::vector<std::vector<double>> table(const SimResult& r) {
 
 TEST_CASE("MMP ping-pong: odd sizes and alignments arrive intact both ways", "[integration][mmp]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set",
-                              "node*.host.args=--sizes 1,3,31,33,2047,2049,4097,65537 --iters 2 --warmup 1 --offset 3"});
+  const std::string args = "--sizes 1,3,31,33,2047,2049,4097,65537 --iters 2 --warmup 1 --offset 3";
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   check_clean(r);
@@ -78,8 +78,8 @@ TEST_CASE("MMP ping-pong through unpinned buffers: heap (bounce copy) and physic
           "[integration][mmp]") {
   Sandbox sb;
   for (const std::string kind : {"heap", "phys"}) {
-    const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set",
-                                "node*.host.args=--sizes 1,2049,65537 --iters 1 --warmup 1 --offset 5 --buffers " + kind});
+    const std::string args = "--sizes 1,2049,65537 --iters 1 --warmup 1 --offset 5 --buffers " + kind;
+    const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
     INFO(kind << "\n" << r.describe());
     REQUIRE(r.exited(0));
     check_clean(r);

@@ -362,7 +362,8 @@ static uint16_t chunk_entry(const struct rxch *c)
     return NONE;
   const uint16_t m = g_mmt_free, next_free = g_mmt[m].next_free;
   struct msg *e = &g_mmt[m];
-  *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE, MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE};
+  *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE,
+                    MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE};
   const uint16_t r = take_receive(c->src, c->ports, c->tag);
   if (r != NONE) {
     e->cookie = g_recv[r].cookie;

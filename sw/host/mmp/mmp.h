@@ -1,6 +1,6 @@
 /* MMP: the Maestro2 user-level message-passing library (host side).
  *
- * The API of /work/shared/spec/mmp-api.md, unchanged, so that existing MMP
+ * The MMP API of the Maestro2 specification, unchanged, so that existing MMP
  * callers (a NetPIPE module, MPICH's ch_maestro2 device) compile against it;
  * the NI side is the MMP firmware (sw/firmware/mmp), the contract between the
  * two ip/mmp_protocol.h, the design docs/mmp.md.
