@@ -37,7 +37,7 @@
 #define MSGBUF_MAX_BLOCKS 65536u /* 16 MB of message buffer at most            */
 #define NONE 0xFFFFu
 #define NO_COOKIE 0xFFFFFFFFu
-#define DISCARD_AREA 0x00200000u /* SDRAM sink for dropped payloads (2 KB)    */
+#define DISCARD_AREA 0x00200000u /* SDRAM sink for dropped payloads (a channel's worth) */
 
 enum { RESULT_SENT, RESULT_RECEIVED, RESULT_UNEXPECTED, RESULT_BYTES_IN, RESULT_ERRORS, RESULT_BYTES_OUT };
 
@@ -46,7 +46,7 @@ static inline void sd32_set(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(
 static inline uint32_t host(uint32_t bus) { return NI_HOST_WINDOW_BASE + bus; }
 
 /* ---- configuration (firmware arguments and the host's init block) ------ */
-static uint32_t g_bypass, g_channels, g_chunk_payload, g_node, g_verbose;
+static uint32_t g_bypass, g_channels, g_chunk_payload, g_chunk_max, g_node, g_verbose;
 static uint32_t g_status_bus, g_msgbuf_bus, g_msgbuf_bytes, g_records;
 static uint32_t g_stats[6];
 
@@ -217,6 +217,7 @@ struct rxch {
   int have_hdr;
   uint32_t src, ports, tag, total, offset, seq, flags, n;
   uint16_t msg;
+  int bad;       /* inconsistent header: the payload is dropped */
   uint32_t need; /* bytes the channel must hold before we can go on (0: not data-bound) */
 };
 static struct rxch g_rx[NI_NETBUF_CHANNELS];
@@ -429,7 +430,9 @@ static int rx_step(unsigned ch)
     for (unsigned i = 0; i < 8; i++)
       h[i] = *(volatile uint32_t *)(uintptr_t)win;
     const uint32_t len = MLX_HDR_LEN(h[1]);
-    if (len < MMP_HDR_BYTES || (h[7] >> 16) != MMP_WIRE_MAGIC || ((h[7] >> 8) & 0xFFu) != MMP_KIND_DATA) {
+    /* A chunk larger than the channel could never be read whole. */
+    if (len < MMP_HDR_BYTES || len - MMP_HDR_BYTES > g_chunk_max || (h[7] >> 16) != MMP_WIRE_MAGIC ||
+        ((h[7] >> 8) & 0xFFu) != MMP_KIND_DATA) {
       printf("mmp: channel %u: not an MMP chunk (%08x %08x %08x): stream lost\n", ch, (unsigned)h[0],
              (unsigned)h[1], (unsigned)h[7]);
       fw_exit(4);
@@ -444,10 +447,26 @@ static int rx_step(unsigned ch)
     c->n = len - MMP_HDR_BYTES;
     c->msg = NONE;
     c->have_hdr = 1;
+    c->bad = c->offset > c->total || c->n > c->total - c->offset;
+    if (c->bad) {
+      printf("mmp: channel %u: chunk of %u bytes at %u of a %u-byte message from node %u dropped\n", ch,
+             (unsigned)c->n, (unsigned)c->offset, (unsigned)c->total, (unsigned)c->src);
+      count(RESULT_ERRORS, 1);
+    }
     if (g_verbose)
       printf("rx ch%u: from %u ports %08x tag %u total %u offset %u seq %u n %u\n", ch, (unsigned)c->src,
              (unsigned)c->ports, (unsigned)c->tag, (unsigned)c->total, (unsigned)c->offset, (unsigned)c->seq,
              (unsigned)c->n);
+  }
+  if (c->bad) {
+    c->need = c->n;
+    if (c->n > 0 && mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < c->n)
+      return 0;
+    if (c->n > 0)
+      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), DISCARD_AREA, c->n);
+    c->have_hdr = 0;
+    c->need = 0;
+    return 1;
   }
   if (c->msg == NONE) {
     c->msg = chunk_entry(c);
@@ -782,6 +801,7 @@ int main(void)
     return 3;
   }
   g_chunk_payload = chunk - MMP_WIRE_HEADER_BYTES;
+  g_chunk_max = channel - MMP_WIRE_HEADER_BYTES; /* what a peer with larger chunks may send */
   if (g_bypass > g_chunk_payload)
     g_bypass = g_chunk_payload;
   tables_reset();
