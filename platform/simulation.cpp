@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "core/run_control.h"
+#include "host/host_cpu.h"
 #include "platform/config_loader.h"
 #include "platform/platform.h"
 #include "platform/report.h"
@@ -90,6 +91,7 @@ int run_simulation(const RunOptions& opts) {
   log.set_quiet(opts.quiet);
   log.open_file((out / "run.log").string());
   write_params_tsv((out / "params.tsv").string());
+  HostCpu::set_output_dir(out.string());
 
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(e->sim.quantum_ns.get(), sc_core::SC_NS));
   const sc_core::sc_time limit(e->sim.max_time_ms.get(), sc_core::SC_MS);

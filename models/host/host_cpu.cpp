@@ -8,6 +8,7 @@ namespace m2 {
 namespace {
 
 HostCpu* g_current = nullptr;  // the host whose thread runs (SystemC threads are coroutines)
+std::string g_output_dir;      // HostCpu::set_output_dir
 
 std::vector<std::string> app_choices() {
   std::vector<std::string> names{""};
@@ -196,6 +197,9 @@ void HostCpu::pci_interrupt(bool level) {
 void HostCpu::memory_written(const sc_core::sc_time& after) { m_memory_event.notify(after); }
 
 void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
+
+void HostCpu::set_output_dir(const std::string& dir) { g_output_dir = dir; }
+const std::string& HostCpu::output_dir() { return g_output_dir; }
 
 std::string HostCpu::state() const {
   return std::string(name()) + ": " + m_doing + " at " + now().to_string();

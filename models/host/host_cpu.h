@@ -78,6 +78,11 @@ class HostCpu : public sc_core::sc_module {
   bool wait_interrupt(double timeout_us);
   void result(const std::string& key, int64_t value);
 
+  // The run's output folder, for m2host_output_path (empty: none). Set by the
+  // simulation before it starts; shared by every host.
+  static void set_output_dir(const std::string& dir);
+  static const std::string& output_dir();
+
  private:
   void run();
   void sync();

@@ -95,4 +95,16 @@ void m2host_printf(const char* fmt, ...) {
 
 void m2host_result(const char* key, int64_t value) { HostCpu::current().result(key ? key : "", value); }
 
+int m2host_output_path(const char* name, char* buf, size_t n) {
+  const std::string& dir = HostCpu::output_dir();
+  if (dir.empty() || !name || !buf) return -1;
+  const std::string file(name);
+  // Only a file directly in the folder: host code cannot write elsewhere.
+  if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) return -1;
+  const std::string path = dir + "/" + file;
+  if (path.size() + 1 > n) return -1;
+  std::memcpy(buf, path.c_str(), path.size() + 1);
+  return 0;
+}
+
 }  // extern "C"

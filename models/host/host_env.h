@@ -68,6 +68,11 @@ int m2host_wait_interrupt(double timeout_us);
 void m2host_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Records a named result for the run report and results.tsv. */
 void m2host_result(const char* key, int64_t value);
+/* Path of a file called `name` in the run's output folder (where run.log
+ * goes), written into buf (n bytes) for the application to create with
+ * fopen. Returns 0, or -1 when the run has no output folder, name is not a
+ * plain file name (empty, ".", "..", or with a '/') or buf is too small. */
+int m2host_output_path(const char* name, char* buf, size_t n);
 
 /* ---- applications ------------------------------------------------------- */
 typedef int (*m2host_app_main)(int argc, char** argv);

@@ -1,0 +1,50 @@
+/* Small helpers shared by the host applications: option values with k/M
+ * suffixes, comma-separated size lists, letting the NI go on early exits.
+ * Header-only (static) so that each application stays one file in the OBJECT
+ * library. */
+#ifndef M2_APP_ARGS_H
+#define M2_APP_ARGS_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "mmp.h"
+
+/* "64", "2k", "8M" (k = 1024); -1 when malformed. */
+static inline long long app_parse_size(const char *s, const char **end)
+{
+  char *e = NULL;
+  long long v = strtoll(s, &e, 0);
+  if (e == s || v < 0) return -1;
+  if (*e == 'k' || *e == 'K') v *= 1024, e++;
+  else if (*e == 'm' || *e == 'M') v *= 1024 * 1024, e++;
+  if (end) *end = e;
+  return v;
+}
+
+/* Parses "1,3,2k" into sizes[]; the count, or -1 when malformed or more than max. */
+static inline int app_parse_sizes(const char *s, size_t *sizes, int max)
+{
+  int n = 0;
+  while (*s) {
+    const char *e = NULL;
+    const long long v = app_parse_size(s, &e);
+    if (v < 0 || n >= max) return -1;
+    sizes[n++] = (size_t)v;
+    if (*e == ',') e++;
+    else if (*e) return -1;
+    s = e;
+  }
+  return n;
+}
+
+/* An application that gives up before it used MMP: the NI's MMP firmware
+ * waits for a host until MMP_finalize, so let it go (else the run would end
+ * as a stall instead of with the application's exit code). */
+static inline void app_release_ni(void)
+{
+  struct MMP_connect *me = MMP_initialize(MMP_Make_connect(0, 0), NULL);
+  if (me) MMP_finalize(me);
+}
+
+#endif

@@ -1,0 +1,841 @@
+/* MMP protocol engine: the NI firmware behind the MMP host library
+ * (sw/host/mmp). Contract: ip/mmp_protocol.h; design: docs/mmp.md.
+ *
+ * One event loop, no OS:
+ *  - requests: the host writes send / receive / release requests into a ring
+ *    in NI SDRAM (BAR0) and rings the doorbell; sends go to a FIFO, receives
+ *    are matched against the message management table (MMT) or posted;
+ *  - transmit: the head send is cut into chunks, each an MLX message (header
+ *    from SDRAM + payload from host memory by DMA) into netbuf TX channel
+ *    chunk % channels, only when the channel has room for the whole chunk;
+ *  - receive: per RX channel, the 32-byte header is popped by the CPU, the
+ *    message is found or entered in the MMT, matched with a posted receive
+ *    (DMA straight into the user's buffer) or given room in the host's
+ *    message buffer; the payload goes by DMA once it is all in the channel;
+ *  - completions: a 32-byte record DMA'd into the host's status area after
+ *    the data (descriptors run in order, so the record lands last).
+ * A DMA descriptor is queued only when it cannot wait on the network (TX room
+ * and RX data are there), so the shared DMA queue never blocks on a peer that
+ * waits for us. With nothing to do the CPU dozes until a doorbell, a netbuf
+ * threshold or a DMA completion. */
+#include <mlx.h>
+#include <mmp_protocol.h>
+#include <ni_dma.h>
+#include <ni_intc.h>
+#include <ni_memory_map.h>
+#include <ni_mlcx.h>
+#include <ni_netbuf.h>
+#include <ni_pci.h>
+
+#include "fw.h"
+#include "mmio.h"
+
+#define SENDQ_SIZE 1024u  /* >= inline ring slots + the library's send handles */
+#define POSTED_MAX 512u   /* >= the library's receive handles                 */
+#define MMT_SIZE 512u     /* message management table entries                  */
+#define STAGE_SLOTS 64u   /* SDRAM records and headers waiting for their DMA   */
+#define MSGBUF_MAX_BLOCKS 65536u /* 16 MB of message buffer at most            */
+#define NONE 0xFFFFu
+#define NO_COOKIE 0xFFFFFFFFu
+#define DISCARD_AREA 0x00200000u /* SDRAM sink for dropped payloads (a channel's worth) */
+
+enum { RESULT_SENT, RESULT_RECEIVED, RESULT_UNEXPECTED, RESULT_BYTES_IN, RESULT_ERRORS, RESULT_BYTES_OUT };
+
+static inline uint32_t sd32(uint32_t addr) { return *(volatile uint32_t *)(uintptr_t)addr; }
+static inline void sd32_set(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)addr = v; }
+static inline uint32_t host(uint32_t bus) { return NI_HOST_WINDOW_BASE + bus; }
+
+/* ---- configuration (firmware arguments and the host's init block) ------ */
+static uint32_t g_bypass, g_channels, g_chunk_payload, g_chunk_max, g_node, g_verbose;
+static uint32_t g_status_bus, g_msgbuf_bus, g_msgbuf_bytes, g_records;
+static uint32_t g_stats[6];
+
+static void count(unsigned i, uint32_t n) { g_stats[i] += n; }
+
+/* ---- DMA: descriptors are numbered (tickets); done when DONE_COUNT passes */
+static uint32_t g_dma_issued;
+static uint32_t g_dma_seen; /* DONE_COUNT as last read */
+static uint32_t g_tx_ticket[NI_NETBUF_CHANNELS], g_rx_ticket[NI_NETBUF_CHANNELS];
+
+static void dma_check_error(void)
+{
+  if (mmio_read32(NI_DMA_BASE + DMA_STATUS) & DMA_STATUS_ERROR) {
+    /* Addresses come from the library's own buffers: a failed descriptor is a
+     * bug, and the ticket count would no longer match DONE_COUNT. */
+    printf("mmp: DMA error (cause %u) at 0x%08x\n", (unsigned)mmio_read32(NI_DMA_BASE + DMA_ERR_CAUSE),
+           (unsigned)mmio_read32(NI_DMA_BASE + DMA_ERR_ADDR));
+    fw_exit(5);
+  }
+}
+
+static int ticket_done(uint32_t t)
+{
+  if ((int32_t)(g_dma_seen - t) >= 0)
+    return 1;
+  g_dma_seen = mmio_read32(NI_DMA_BASE + DMA_DONE_COUNT);
+  if ((int32_t)(g_dma_seen - t) >= 0)
+    return 1;
+  dma_check_error();
+  return 0;
+}
+
+static uint32_t dma(uint32_t src, uint32_t dst, uint32_t len)
+{
+  while (DMA_STATUS_FREE(mmio_read32(NI_DMA_BASE + DMA_STATUS)) == 0)
+    dma_check_error();
+  mmio_write32(NI_DMA_BASE + DMA_SRC, src);
+  mmio_write32(NI_DMA_BASE + DMA_DST, dst);
+  mmio_write32(NI_DMA_BASE + DMA_LEN, len);
+  /* IRQ: STATUS.DONE latches, so a doze armed later still sees it. */
+  mmio_write32(NI_DMA_BASE + DMA_CTRL, DMA_CTRL_START | DMA_CTRL_IRQ);
+  return ++g_dma_issued;
+}
+
+/* SDRAM staging for records and headers, each read by the descriptor queued
+ * right after it is filled. A slot is reused once that descriptor is done
+ * (64 slots: normally long done, whatever the engine's queue depth). */
+static uint32_t g_stage[STAGE_SLOTS][8] __attribute__((aligned(32)));
+static uint32_t g_stage_ticket[STAGE_SLOTS];
+static unsigned g_stage_next;
+
+static volatile uint32_t *stage(void)
+{
+  const unsigned i = g_stage_next;
+  while (!ticket_done(g_stage_ticket[i]))
+    ;
+  g_stage_ticket[i] = g_dma_issued + 1;
+  g_stage_next = (i + 1) % STAGE_SLOTS;
+  return g_stage[i];
+}
+
+/* Completion record `code` for the handle in `cookie`, after everything
+ * queued so far. */
+static void complete(uint32_t cookie, uint32_t code, uint32_t len, uint32_t offset, uint32_t src, uint32_t ports,
+                     uint32_t tag)
+{
+  const uint32_t index = MMP_COOKIE_INDEX(cookie);
+  if (index >= g_records) {
+    printf("mmp: completion for record %u of %u dropped\n", (unsigned)index, (unsigned)g_records);
+    count(RESULT_ERRORS, 1);
+    return;
+  }
+  volatile uint32_t *r = stage();
+  r[0] = len;
+  r[1] = offset;
+  r[2] = src;
+  r[3] = ports;
+  r[4] = tag;
+  r[5] = (uint32_t)tb_read();
+  r[6] = 0;
+  r[7] = MMP_STATUS_WORD(MMP_COOKIE_GEN(cookie), code);
+  dma((uint32_t)(uintptr_t)r, host(g_status_bus + MMP_STATUS_RECORDS + index * MMP_RECORD_BYTES),
+      MMP_RECORD_BYTES);
+}
+
+/* ---- message buffer: first fit over MMP_MSGBUF_BLOCK blocks ------------ */
+static uint32_t g_msgbuf_map[MSGBUF_MAX_BLOCKS / 32]; /* 1 = used */
+static uint32_t g_msgbuf_blocks;
+
+static int block_used(uint32_t b) { return (g_msgbuf_map[b / 32] >> (b % 32)) & 1u; }
+
+static void mark_blocks(uint32_t first, uint32_t n, int used)
+{
+  for (uint32_t b = first; b < first + n; b++) {
+    if (used)
+      g_msgbuf_map[b / 32] |= 1u << (b % 32);
+    else
+      g_msgbuf_map[b / 32] &= ~(1u << (b % 32));
+  }
+}
+
+/* Offset of `bytes` of room, or -1. */
+static int32_t msgbuf_alloc(uint32_t bytes)
+{
+  const uint32_t n = (bytes + MMP_MSGBUF_BLOCK - 1) / MMP_MSGBUF_BLOCK;
+  if (n == 0 || n > g_msgbuf_blocks)
+    return -1;
+  uint32_t run = 0;
+  for (uint32_t b = 0; b < g_msgbuf_blocks; b++) {
+    if (run == 0 && b % 32 == 0 && g_msgbuf_map[b / 32] == 0xFFFFFFFFu) {
+      b += 31; /* a full word: skip it */
+      continue;
+    }
+    run = block_used(b) ? 0 : run + 1;
+    if (run == n) {
+      mark_blocks(b + 1 - n, n, 1);
+      return (int32_t)((b + 1 - n) * MMP_MSGBUF_BLOCK);
+    }
+  }
+  return -1;
+}
+
+static void msgbuf_free(uint32_t offset, uint32_t bytes)
+{
+  const uint32_t first = offset / MMP_MSGBUF_BLOCK, n = (bytes + MMP_MSGBUF_BLOCK - 1) / MMP_MSGBUF_BLOCK;
+  if (offset % MMP_MSGBUF_BLOCK || first + n > g_msgbuf_blocks) {
+    printf("mmp: release of %u bytes at %u ignored\n", (unsigned)bytes, (unsigned)offset);
+    count(RESULT_ERRORS, 1);
+    return;
+  }
+  mark_blocks(first, n, 0);
+}
+
+/* ---- sends ---------------------------------------------------------------- */
+struct send {
+  uint32_t dst, ports, tag, len, data, cookie, flags, seq, off, chunk, slot;
+};
+static struct send g_sendq[SENDQ_SIZE];
+static uint32_t g_send_head, g_send_tail; /* counters; head == tail: empty */
+static uint32_t g_tx_seq[MMP_MAX_NODES];  /* next message number per receiver */
+static uint32_t g_tx_need[NI_NETBUF_CHANNELS]; /* TX room the head send waits for (0: none) */
+
+/* ---- request ring ------------------------------------------------------- */
+static uint32_t g_req_next, g_req_free;
+static uint8_t g_slot_busy[MMP_REQ_SLOTS]; /* an inline send still reads the slot */
+static uint32_t g_slot_ticket[MMP_REQ_SLOTS];
+static int g_finalizing;
+
+/* ---- posted receives and the message management table ------------------- */
+struct recv {
+  uint32_t src, ports, tag, len, addr, cookie; /* ports: sender (31..16), receiver (15..0) */
+  uint16_t next;
+};
+static struct recv g_recv[POSTED_MAX];
+static uint16_t g_recv_head = NONE, g_recv_tail = NONE, g_recv_free = NONE;
+
+enum { MODE_DIRECT, MODE_MSGBUF, MODE_DISCARD };
+struct msg {
+  uint32_t src, ports, tag, total, seq, received, dest, cookie;
+  uint8_t mode, complete, truncated, in_unexpected;
+  uint16_t next_active, next_unexp, next_free;
+};
+static struct msg g_mmt[MMT_SIZE];
+static uint16_t g_active = NONE, g_unexp_head = NONE, g_unexp_tail = NONE, g_mmt_free = NONE;
+
+/* Per RX channel: the header popped and the message it belongs to. */
+struct rxch {
+  int have_hdr;
+  uint32_t src, ports, tag, total, offset, seq, flags, n;
+  uint16_t msg;
+  int bad;       /* inconsistent header: the payload is dropped */
+  uint32_t need; /* bytes the channel must hold before we can go on (0: not data-bound) */
+};
+static struct rxch g_rx[NI_NETBUF_CHANNELS];
+
+static void tables_reset(void)
+{
+  g_recv_head = g_recv_tail = NONE;
+  g_recv_free = NONE;
+  for (unsigned i = POSTED_MAX; i-- > 0;) {
+    g_recv[i].next = g_recv_free;
+    g_recv_free = (uint16_t)i;
+  }
+  g_active = g_unexp_head = g_unexp_tail = NONE;
+  g_mmt_free = NONE;
+  for (unsigned i = MMT_SIZE; i-- > 0;) {
+    g_mmt[i].next_free = g_mmt_free;
+    g_mmt_free = (uint16_t)i;
+  }
+}
+
+static void unexp_remove(uint16_t m)
+{
+  uint16_t prev = NONE;
+  for (uint16_t i = g_unexp_head; i != NONE; prev = i, i = g_mmt[i].next_unexp) {
+    if (i != m)
+      continue;
+    if (prev == NONE)
+      g_unexp_head = g_mmt[i].next_unexp;
+    else
+      g_mmt[prev].next_unexp = g_mmt[i].next_unexp;
+    if (g_unexp_tail == m)
+      g_unexp_tail = prev;
+    g_mmt[m].in_unexpected = 0;
+    return;
+  }
+}
+
+static void active_remove(uint16_t m)
+{
+  uint16_t prev = NONE;
+  for (uint16_t i = g_active; i != NONE; prev = i, i = g_mmt[i].next_active) {
+    if (i != m)
+      continue;
+    if (prev == NONE)
+      g_active = g_mmt[i].next_active;
+    else
+      g_mmt[prev].next_active = g_mmt[i].next_active;
+    return;
+  }
+}
+
+static void mmt_release(uint16_t m)
+{
+  g_mmt[m].next_free = g_mmt_free;
+  g_mmt_free = m;
+}
+
+/* A message whose data has all arrived (and whose DMAs are queued). */
+static void message_complete(uint16_t m)
+{
+  struct msg *e = &g_mmt[m];
+  e->complete = 1;
+  if (e->mode == MODE_MSGBUF && e->cookie == NO_COOKIE)
+    return; /* unexpected: waits in the table for its receive */
+  if (e->truncated) {
+    if (e->mode == MODE_MSGBUF)
+      msgbuf_free(e->dest, e->total);
+    complete(e->cookie, MMP_ST_TRUNCATED, e->total, 0, e->src, e->ports, e->tag);
+  } else if (e->mode == MODE_MSGBUF && e->total > 0) {
+    complete(e->cookie, MMP_ST_DONE_MSGBUF, e->total, e->dest, e->src, e->ports, e->tag);
+  } else {
+    complete(e->cookie, MMP_ST_DONE, e->total, 0, e->src, e->ports, e->tag);
+  }
+  count(RESULT_RECEIVED, 1);
+  mmt_release(m);
+}
+
+/* The host posted a receive: the oldest matching message in the table, else
+ * the posted list. */
+static void post_receive(uint32_t src, uint32_t ports, uint32_t tag, uint32_t len, uint32_t addr, uint32_t cookie)
+{
+  for (uint16_t m = g_unexp_head; m != NONE; m = g_mmt[m].next_unexp) {
+    struct msg *e = &g_mmt[m];
+    if (e->src != src || e->ports != ports || e->tag != tag)
+      continue;
+    unexp_remove(m);
+    e->cookie = cookie;
+    e->truncated = e->total > len;
+    if (e->complete) {
+      e->complete = 0;
+      message_complete(m);
+    }
+    return;
+  }
+  if (g_recv_free == NONE) {
+    printf("mmp: more than %u receives posted\n", POSTED_MAX);
+    count(RESULT_ERRORS, 1);
+    complete(cookie, MMP_ST_ERROR, 0, 0, src, ports, tag);
+    return;
+  }
+  const uint16_t r = g_recv_free;
+  g_recv_free = g_recv[r].next;
+  g_recv[r] = (struct recv){src, ports, tag, len, addr, cookie, NONE};
+  if (g_recv_tail == NONE)
+    g_recv_head = r;
+  else
+    g_recv[g_recv_tail].next = r;
+  g_recv_tail = r;
+}
+
+/* Takes the oldest posted receive matching a message; NONE if there is none. */
+static uint16_t take_receive(uint32_t src, uint32_t ports, uint32_t tag)
+{
+  uint16_t prev = NONE;
+  for (uint16_t r = g_recv_head; r != NONE; prev = r, r = g_recv[r].next) {
+    const struct recv *p = &g_recv[r];
+    if (p->src != src || p->ports != ports || p->tag != tag)
+      continue;
+    if (prev == NONE)
+      g_recv_head = p->next;
+    else
+      g_recv[prev].next = p->next;
+    if (g_recv_tail == r)
+      g_recv_tail = prev;
+    g_recv[r].next = g_recv_free;
+    g_recv_free = r;
+    return r;
+  }
+  return NONE;
+}
+
+/* The MMT entry a chunk belongs to; NONE while it cannot be decided yet
+ * (no room, no entry free, or a later chunk ahead of its first). */
+static uint16_t chunk_entry(const struct rxch *c)
+{
+  if (c->offset != 0) {
+    for (uint16_t m = g_active; m != NONE; m = g_mmt[m].next_active)
+      if (g_mmt[m].src == c->src && g_mmt[m].seq == c->seq)
+        return m;
+    return NONE;
+  }
+  if (g_mmt_free == NONE)
+    return NONE;
+  const uint16_t m = g_mmt_free, next_free = g_mmt[m].next_free;
+  struct msg *e = &g_mmt[m];
+  *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE,
+                    MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE};
+  const uint16_t r = take_receive(c->src, c->ports, c->tag);
+  if (r != NONE) {
+    e->cookie = g_recv[r].cookie;
+    e->dest = g_recv[r].addr;
+    if (c->total > g_recv[r].len) {
+      e->mode = MODE_DISCARD;
+      e->truncated = 1;
+    }
+  } else if (c->total > 0) {
+    const int32_t off = msgbuf_alloc(c->total);
+    if (off < 0)
+      return NONE; /* wait for room or for the receive */
+    e->mode = MODE_MSGBUF;
+    e->dest = (uint32_t)off;
+  } else {
+    e->mode = MODE_MSGBUF; /* empty and unexpected: no room needed */
+  }
+  g_mmt_free = next_free;
+  if (e->mode == MODE_MSGBUF && e->cookie == NO_COOKIE) {
+    e->in_unexpected = 1;
+    if (g_unexp_tail == NONE)
+      g_unexp_head = m;
+    else
+      g_mmt[g_unexp_tail].next_unexp = m;
+    g_unexp_tail = m;
+    count(RESULT_UNEXPECTED, 1);
+  }
+  if (c->n < c->total) {
+    e->next_active = g_active;
+    g_active = m;
+  }
+  return m;
+}
+
+/* Moves n bytes from RX channel ch to NI address dst with the CPU (the
+ * bypass for small payloads): the window pops bytes in address order. */
+static void cpu_copy_rx(unsigned ch, uint32_t dst, uint32_t n)
+{
+  const uint32_t win = NI_NETBUF_RX_WINDOW(ch);
+  uint32_t i = 0;
+  if ((dst & 3u) == 0)
+    for (; i + 4 <= n; i += 4)
+      *(volatile uint32_t *)(uintptr_t)(dst + i) = *(volatile uint32_t *)(uintptr_t)win;
+  for (; i < n; i++)
+    *(volatile uint8_t *)(uintptr_t)(dst + i) = *(volatile uint8_t *)(uintptr_t)win;
+}
+
+/* One step of RX channel ch; 1 if it did something. */
+static int rx_step(unsigned ch)
+{
+  struct rxch *c = &g_rx[ch];
+  if (!c->have_hdr) {
+    /* The last payload DMA must have popped its bytes before the CPU pops. */
+    if (!ticket_done(g_rx_ticket[ch])) {
+      c->need = 0;
+      return 0;
+    }
+    c->need = MMP_WIRE_HEADER_BYTES;
+    if (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < MMP_WIRE_HEADER_BYTES)
+      return 0;
+    const uint32_t win = NI_NETBUF_RX_WINDOW(ch);
+    uint32_t h[8];
+    for (unsigned i = 0; i < 8; i++)
+      h[i] = *(volatile uint32_t *)(uintptr_t)win;
+    const uint32_t len = MLX_HDR_LEN(h[1]);
+    /* A chunk larger than the channel could never be read whole. */
+    if (len < MMP_HDR_BYTES || len - MMP_HDR_BYTES > g_chunk_max || (h[7] >> 16) != MMP_WIRE_MAGIC ||
+        ((h[7] >> 8) & 0xFFu) != MMP_KIND_DATA) {
+      printf("mmp: channel %u: not an MMP chunk (%08x %08x %08x): stream lost\n", ch, (unsigned)h[0],
+             (unsigned)h[1], (unsigned)h[7]);
+      fw_exit(4);
+    }
+    c->src = MLX_HDR_SRC(h[0]);
+    c->ports = h[2];
+    c->tag = h[3];
+    c->total = h[4];
+    c->offset = h[5];
+    c->seq = h[6];
+    c->flags = h[7] & 0xFFu;
+    c->n = len - MMP_HDR_BYTES;
+    c->msg = NONE;
+    c->have_hdr = 1;
+    c->bad = c->offset > c->total || c->n > c->total - c->offset;
+    if (c->bad) {
+      printf("mmp: channel %u: chunk of %u bytes at %u of a %u-byte message from node %u dropped\n", ch,
+             (unsigned)c->n, (unsigned)c->offset, (unsigned)c->total, (unsigned)c->src);
+      count(RESULT_ERRORS, 1);
+    }
+    if (g_verbose)
+      printf("rx ch%u: from %u ports %08x tag %u total %u offset %u seq %u n %u\n", ch, (unsigned)c->src,
+             (unsigned)c->ports, (unsigned)c->tag, (unsigned)c->total, (unsigned)c->offset, (unsigned)c->seq,
+             (unsigned)c->n);
+  }
+  if (c->bad) {
+    c->need = c->n;
+    if (c->n > 0 && mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < c->n)
+      return 0;
+    if (c->n > 0)
+      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), DISCARD_AREA, c->n);
+    c->have_hdr = 0;
+    c->need = 0;
+    return 1;
+  }
+  if (c->msg == NONE) {
+    c->msg = chunk_entry(c);
+    if (c->msg == NONE) {
+      if (g_verbose && c->need != 0)
+        printf("rx ch%u: waits (offset %u, mmt %s)\n", ch, (unsigned)c->offset, g_mmt_free == NONE ? "full" : "ok");
+      c->need = 0; /* waits for a request (room, receive) or the other channel */
+      return 0;
+    }
+    if (g_verbose)
+      printf("rx ch%u: entry %u mode %u dest 0x%x\n", ch, c->msg, g_mmt[c->msg].mode, (unsigned)g_mmt[c->msg].dest);
+  }
+  c->need = c->n;
+  if (c->n > 0 && mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < c->n)
+    return 0;
+  struct msg *e = &g_mmt[c->msg];
+  if (c->n > 0) {
+    uint32_t dst;
+    if (e->mode == MODE_DIRECT)
+      dst = host(e->dest + c->offset);
+    else if (e->mode == MODE_MSGBUF)
+      dst = host(g_msgbuf_bus + e->dest + c->offset);
+    else
+      dst = DISCARD_AREA;
+    if (c->n <= g_bypass)
+      cpu_copy_rx(ch, dst, c->n);
+    else
+      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), dst, c->n);
+  }
+  count(RESULT_BYTES_IN, c->n);
+  e->received += c->n;
+  c->have_hdr = 0;
+  c->need = 0;
+  if (e->received >= e->total) {
+    if (e->total > c->n)
+      active_remove(c->msg);
+    message_complete(c->msg);
+  }
+  return 1;
+}
+
+/* ---- transmit ------------------------------------------------------------- */
+static void fill_header(volatile uint32_t *h, const struct send *s, uint32_t n)
+{
+  const uint32_t bcast = s->flags & MMP_REQF_BROADCAST;
+  h[0] = MLX_HDR_WORD0(bcast ? MLX_BROADCAST_ADDR : s->dst, g_node);
+  h[1] = MLX_HDR_WORD1(bcast ? MLX_TYPE_BROADCAST : MLX_TYPE_UNICAST, MMP_HDR_BYTES + n);
+  h[2] = s->ports;
+  h[3] = s->tag;
+  h[4] = s->len;
+  h[5] = s->off;
+  h[6] = s->seq;
+  h[7] = MMP_KIND_WORD(MMP_KIND_DATA, (s->off + n >= s->len ? MMP_HFLAG_LAST : 0) | (bcast ? MMP_HFLAG_BROADCAST : 0));
+}
+
+/* Bytes queued for a TX channel by DMA and not yet known to be pushed: TX_FREE
+ * does not count them yet, and a descriptor must never wait for room. */
+#define TXQ_DEPTH 8u
+static struct {
+  uint32_t ticket[TXQ_DEPTH], bytes[TXQ_DEPTH];
+  unsigned head, count;
+  uint32_t committed;
+} g_txq[NI_NETBUF_CHANNELS];
+
+static uint32_t tx_committed(unsigned ch)
+{
+  while (g_txq[ch].count && ticket_done(g_txq[ch].ticket[g_txq[ch].head])) {
+    g_txq[ch].committed -= g_txq[ch].bytes[g_txq[ch].head];
+    g_txq[ch].head = (g_txq[ch].head + 1) % TXQ_DEPTH;
+    g_txq[ch].count--;
+  }
+  return g_txq[ch].committed;
+}
+
+static void tx_commit(unsigned ch, uint32_t ticket, uint32_t bytes)
+{
+  const unsigned i = (g_txq[ch].head + g_txq[ch].count) % TXQ_DEPTH;
+  g_txq[ch].ticket[i] = ticket;
+  g_txq[ch].bytes[i] = bytes;
+  g_txq[ch].count++;
+  g_txq[ch].committed += bytes;
+}
+
+/* One chunk of the head send, if its channel has room; 1 if it did. */
+static int tx_step(void)
+{
+  for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ch++)
+    g_tx_need[ch] = 0;
+  if (g_send_head == g_send_tail)
+    return 0;
+  struct send *s = &g_sendq[g_send_head % SENDQ_SIZE];
+  const unsigned ch = s->chunk % g_channels;
+  const uint32_t left = s->len - s->off, n = left < g_chunk_payload ? left : g_chunk_payload;
+  const uint32_t bytes = MMP_WIRE_HEADER_BYTES + n;
+  const uint32_t committed = tx_committed(ch);
+  if (g_txq[ch].count == TXQ_DEPTH || mmio_read32(NI_NETBUF_BASE + NETBUF_TX_FREE(ch)) < committed + bytes) {
+    /* Nothing pending: the threshold wakes us; else the DMA completion does. */
+    g_tx_need[ch] = committed ? 0 : bytes;
+    return 0;
+  }
+  if (s->flags & MMP_REQF_INLINE) {
+    /* Header right before the payload in the slot: one DMA for both. */
+    const uint32_t slot = MMP_REQ_SLOT(s->slot);
+    volatile uint32_t *h = (volatile uint32_t *)(uintptr_t)(slot + MMP_REQ_INLINE_HDR);
+    fill_header(h, s, n);
+    if (n <= g_bypass && ticket_done(g_tx_ticket[ch])) {
+      /* The CPU may push only while no DMA into this channel is pending. */
+      const uint32_t win = NI_NETBUF_TX_WINDOW(ch), src = slot + MMP_REQ_INLINE_HDR;
+      uint32_t i = 0;
+      for (; i + 4 <= bytes; i += 4)
+        *(volatile uint32_t *)(uintptr_t)win = *(volatile uint32_t *)(uintptr_t)(src + i);
+      for (; i < bytes; i++)
+        *(volatile uint8_t *)(uintptr_t)win = *(volatile uint8_t *)(uintptr_t)(src + i);
+      g_slot_busy[s->slot % MMP_REQ_SLOTS] = 0;
+    } else {
+      g_tx_ticket[ch] = dma(slot + MMP_REQ_INLINE_HDR, NI_NETBUF_TX_WINDOW(ch), bytes);
+      g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch];
+      tx_commit(ch, g_tx_ticket[ch], bytes);
+    }
+  } else {
+    volatile uint32_t *h = stage();
+    fill_header(h, s, n);
+    if (ticket_done(g_tx_ticket[ch])) {
+      /* Nothing queued for this channel (the usual case when the chunks
+       * alternate): the CPU pushes the header and spares the DMA engine a
+       * descriptor while it still reads the previous chunk. */
+      const uint32_t win = NI_NETBUF_TX_WINDOW(ch);
+      for (unsigned i = 0; i < 8; i++)
+        *(volatile uint32_t *)(uintptr_t)win = h[i];
+    } else {
+      g_tx_ticket[ch] = dma((uint32_t)(uintptr_t)h, NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES);
+    }
+    if (n > 0)
+      g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n);
+    if (!ticket_done(g_tx_ticket[ch]))
+      tx_commit(ch, g_tx_ticket[ch], bytes);
+  }
+  count(RESULT_BYTES_OUT, n);
+  s->off += n;
+  s->chunk++;
+  if (s->off >= s->len) {
+    if (!(s->flags & MMP_REQF_NO_RECORD))
+      complete(s->cookie, MMP_ST_DONE, s->len, 0, g_node, s->ports, s->tag);
+    count(RESULT_SENT, 1);
+    g_send_head++;
+  }
+  return 1;
+}
+
+/* ---- requests --------------------------------------------------------------- */
+static int queue_send(uint32_t n, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len,
+                      uint32_t addr)
+{
+  const uint32_t flags = MMP_REQ_GET_FLAGS(op), dst = MMP_REQ_GET_PEER(op);
+  if (g_send_tail - g_send_head >= SENDQ_SIZE)
+    return 0; /* full: the request stays in the ring */
+  const int inline_ok = !(flags & MMP_REQF_INLINE) || len <= MMP_INLINE_MAX;
+  const int bcast_ok = !(flags & MMP_REQF_BROADCAST) || len <= g_chunk_payload;
+  if (dst >= MMP_MAX_NODES || !inline_ok || !bcast_ok) {
+    printf("mmp: send of %u bytes to node %u refused\n", (unsigned)len, (unsigned)dst);
+    count(RESULT_ERRORS, 1);
+    if (!(flags & MMP_REQF_NO_RECORD))
+      complete(cookie, MMP_ST_ERROR, len, 0, g_node, ports, tag);
+    return 1;
+  }
+  struct send *s = &g_sendq[g_send_tail % SENDQ_SIZE];
+  /* Wire ports: sender (31..16), receiver (15..0) = the request's local, peer. */
+  *s = (struct send){dst, ports, tag, len, addr, cookie, flags, 0, 0, 0, n};
+  s->seq = (flags & MMP_REQF_BROADCAST) ? 0xFFFFFFFFu : g_tx_seq[dst]++;
+  if (flags & MMP_REQF_INLINE) {
+    g_slot_busy[n % MMP_REQ_SLOTS] = 1;
+    g_slot_ticket[n % MMP_REQ_SLOTS] = 0; /* no DMA yet: busy until tx_step queues it */
+  }
+  g_send_tail++;
+  return 1;
+}
+
+/* Takes one request from the ring; 1 if it did. */
+static int request_step(void)
+{
+  const uint32_t slot = MMP_REQ_SLOT(g_req_next);
+  if (sd32(slot + MMP_REQ_SEQ) != g_req_next + 1)
+    return 0;
+  const uint32_t op = sd32(slot + MMP_REQ_OP), cookie = sd32(slot + MMP_REQ_COOKIE);
+  const uint32_t ports = sd32(slot + MMP_REQ_PORTS), tag = sd32(slot + MMP_REQ_TAG);
+  const uint32_t len = sd32(slot + MMP_REQ_LEN), addr = sd32(slot + MMP_REQ_ADDR);
+  switch (MMP_REQ_GET_OP(op)) {
+  case MMP_OP_SEND:
+    if (!queue_send(g_req_next, op, cookie, ports, tag, len,
+                    (MMP_REQ_GET_FLAGS(op) & MMP_REQF_INLINE) ? slot + MMP_REQ_INLINE_DATA : addr))
+      return 0;
+    break;
+  case MMP_OP_RECV:
+    /* Request ports: local (receiver), peer (sender); the table keeps the
+     * wire's order: sender (31..16), receiver (15..0). */
+    post_receive(MMP_REQ_GET_PEER(op), (ports << 16) | (ports >> 16), tag, len, addr, cookie);
+    if (g_verbose)
+      printf("recv posted: from %u ports %08x tag %u len %u\n", (unsigned)MMP_REQ_GET_PEER(op),
+             (unsigned)((ports << 16) | (ports >> 16)), (unsigned)tag, (unsigned)len);
+    break;
+  case MMP_OP_RELEASE:
+    msgbuf_free(addr, len);
+    break;
+  case MMP_OP_FINALIZE:
+    g_finalizing = 1;
+    break;
+  default:
+    printf("mmp: unknown request op %u ignored\n", (unsigned)MMP_REQ_GET_OP(op));
+    count(RESULT_ERRORS, 1);
+  }
+  g_req_next++;
+  return 1;
+}
+
+/* Slots whose request is done may be reused by the host. */
+static void retire_slots(void)
+{
+  const uint32_t before = g_req_free;
+  while (g_req_free != g_req_next) {
+    const unsigned i = g_req_free % MMP_REQ_SLOTS;
+    if (g_slot_busy[i]) {
+      if (g_slot_ticket[i] == 0 || !ticket_done(g_slot_ticket[i]))
+        break;
+      g_slot_busy[i] = 0;
+    }
+    g_req_free++;
+  }
+  if (g_req_free != before)
+    sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_REQ_FREE, g_req_free);
+}
+
+/* ---- interrupts and dozing ------------------------------------------------ */
+#define IRQ_LEVELS (1u << NI_IRQ_NETBUF_TX(0) | 1u << NI_IRQ_NETBUF_TX(1) | 1u << NI_IRQ_NETBUF_RX(0) | \
+                    1u << NI_IRQ_NETBUF_RX(1) | 1u << NI_IRQ_DMA_ERROR)
+
+/* Only ends a doze: silences each source (at the device, or by masking a
+ * level the main loop has not dealt with yet); main() arms them again. */
+static volatile uint32_t g_doorbells; /* bits the handler took from the device */
+
+void fw_external_interrupt(void)
+{
+  const uint32_t status = mmio_read32(NI_INTC_BASE + INTC_STATUS);
+  if (status & (1u << NI_IRQ_DOORBELL)) {
+    const uint32_t bits = mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL);
+    mmio_write32(NI_PCIIF_BASE + NIPCI_DOORBELL, bits);
+    g_doorbells |= bits;
+  }
+  if (status & (1u << NI_IRQ_DMA_DONE))
+    mmio_write32(NI_DMA_BASE + DMA_STATUS, DMA_STATUS_DONE);
+  if (status & IRQ_LEVELS)
+    mmio_write32(NI_INTC_BASE + INTC_ENABLE_CLR, status & IRQ_LEVELS);
+  mmio_write32(NI_INTC_BASE + INTC_PENDING, status);
+}
+
+static int step(void)
+{
+  int did = 0;
+  for (unsigned k = 0; k < 4 && request_step(); k++)
+    did = 1;
+  for (unsigned ch = 0; ch < g_channels; ch++)
+    did |= rx_step(ch);
+  did |= tx_step();
+  retire_slots();
+  return did;
+}
+
+/* Dozes until something may have changed: a doorbell (new request), a
+ * channel reaching the threshold the loop waits for, a DMA completion. */
+static void doze(void)
+{
+  mmio_write32(NI_DMA_BASE + DMA_STATUS, DMA_STATUS_DONE);
+  /* After clearing DONE: a DMA finishing from here on wakes us. */
+  if (step())
+    return;
+  uint32_t sources = 1u << NI_IRQ_DOORBELL | 1u << NI_IRQ_DMA_ERROR;
+  if (g_dma_seen != g_dma_issued)
+    sources |= 1u << NI_IRQ_DMA_DONE;
+  for (unsigned ch = 0; ch < g_channels; ch++) {
+    if (g_rx[ch].need) {
+      mmio_write32(NI_NETBUF_BASE + NETBUF_RX_THRESHOLD(ch), g_rx[ch].need);
+      sources |= 1u << NI_IRQ_NETBUF_RX(ch);
+    }
+    if (g_tx_need[ch]) {
+      mmio_write32(NI_NETBUF_BASE + NETBUF_TX_THRESHOLD(ch), g_tx_need[ch]);
+      sources |= 1u << NI_IRQ_NETBUF_TX(ch);
+    }
+  }
+  const uint32_t saved = irq_disable();
+  /* Old edges would wake us for nothing; every source is a level that is
+   * still high if its condition holds. */
+  mmio_write32(NI_INTC_BASE + INTC_PENDING, sources);
+  mmio_write32(NI_INTC_BASE + INTC_ENABLE_SET, sources);
+  cpu_idle();
+  mmio_write32(NI_INTC_BASE + INTC_ENABLE_CLR, 0xFFFFFFFFu);
+  irq_restore(saved);
+}
+
+/* ---- start-up ------------------------------------------------------------- */
+static void wait_for_init(void)
+{
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_WAIT_INIT);
+  const uint32_t saved = irq_disable();
+  while (!((g_doorbells | mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL)) & MMP_DOORBELL_INIT)) {
+    mmio_write32(NI_INTC_BASE + INTC_ENABLE_SET, 1u << NI_IRQ_DOORBELL);
+    cpu_idle();
+  }
+  mmio_write32(NI_INTC_BASE + INTC_ENABLE_CLR, 0xFFFFFFFFu);
+  irq_restore(saved);
+  mmio_write32(NI_PCIIF_BASE + NIPCI_DOORBELL, MMP_DOORBELL_INIT);
+  g_doorbells = 0;
+}
+
+extern char __end[]; /* end of .bss (ni.ld) */
+
+int main(void)
+{
+  if ((uintptr_t)__end > MMP_NI_CTRL_BASE || DISCARD_AREA < MMP_NI_REQ_RING + MMP_REQ_SLOTS * MMP_REQ_SLOT_BYTES) {
+    printf("mmp: the image (to 0x%08x) overlaps the shared areas at 0x%08x\n", (unsigned)(uintptr_t)__end,
+           (unsigned)MMP_NI_CTRL_BASE);
+    return 6;
+  }
+  const uint32_t channel = mmio_read32(NI_NETBUF_BASE + NETBUF_CHANNEL_BYTES);
+  g_node = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
+  g_bypass = fw_arg(MMP_ARG_BYPASS, MMP_BYPASS_DEFAULT);
+  g_verbose = fw_arg(MMP_ARG_VERBOSE, 0);
+  g_channels = fw_arg(MMP_ARG_CHANNELS, NI_NETBUF_CHANNELS);
+  uint32_t chunk = fw_arg(MMP_ARG_CHUNK, channel);
+  if (g_channels < 1 || g_channels > NI_NETBUF_CHANNELS || chunk % 32u || chunk > channel ||
+      chunk <= MMP_WIRE_HEADER_BYTES || g_node >= MMP_MAX_NODES) {
+    printf("mmp: bad arguments: channels %u, chunk %u (channel %u), node %u\n", (unsigned)g_channels,
+           (unsigned)chunk, (unsigned)channel, (unsigned)g_node);
+    return 3;
+  }
+  g_chunk_payload = chunk - MMP_WIRE_HEADER_BYTES;
+  g_chunk_max = channel - MMP_WIRE_HEADER_BYTES; /* what a peer with larger chunks may send */
+  if (g_bypass > g_chunk_payload)
+    g_bypass = g_chunk_payload;
+  tables_reset();
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_VERSION, MMP_PROTOCOL_VERSION);
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_NODE, g_node);
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_REQ_FREE, 0);
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_MAGIC, MMP_FW_MAGIC);
+  printf("mmp firmware: node %u, %u channel(s), chunk %u bytes, bypass up to %u bytes\n", (unsigned)g_node,
+         (unsigned)g_channels, (unsigned)chunk, (unsigned)g_bypass);
+  wait_for_init();
+  g_status_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS);
+  g_msgbuf_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS);
+  g_msgbuf_bytes = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES);
+  g_records = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS);
+  if (g_records > MMP_MAX_RECORDS)
+    g_records = MMP_MAX_RECORDS;
+  g_msgbuf_blocks = g_msgbuf_bytes / MMP_MSGBUF_BLOCK;
+  if (g_msgbuf_blocks > MSGBUF_MAX_BLOCKS)
+    g_msgbuf_blocks = MSGBUF_MAX_BLOCKS;
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_RUNNING);
+  /* Node first, then the ready word the host polls. */
+  sd32_set(host(g_status_bus + MMP_STATUS_NODE), g_node);
+  sd32_set(host(g_status_bus + MMP_STATUS_READY), MMP_FW_MAGIC);
+  for (;;) {
+    if (g_finalizing && g_send_head == g_send_tail && ticket_done(g_dma_issued))
+      break;
+    if (!step())
+      doze();
+  }
+  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_FINISHED);
+  printf("mmp firmware: %u messages sent, %u received (%u unexpected), %u errors\n",
+         (unsigned)g_stats[RESULT_SENT], (unsigned)g_stats[RESULT_RECEIVED], (unsigned)g_stats[RESULT_UNEXPECTED],
+         (unsigned)g_stats[RESULT_ERRORS]);
+  for (unsigned i = 0; i < 6; i++)
+    fw_result(i, g_stats[i]);
+  return 0;
+}

@@ -1,0 +1,767 @@
+/* The MMP host library (mmp.h) over the driver layer (m2drv.h). Protocol
+ * with the NI firmware: ip/mmp_protocol.h; design: docs/mmp.md.
+ *
+ * Every host of the platform runs in the same process (one SystemC thread
+ * each), so all library state is per host, in g_hosts[m2host_id()]. */
+#include "mmp.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ip/mmp_protocol.h>
+
+#include "host/host_env.h"
+#include "m2drv.h"
+
+#define MAX_HOSTS 256
+#define CONNECT_MAGIC 0x4D4D5043u /* "MMPC" */
+#define TABLE_MAGIC 0x4D4D5054u
+#define HANDLE_MAGIC 0x4D4D5048u
+
+/* Host CPU time of the library's own work (assumptions: a few hundred
+ * instructions of a PIII per call, bookkeeping of a Wait). */
+#define CALL_NS 150.0
+#define WAIT_NS 50.0
+#define PIO_RETRY_NS 1000.0
+
+enum buf_mode { BUF_NONE, BUF_PINNED, BUF_PIN_MESSAGE, BUF_BOUNCE_POOL, BUF_BOUNCE_TEMP, BUF_INLINE };
+
+struct op {
+  unsigned magic;
+  int in_use;
+  int index; /* record index in the status area */
+  uint16_t gen;
+  enum buf_mode mode;
+  void *user;
+  size_t len;
+  void *bounce; /* BUF_BOUNCE_*: the pinned copy */
+  m2drv_buffer temp;
+};
+struct MMP_send_handle {
+  struct op op;
+};
+struct MMP_recv_handle {
+  struct op op;
+};
+
+struct region {
+  void *addr;
+  uint64_t bus;
+  size_t bytes;
+  m2drv_buffer buf;
+};
+
+/* First fit over 256-byte blocks of a pinned area (the bounce pool). */
+struct pool {
+  m2drv_buffer buf;
+  uint8_t *used; /* one byte per block */
+  size_t blocks;
+};
+#define POOL_BLOCK 256u
+
+struct host {
+  struct MMP_options opt;
+  int opened;    /* the NI accepted our init block */
+  int refs;      /* initialized local endpoints */
+  int finalized; /* the NI firmware was told to stop */
+  int error;
+  m2drv *drv;
+  int node;
+  struct MMP_PNA_table *table;
+  m2drv_buffer status, msgbuf;
+  struct pool bounce;
+  uint32_t req_next, req_free;
+  uint16_t gen;
+  size_t pinned_bytes;
+  struct region *regions;
+  size_t n_regions, cap_regions;
+  uint32_t sync_epoch;
+  /* The user's pool, then as many again for MMP_Sync (which must work when
+   * the user's pool is full). */
+  struct MMP_send_handle sends[2 * MMP_MAX_SENDS];
+  struct MMP_recv_handle recvs[2 * MMP_MAX_RECVS];
+};
+
+static struct host *g_hosts[MAX_HOSTS];
+
+static const struct MMP_options kDefaults = {
+    256 * 1024, 256 * 1024, 0, 256u * 1024 * 1024, -1.0, 10000.0, 1,
+};
+
+static struct host *self(void)
+{
+  const int id = m2host_id();
+  if (id < 0 || id >= MAX_HOSTS) return NULL;
+  if (!g_hosts[id]) {
+    g_hosts[id] = calloc(1, sizeof(struct host));
+    if (g_hosts[id]) g_hosts[id]->opt = kDefaults;
+  }
+  return g_hosts[id];
+}
+
+static int fail(struct host *H, int code)
+{
+  if (H) H->error = code;
+  return code;
+}
+
+static void *fail_null(struct host *H, int code)
+{
+  fail(H, code);
+  return NULL;
+}
+
+int MMP_last_error(void)
+{
+  struct host *H = self();
+  return H ? H->error : MMP_EINVAL;
+}
+
+const char *MMP_strerror(int code)
+{
+  switch (code) {
+  case MMP_OK: return "no error";
+  case MMP_EINVAL: return "bad argument or handle";
+  case MMP_ETRUNC: return "message longer than the posted buffer";
+  case MMP_ENODEST: return "unknown destination";
+  case MMP_ENOMEM: return "out of pinned memory";
+  case MMP_EBUSY: return "too many outstanding operations";
+  case MMP_ENOTINIT: return "endpoint not initialized";
+  case MMP_ENI: return "the NI did not answer or reported an error";
+  case MMP_ETIMEDOUT: return "timed out";
+  default: return "unknown error";
+  }
+}
+
+void MMP_get_options(struct MMP_options *o)
+{
+  struct host *H = self();
+  if (o) *o = H ? H->opt : kDefaults;
+}
+
+int MMP_set_options(const struct MMP_options *o)
+{
+  struct host *H = self();
+  if (!H || !o) return fail(H, MMP_EINVAL);
+  if (o->inline_bytes > MMP_INLINE_MAX || o->msgbuf_bytes < MMP_MSGBUF_BLOCK ||
+      o->msgbuf_bytes > 16u * 1024 * 1024)
+    return fail(H, MMP_EINVAL);
+  H->opt = *o;
+  return fail(H, MMP_OK);
+}
+
+/* ---- PNA table and endpoints --------------------------------------------- */
+
+struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks)
+{
+  struct host *H = self();
+  if (n_networks < 0 || n_networks > (int)MMP_MAX_NODES) return fail_null(H, MMP_EINVAL);
+  struct MMP_PNA_table *t = calloc(1, sizeof *t);
+  if (!t) return fail_null(H, MMP_EINVAL);
+  t->n_networks = n_networks;
+  t->PNA = calloc((size_t)(n_networks > 0 ? n_networks : 1), sizeof(int));
+  if (!t->PNA) {
+    free(t);
+    return fail_null(H, MMP_EINVAL);
+  }
+  fail(H, MMP_OK);
+  return t;
+}
+
+void MMP_add_PNA_to_table(struct MMP_PNA_table *t, int pna)
+{
+  struct host *H = self();
+  if (!t || !t->PNA || t->n < 0 || t->n >= t->n_networks || pna < 1 || pna > (int)MMP_MAX_NODES) {
+    fail(H, MMP_EINVAL);
+    return;
+  }
+  t->PNA[t->n++] = pna;
+  fail(H, MMP_OK);
+}
+
+struct MMP_connect *MMP_Make_connect(int network_addr, int port)
+{
+  struct host *H = self();
+  if (network_addr < 0 || network_addr > (int)MMP_MAX_NODES || port < 0 || port > MMP_MAX_PORT)
+    return fail_null(H, MMP_EINVAL);
+  struct MMP_connect *c = calloc(1, sizeof *c);
+  if (!c) return fail_null(H, MMP_EINVAL);
+  c->network_addr = network_addr;
+  c->port = port;
+  c->magic = CONNECT_MAGIC;
+  fail(H, MMP_OK);
+  return c;
+}
+
+static int is_connect(const struct MMP_connect *c) { return c && c->magic == CONNECT_MAGIC; }
+
+static int running(const struct host *H) { return H && H->opened && H->refs > 0 && !H->finalized; }
+
+/* A local endpoint: one MMP_initialize accepted. */
+static int local_ok(const struct host *H, const struct MMP_connect *c)
+{
+  return is_connect(c) && c->initialized && running(H);
+}
+
+/* Node number of a remote endpoint's PNA; MMP_ENODEST when it is not one of
+ * the nodes taking part. */
+static int node_of(const struct host *H, const struct MMP_connect *c)
+{
+  if (!is_connect(c)) return MMP_EINVAL;
+  const int pna = c->network_addr == 0 ? MMP_PNA(H->node) : c->network_addr;
+  /* The cluster's nodes are what the platform has hosts for. */
+  if (pna < 1 || pna > (int)MMP_MAX_NODES || pna > m2host_count()) return MMP_ENODEST;
+  const struct MMP_PNA_table *t = H->table;
+  if (t && t->n > 0 && pna != MMP_PNA(H->node)) {
+    int found = 0;
+    for (int i = 0; i < t->n && !found; i++) found = t->PNA[i] == pna;
+    if (!found) return MMP_ENODEST;
+  }
+  return pna - 1;
+}
+
+/* ---- pinned memory ---------------------------------------------------------- */
+
+static size_t round_up(size_t v, size_t unit) { return (v + unit - 1) / unit * unit; }
+
+static int pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out)
+{
+  const size_t rounded = round_up(bytes, 4096);
+  if (bytes == 0 || H->pinned_bytes + rounded > H->opt.pinned_limit) return MMP_ENOMEM;
+  if (m2drv_alloc_pinned(H->drv, bytes, out) != 0) return MMP_ENOMEM;
+  H->pinned_bytes += rounded;
+  return MMP_OK;
+}
+
+static void pin_free(struct host *H, m2drv_buffer *b)
+{
+  if (!b->addr) return;
+  H->pinned_bytes -= round_up(b->bytes, 4096);
+  m2drv_free_pinned(H->drv, b);
+}
+
+/* Bus address of [p, p + len) when it lies inside one pinned region. */
+static int pinned_bus(const struct host *H, const void *p, size_t len, uint64_t *bus)
+{
+  const uintptr_t a = (uintptr_t)p;
+  for (size_t i = 0; i < H->n_regions; i++) {
+    const uintptr_t r = (uintptr_t)H->regions[i].addr;
+    if (a >= r && a - r <= H->regions[i].bytes && len <= H->regions[i].bytes - (a - r)) {
+      *bus = H->regions[i].bus + (a - r);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void *pool_alloc(struct pool *P, size_t bytes)
+{
+  const size_t n = round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
+  size_t run = 0;
+  for (size_t b = 0; b < P->blocks; b++) {
+    run = P->used[b] ? 0 : run + 1;
+    if (run == n) {
+      memset(P->used + b + 1 - n, 1, n);
+      return (uint8_t *)P->buf.addr + (b + 1 - n) * POOL_BLOCK;
+    }
+  }
+  return NULL;
+}
+
+static void pool_free(struct pool *P, void *p, size_t bytes)
+{
+  const size_t first = (size_t)((uint8_t *)p - (uint8_t *)P->buf.addr) / POOL_BLOCK;
+  const size_t n = round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
+  memset(P->used + first, 0, n);
+}
+
+/* Where the NI reads or writes an operation's data; sets o->mode and its
+ * resources. MMP_OK or MMP_ENOMEM. */
+static int place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint64_t *bus)
+{
+  *bus = 0;
+  o->mode = BUF_NONE;
+  if (len == 0) return MMP_OK;
+  if (pinned_bus(H, buf, len, bus)) {
+    o->mode = BUF_PINNED;
+    return MMP_OK;
+  }
+  if (m2drv_pin(H->drv, buf, len, bus) == 0) {
+    o->mode = BUF_PIN_MESSAGE; /* host physical memory, pinned for this message */
+    return MMP_OK;
+  }
+  /* Heap or stack: copy through pinned memory. */
+  if (!H->bounce.buf.addr && H->opt.bounce_bytes >= POOL_BLOCK) {
+    m2drv_buffer b;
+    if (pin_alloc(H, H->opt.bounce_bytes, &b) == MMP_OK) {
+      H->bounce.buf = b;
+      H->bounce.blocks = b.bytes / POOL_BLOCK;
+      H->bounce.used = calloc(H->bounce.blocks, 1);
+      if (!H->bounce.used) pin_free(H, &H->bounce.buf);
+    }
+  }
+  void *p = H->bounce.buf.addr ? pool_alloc(&H->bounce, len) : NULL;
+  if (p) {
+    o->mode = BUF_BOUNCE_POOL;
+    o->bounce = p;
+    m2host_bus_address(p, bus);
+  } else {
+    if (pin_alloc(H, len, &o->temp) != MMP_OK) return MMP_ENOMEM;
+    o->mode = BUF_BOUNCE_TEMP;
+    o->bounce = o->temp.addr;
+    *bus = o->temp.bus;
+  }
+  if (is_send) m2host_memcpy(o->bounce, buf, len);
+  return MMP_OK;
+}
+
+static void release_buffer(struct host *H, struct op *o)
+{
+  switch (o->mode) {
+  case BUF_PIN_MESSAGE: m2drv_unpin(H->drv, o->user, o->len); break;
+  case BUF_BOUNCE_POOL: pool_free(&H->bounce, o->bounce, o->len); break;
+  case BUF_BOUNCE_TEMP: pin_free(H, &o->temp); break;
+  default: break;
+  }
+  o->mode = BUF_NONE;
+}
+
+/* ---- requests ----------------------------------------------------------------- */
+
+static volatile uint32_t *record(const struct host *H, int index)
+{
+  return (volatile uint32_t *)((uint8_t *)H->status.addr + MMP_STATUS_RECORDS + (size_t)index * MMP_RECORD_BYTES);
+}
+
+/* Waits until request slot H->req_next may be written. */
+static int slot_wait(struct host *H)
+{
+  const double t0 = m2host_now_us();
+  while (H->req_next - H->req_free >= MMP_REQ_SLOTS) {
+    uint32_t v = 0;
+    if (m2drv_sdram_read32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_REQ_FREE, &v) != 0) return MMP_ENI;
+    H->req_free = v;
+    if (H->req_next - H->req_free < MMP_REQ_SLOTS) break;
+    if (m2host_now_us() - t0 > 1e6) return MMP_ENI; /* the NI has not taken a request for 1 s */
+    m2host_compute_ns(PIO_RETRY_NS);
+  }
+  return MMP_OK;
+}
+
+/* Posts one request; `inline_data` (len bytes) goes into the slot first. */
+static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len,
+                uint32_t addr, const void *inline_data)
+{
+  const int rc = slot_wait(H);
+  if (rc != MMP_OK) return rc;
+  const uint32_t slot = MMP_REQ_SLOT(H->req_next);
+  if (inline_data && len > 0 && m2drv_sdram_write(H->drv, slot + MMP_REQ_INLINE_DATA, inline_data, len) != 0)
+    return MMP_ENI;
+  const uint32_t desc[8] = {
+      m2drv_to_be32(H->req_next + 1), m2drv_to_be32(op),  m2drv_to_be32(cookie), m2drv_to_be32(ports),
+      m2drv_to_be32(tag),             m2drv_to_be32(len), m2drv_to_be32(addr),   0,
+  };
+  /* One aligned 32-byte PIO write: the descriptor arrives whole, after the
+   * inline data (posted writes stay in order). */
+  if (m2drv_sdram_write(H->drv, slot, desc, sizeof desc) != 0) return MMP_ENI;
+  H->req_next++;
+  m2drv_doorbell(H->drv, MMP_DOORBELL_REQ);
+  return MMP_OK;
+}
+
+static struct op *op_alloc(struct host *H, int is_send, int internal)
+{
+  const int n = is_send ? MMP_MAX_SENDS : MMP_MAX_RECVS;
+  for (int i = internal ? n : 0; i < (internal ? 2 * n : n); i++) {
+    struct op *o = is_send ? &H->sends[i].op : &H->recvs[i].op;
+    if (o->in_use) continue;
+    memset(o, 0, sizeof *o);
+    o->magic = HANDLE_MAGIC;
+    o->in_use = 1;
+    o->index = is_send ? i : 2 * MMP_MAX_SENDS + i;
+    if (++H->gen == 0) H->gen = 1; /* 0 is "pending" in a fresh record */
+    o->gen = H->gen;
+    record(H, o->index)[MMP_REC_STATUS / 4] = 0;
+    return o;
+  }
+  return NULL;
+}
+
+/* The op of a handle pointer if it is a live one of this host's pool. */
+static struct op *op_of(struct host *H, const void *h, int is_send)
+{
+  if (!H || !h) return NULL;
+  const uintptr_t base = is_send ? (uintptr_t)H->sends : (uintptr_t)H->recvs;
+  const size_t size = is_send ? sizeof(struct MMP_send_handle) : sizeof(struct MMP_recv_handle);
+  const size_t n = is_send ? MMP_MAX_SENDS : MMP_MAX_RECVS;
+  const uintptr_t p = (uintptr_t)h;
+  if (p < base || p >= base + n * size || (p - base) % size != 0) return NULL;
+  struct op *o = (struct op *)h;
+  return o->magic == HANDLE_MAGIC && o->in_use ? o : NULL;
+}
+
+/* Waits for an op's completion record; its MMP_ST_* code, or a negative error. */
+static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *offset)
+{
+  volatile uint32_t *r = record(H, o->index);
+  if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16,
+                      H->opt.wait_timeout_us) != 0)
+    return MMP_ETIMEDOUT;
+  if (len) *len = m2drv_from_be32(r[MMP_REC_LEN / 4]);
+  if (offset) *offset = m2drv_from_be32(r[MMP_REC_OFFSET / 4]);
+  return (int)(m2drv_from_be32(r[MMP_REC_STATUS / 4]) & 0xFFu);
+}
+
+static int finish_send(struct host *H, struct op *o);
+
+/* ---- initialize / finalize ---------------------------------------------------- */
+
+static void teardown(struct host *H)
+{
+  pin_free(H, &H->status);
+  pin_free(H, &H->msgbuf);
+  if (H->bounce.buf.addr) pin_free(H, &H->bounce.buf);
+  free(H->bounce.used);
+  H->bounce.used = NULL;
+  if (H->drv) m2drv_close(H->drv);
+  H->drv = NULL;
+}
+
+/* Polls an NI SDRAM word by PIO until it equals `value`; 0 or -1 after timeout. */
+static int ni_wait_word(struct host *H, uint32_t addr, uint32_t value, double timeout_us)
+{
+  const double t0 = m2host_now_us();
+  for (;;) {
+    uint32_t v = 0;
+    if (m2drv_sdram_read32(H->drv, addr, &v) != 0) return -1;
+    if (v == value) return 0;
+    if (m2host_now_us() - t0 > timeout_us) return -1;
+    m2host_compute_ns(PIO_RETRY_NS * 10);
+  }
+}
+
+struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table *t)
+{
+  struct host *H = self();
+  if (!H || !is_connect(me) || me->initialized) return fail_null(H, MMP_EINVAL);
+  if (t && (!t->PNA || t->n < 0 || t->n > t->n_networks)) return fail_null(H, MMP_EINVAL);
+  if (H->finalized) return fail_null(H, MMP_ENOTINIT);
+  m2host_compute_ns(CALL_NS);
+  if (!H->opened) {
+    H->drv = m2drv_open(0);
+    if (!H->drv) return fail_null(H, MMP_ENI);
+    /* The firmware may still be starting: wait for it to wait for us. */
+    if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_MAGIC, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0 ||
+        ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_WAIT_INIT, H->opt.init_timeout_us) != 0) {
+      m2host_printf("MMP_initialize: no MMP firmware answers on the NI\n");
+      teardown(H);
+      return fail_null(H, MMP_ENI);
+    }
+    const size_t msgbuf = round_up(H->opt.msgbuf_bytes, MMP_MSGBUF_BLOCK);
+    if (pin_alloc(H, MMP_STATUS_BYTES, &H->status) != MMP_OK || pin_alloc(H, msgbuf, &H->msgbuf) != MMP_OK) {
+      teardown(H);
+      return fail_null(H, MMP_ENOMEM);
+    }
+    memset(H->status.addr, 0, MMP_STATUS_BYTES);
+    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS, (uint32_t)H->status.bus);
+    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS, (uint32_t)H->msgbuf.bus);
+    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES, (uint32_t)msgbuf);
+    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS, 2 * (MMP_MAX_SENDS + MMP_MAX_RECVS));
+    m2drv_doorbell(H->drv, MMP_DOORBELL_INIT);
+    volatile uint32_t *st = (volatile uint32_t *)H->status.addr;
+    if (m2drv_poll_be32(H->drv, &st[MMP_STATUS_READY / 4], 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0) {
+      m2host_printf("MMP_initialize: the NI did not take the init block\n");
+      teardown(H);
+      return fail_null(H, MMP_ENI);
+    }
+    H->node = (int)m2drv_from_be32(st[MMP_STATUS_NODE / 4]);
+    H->req_next = H->req_free = 0;
+    H->opened = 1;
+  }
+  /* A local endpoint names this node (0) or this node's own PNA. */
+  if (me->network_addr != 0 && me->network_addr != MMP_PNA(H->node)) return fail_null(H, MMP_EINVAL);
+  H->refs++;
+  H->table = t;
+  me->network_addr = MMP_PNA(H->node);
+  me->initialized = 1;
+  fail(H, MMP_OK);
+  return me;
+}
+
+void MMP_finalize(struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me)) {
+    fail(H, MMP_ENOTINIT);
+    return;
+  }
+  m2host_compute_ns(CALL_NS);
+  me->initialized = 0;
+  if (--H->refs > 0) {
+    fail(H, MMP_OK);
+    return;
+  }
+  /* Outstanding sends still read our memory: let them finish first. */
+  for (int i = 0; i < 2 * MMP_MAX_SENDS; i++)
+    if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op);
+  H->finalized = 1;
+  post(H, MMP_REQ_OP_WORD(MMP_OP_FINALIZE, 0, 0), 0, 0, 0, 0, 0, NULL);
+  /* The NI must be done with our memory before it is freed. */
+  if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_FINISHED, 1e6) != 0)
+    m2host_printf("MMP_finalize: the NI firmware did not finish\n");
+  teardown(H);
+  for (size_t i = 0; i < H->n_regions; i++) pin_free(H, &H->regions[i].buf);
+  free(H->regions);
+  H->regions = NULL;
+  H->n_regions = H->cap_regions = 0;
+  fail(H, MMP_OK);
+}
+
+/* ---- pinned allocations --------------------------------------------------------- */
+
+void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me)) return fail_null(H, MMP_ENOTINIT);
+  if (bytes == 0 || bytes > 0x40000000u) return fail_null(H, bytes ? MMP_ENOMEM : MMP_EINVAL);
+  if (H->n_regions == H->cap_regions) {
+    const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
+    struct region *r = realloc(H->regions, cap * sizeof *r);
+    if (!r) return fail_null(H, MMP_ENOMEM);
+    H->regions = r;
+    H->cap_regions = cap;
+  }
+  m2drv_buffer b;
+  if (pin_alloc(H, bytes, &b) != MMP_OK) return fail_null(H, MMP_ENOMEM);
+  H->regions[H->n_regions++] = (struct region){b.addr, b.bus, bytes, b};
+  fail(H, MMP_OK);
+  return b.addr;
+}
+
+void MMP_Pindown_free(void *p, struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me) || !p) {
+    fail(H, !p ? MMP_EINVAL : MMP_ENOTINIT);
+    return;
+  }
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].addr != p) continue;
+    pin_free(H, &H->regions[i].buf);
+    H->regions[i] = H->regions[--H->n_regions];
+    fail(H, MMP_OK);
+    return;
+  }
+  fail(H, MMP_EINVAL);
+}
+
+/* ---- send and receive ------------------------------------------------------------ */
+
+static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag, int src_port, int dst_node,
+                             int dst_port, uint32_t flags, int *err)
+{
+  struct op *o = op_alloc(H, 1, src_port == MMP_SYNC_PORT);
+  if (!o) {
+    *err = MMP_EBUSY;
+    return NULL;
+  }
+  o->user = buf;
+  o->len = len;
+  const uint32_t ports = (uint32_t)src_port << 16 | (uint32_t)dst_port;
+  const uint32_t cookie = MMP_COOKIE(o->gen, o->index);
+  int rc;
+  if (len <= H->opt.inline_bytes) {
+    /* Copied into NI memory by PIO: complete as soon as it is posted. */
+    o->mode = BUF_INLINE;
+    rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags | MMP_REQF_INLINE | MMP_REQF_NO_RECORD, dst_node), cookie, ports,
+              tag, (uint32_t)len, 0, buf);
+  } else {
+    uint64_t bus = 0;
+    rc = place_buffer(H, o, buf, len, 1, &bus);
+    if (rc == MMP_OK)
+      rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags, dst_node), cookie, ports, tag, (uint32_t)len, (uint32_t)bus,
+                NULL);
+    if (rc != MMP_OK) release_buffer(H, o);
+  }
+  if (rc != MMP_OK) {
+    o->in_use = 0;
+    *err = rc;
+    return NULL;
+  }
+  return o;
+}
+
+static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag, int src_node, int src_port,
+                             int dst_port, int *err)
+{
+  struct op *o = op_alloc(H, 0, dst_port == MMP_SYNC_PORT);
+  if (!o) {
+    *err = MMP_EBUSY;
+    return NULL;
+  }
+  o->user = buf;
+  o->len = len;
+  uint64_t bus = 0;
+  int rc = place_buffer(H, o, buf, len, 0, &bus);
+  if (rc == MMP_OK)
+    rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RECV, 0, src_node), MMP_COOKIE(o->gen, o->index),
+              (uint32_t)dst_port << 16 | (uint32_t)src_port, tag, (uint32_t)len, (uint32_t)bus, NULL);
+  if (rc != MMP_OK) {
+    release_buffer(H, o);
+    o->in_use = 0;
+    *err = rc;
+    return NULL;
+  }
+  return o;
+}
+
+static int finish_send(struct host *H, struct op *o)
+{
+  int rc = MMP_OK;
+  if (o->mode != BUF_INLINE) {
+    const int code = wait_record(H, o, NULL, NULL);
+    if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT; /* still outstanding: may be waited for again */
+    rc = code == MMP_ST_DONE ? MMP_OK : MMP_ENI;
+    release_buffer(H, o);
+  }
+  o->in_use = 0;
+  return rc;
+}
+
+static int finish_recv(struct host *H, struct op *o)
+{
+  uint32_t len = 0, offset = 0;
+  const int code = wait_record(H, o, &len, &offset);
+  if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT;
+  int rc;
+  switch (code) {
+  case MMP_ST_DONE:
+    if (len > o->len) {
+      rc = MMP_ENI;
+      break;
+    }
+    if (o->mode == BUF_BOUNCE_POOL || o->mode == BUF_BOUNCE_TEMP) m2host_memcpy(o->user, o->bounce, len);
+    rc = (int)len;
+    break;
+  case MMP_ST_DONE_MSGBUF:
+    /* It came before the receive: the NI kept it in the message buffer. */
+    if (len > o->len || offset > H->msgbuf.bytes || len > H->msgbuf.bytes - offset) {
+      rc = MMP_ENI;
+      break;
+    }
+    m2host_memcpy(o->user, (uint8_t *)H->msgbuf.addr + offset, len);
+    rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RELEASE, 0, 0), 0, 0, 0, len, offset, NULL);
+    if (rc == MMP_OK) rc = (int)len;
+    break;
+  case MMP_ST_TRUNCATED: rc = MMP_ETRUNC; break;
+  default: rc = MMP_ENI; break;
+  }
+  release_buffer(H, o);
+  o->in_use = 0;
+  return rc;
+}
+
+struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
+{
+  struct host *H = self();
+  if (!local_ok(H, from)) return fail_null(H, is_connect(from) ? MMP_ENOTINIT : MMP_EINVAL);
+  if (!is_connect(to) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
+  const int node = node_of(H, to);
+  if (node < 0) return fail_null(H, node);
+  m2host_compute_ns(CALL_NS);
+  int err = MMP_OK;
+  struct op *o = start_send(H, buf, len, (uint32_t)tag, from->port, node, to->port, 0, &err);
+  if (!o) return fail_null(H, err);
+  fail(H, MMP_OK);
+  return (struct MMP_send_handle *)o;
+}
+
+int MMP_Wait_send(struct MMP_send_handle *h)
+{
+  struct host *H = self();
+  struct op *o = op_of(H, h, 1);
+  if (!o) return fail(H, MMP_EINVAL);
+  m2host_compute_ns(WAIT_NS);
+  return fail(H, finish_send(H, o));
+}
+
+struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
+{
+  struct host *H = self();
+  if (!local_ok(H, to)) return fail_null(H, is_connect(to) ? MMP_ENOTINIT : MMP_EINVAL);
+  if (!is_connect(from) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
+  const int node = node_of(H, from);
+  if (node < 0) return fail_null(H, node);
+  m2host_compute_ns(CALL_NS);
+  int err = MMP_OK;
+  struct op *o = start_recv(H, buf, len, (uint32_t)tag, node, from->port, to->port, &err);
+  if (!o) return fail_null(H, err);
+  fail(H, MMP_OK);
+  return (struct MMP_recv_handle *)o;
+}
+
+int MMP_Wait_recv(struct MMP_recv_handle *h)
+{
+  struct host *H = self();
+  struct op *o = op_of(H, h, 0);
+  if (!o) return fail(H, MMP_EINVAL);
+  m2host_compute_ns(WAIT_NS);
+  const int rc = finish_recv(H, o);
+  fail(H, rc < 0 ? rc : MMP_OK);
+  return rc;
+}
+
+/* ---- barrier ------------------------------------------------------------------------- */
+
+static int rank_node(const struct host *H, int rank)
+{
+  const struct MMP_PNA_table *t = H->table;
+  return (t && rank < t->n ? t->PNA[rank] : MMP_PNA(rank)) - 1;
+}
+
+void MMP_Sync(int id, int n_nodes)
+{
+  struct host *H = self();
+  if (!running(H) || n_nodes < 1 || n_nodes > (int)MMP_MAX_NODES || id < 0 || id >= n_nodes) {
+    m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, running(H) ? "bad arguments" : "MMP is not initialized");
+    fail(H, running(H) ? MMP_EINVAL : MMP_ENOTINIT);
+    return;
+  }
+  m2host_compute_ns(CALL_NS);
+  if (n_nodes == 1) return;
+  const uint32_t tag = H->sync_epoch++;
+  const int root = rank_node(H, 0);
+  int err = MMP_OK, rc = MMP_OK;
+  if (id == 0) {
+    /* Everyone checks in, then the root lets everyone go. */
+    struct op *in[MMP_MAX_RECVS];
+    int posted = 0;
+    for (int r = 1; r < n_nodes && posted < MMP_MAX_RECVS; r++) {
+      in[posted] = start_recv(H, NULL, 0, tag, rank_node(H, r), MMP_SYNC_PORT, MMP_SYNC_PORT, &err);
+      if (in[posted]) posted++;
+      else rc = err;
+    }
+    for (int i = 0; i < posted; i++) {
+      const int w = finish_recv(H, in[i]);
+      if (w < 0) rc = w;
+    }
+    if (H->opt.broadcast_sync && n_nodes == m2host_count()) {
+      struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, 0, MMP_SYNC_PORT, MMP_REQF_BROADCAST, &err);
+      if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
+    } else {
+      for (int r = 1; r < n_nodes; r++) {
+        struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, &err);
+        if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
+      }
+    }
+  } else {
+    struct op *go = start_recv(H, NULL, 0, tag, root, MMP_SYNC_PORT, MMP_SYNC_PORT, &err);
+    struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, root, MMP_SYNC_PORT, 0, &err);
+    if (o && finish_send(H, o) != MMP_OK) rc = MMP_ENI;
+    if (!o || !go) rc = err;
+    if (go && finish_recv(H, go) < 0) rc = MMP_ENI;
+  }
+  if (rc != MMP_OK) m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, MMP_strerror(rc));
+  fail(H, rc);
+}

@@ -1,0 +1,205 @@
+// Integration tests of MMP on the cluster platform: the host library
+// (sw/host/mmp) and the NI firmware (sw/firmware/mmp) under the applications
+// mmp_pingpong, mmp_selftest and netpipe (sw/apps), two hosts on one switch box.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR) + "/configs/" + name + ".yaml"; }
+
+// Both hosts and both NI firmwares ended well.
+void check_clean(const SimResult& r) {
+  CHECK(r.result_num("node0.ni.dma", "errors") == 0.0);
+  CHECK(r.result_num("node1.ni.dma", "errors") == 0.0);
+  CHECK(r.result("node0.ni.cpu", "fw_result4") == std::optional<std::string>("0"));  // firmware errors
+  CHECK(r.result("node1.ni.cpu", "fw_result4") == std::optional<std::string>("0"));
+  // --quiet keeps host and firmware lines off stdout; run.log has them.
+  const std::string log = r.file("run.log");
+  CHECK_FALSE(contains(log, "FAIL"));
+  CHECK_FALSE(contains(log, "mmp: "));  // the firmware's complaints
+}
+
+// results.tsv as (bytes, latency_us, mbps) rows after checking its header.
+std::vector<std::vector<double>> table(const SimResult& r) {
+  std::vector<std::vector<double>> rows;
+  const auto tsv = read_tsv(r.out_dir / "results.tsv");
+  REQUIRE(!tsv.empty());
+  CHECK(tsv[0] == std::vector<std::string>{"bytes", "latency_us", "mbps"});
+  for (size_t i = 1; i < tsv.size(); ++i) {
+    REQUIRE(tsv[i].size() == 3);
+    rows.push_back({std::stod(tsv[i][0]), std::stod(tsv[i][1]), std::stod(tsv[i][2])});
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("MMP ping-pong: odd sizes and alignments arrive intact both ways", "[integration][mmp]") {
+  Sandbox sb;
+  const std::string args = "--sizes 1,3,31,33,2047,2049,4097,65537 --iters 2 --warmup 1 --offset 3";
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  check_clean(r);
+  for (const char* host : {"node0.host", "node1.host"}) {
+    INFO(host);
+    CHECK(r.result(host, "payload_errors") == std::optional<std::string>("0"));
+    CHECK(r.result(host, "failures") == std::optional<std::string>("0"));
+  }
+  const auto rows = table(r);
+  REQUIRE(rows.size() == 8);
+  const double sizes[] = {1, 3, 31, 33, 2047, 2049, 4097, 65537};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(rows[i][0] == sizes[i]);
+    CHECK(std::abs(rows[i][2] - rows[i][0] * 8 / rows[i][1]) <= 0.01 * rows[i][2] + 0.01);
+    if (i > 0) CHECK(rows[i][1] >= rows[i - 1][1] - 0.5);
+  }
+  // A byte takes a few microseconds one way (PIO request, DMA, link, switch
+  // box, DMA, completion record, poll); 64 KB streams at more than 1 Gbit/s.
+  CHECK(rows[0][1] > 2.0);
+  CHECK(rows[0][1] < 20.0);
+  CHECK(rows[7][2] > 1000.0);
+  // Every message was a receive posted in time (zero copy): 3 rounds x 8
+  // sizes each way, plus the two barrier messages.
+  CHECK(r.result_num("node0.ni.cpu", "fw_result1") >= 24);
+  CHECK(r.result_num("node1.ni.cpu", "fw_result1") >= 24);
+}
+
+TEST_CASE("MMP ping-pong through unpinned buffers: heap (bounce copy) and physical (per-message pin-down)",
+          "[integration][mmp]") {
+  Sandbox sb;
+  for (const std::string kind : {"heap", "phys"}) {
+    const std::string args = "--sizes 1,2049,65537 --iters 1 --warmup 1 --offset 5 --buffers " + kind;
+    const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+    INFO(kind << "\n" << r.describe());
+    REQUIRE(r.exited(0));
+    check_clean(r);
+    CHECK(r.result("node0.host", "payload_errors") == std::optional<std::string>("0"));
+    CHECK(r.result("node1.host", "payload_errors") == std::optional<std::string>("0"));
+    CHECK(table(r).size() == 3);
+  }
+}
+
+TEST_CASE("the default run is the MMP ping-pong and takes a few seconds", "[integration][mmp]") {
+  CHECK(contains(read_text(fs::path(M2VP_SOURCE_DIR) / "m2vp"), "DEFAULT_CONFIG=\"$ROOT/configs/mmp-pingpong.yaml\""));
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  check_clean(r);
+  const auto rows = table(r);
+  CHECK(rows.size() >= 10);
+  CHECK(r.wall_seconds < 15);
+}
+
+TEST_CASE("MMP self-test: error paths, unexpected messages, truncation, many sends, tags and order",
+          "[integration][mmp]") {
+  Sandbox sb;
+  // Default firmware settings; then the CPU bypass for small payloads, one
+  // channel and small chunks; then AT timing.
+  const std::vector<std::vector<std::string>> variants = {
+      {},
+      {"--set", "node*.ni.simctrl.args=100,1,512"},
+      {"--set", "sim.timing=at"},
+  };
+  for (const auto& extra : variants) {
+    std::vector<std::string> args{"run", config("mmp-selftest"), "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const SimResult r = sb.run(args);
+    INFO(r.describe());
+    REQUIRE(r.exited(0));
+    check_clean(r);
+    for (const char* host : {"node0.host", "node1.host"}) {
+      INFO(host);
+      CHECK(r.result(host, "failures") == std::optional<std::string>("0"));
+      CHECK(r.result_num(host, "checks") > 100);
+    }
+    const std::string log = r.file("run.log");
+    CHECK(std::regex_search(log, std::regex(R"(\[node0\.host\] mmp_selftest: \d+ checks, 0 failed)")));
+    CHECK(std::regex_search(log, std::regex(R"(\[node1\.host\] mmp_selftest: \d+ checks, 0 failed)")));
+    // Messages were kept by the NI before their receive was posted.
+    CHECK(r.result_num("node0.ni.cpu", "fw_result2") >= 5);
+  }
+}
+
+TEST_CASE("MMP: an NI without the MMP firmware makes MMP_initialize fail cleanly", "[integration][mmp]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.ni.firmware=", "--set",
+                              "node*.host.args=--sizes 1"});
+  INFO(r.describe());
+  CHECK(r.exited(3));
+  CHECK(contains(r.out, "[node0.host] MMP_initialize: no MMP firmware answers on the NI"));
+  CHECK(contains(r.out, "[node0.host] mmp_pingpong: MMP_initialize failed: the NI did not answer"));
+}
+
+TEST_CASE("NetPIPE over MMP writes NetPIPE's np.out and the measurement table", "[integration][mmp][netpipe]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("netpipe"), "--quiet", "--set",
+                              "node*.host.args=--max 4096 --trials 2 --verify"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  check_clean(r);
+  CHECK(r.result("node1.host", "payload_errors") == std::optional<std::string>("0"));
+  // Block sizes 1, 2, 3, 4, 6, 8, 12, ... 4096 (24 of them), each as c-3, c,
+  // c+3 where c-3 >= 1: 24 * 3 - 3 measurements.
+  const std::vector<std::string> lines = split_lines(r.file("np.out"));
+  REQUIRE(lines.size() == 69);
+  const std::regex re(R"(^ *(\d+) +(\d+\.\d+) +(\d+\.\d+)$)");
+  const auto rows = table(r);
+  REQUIRE(rows.size() == lines.size());
+  std::vector<long> sizes;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    INFO("np.out line " << i + 1 << ": '" << lines[i] << "'");
+    REQUIRE(std::regex_match(lines[i], m, re));
+    const long bytes = std::stol(m[1]);
+    const double mbps = std::stod(m[2]), seconds = std::stod(m[3]);
+    sizes.push_back(bytes);
+    // Mbit/s is bytes * 8 / time; the table has the same measurement in us.
+    CHECK(std::abs(mbps - bytes * 8 / seconds / 1e6) <= 0.002 * mbps + 1e-3);
+    CHECK(rows[i][0] == bytes);
+    CHECK(std::abs(rows[i][1] - seconds * 1e6) <= 0.0015 + 1e-6 * rows[i][1]);
+  }
+  const std::vector<long> first{1, 4, 2, 5, 3, 6, 1, 4, 7, 3, 6, 9, 5, 8, 11};
+  CHECK(std::vector<long>(sizes.begin(), sizes.begin() + 15) == first);
+  CHECK(sizes.back() == 4099);
+  // One-way time grows with the size.
+  CHECK(rows.back()[1] > rows.front()[1]);
+}
+
+TEST_CASE("NetPIPE refuses an output file outside the run folder", "[integration][mmp][netpipe]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("netpipe"), "--set", "node*.host.args=--max 16 --out ../np.out"});
+  INFO(r.describe());
+  CHECK(r.exited(5));
+  CHECK(contains(r.out, "[node0.host] netpipe: cannot write ../np.out in the run's output folder"));
+  CHECK_FALSE(fs::exists(sb.dir() / "np.out"));
+}
+
+TEST_CASE("MMP ping-pong gives close figures in LT and AT", "[integration][mmp]") {
+  Sandbox sb;
+  const std::string args = "node*.host.args=--sizes 1,4k,64k --iters 3 --warmup 1";
+  const SimResult lt = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", args, "--set", "sim.timing=lt"});
+  const SimResult at = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", args, "--set", "sim.timing=at"});
+  INFO(lt.describe() << "\n" << at.describe());
+  REQUIRE(lt.exited(0));
+  REQUIRE(at.exited(0));
+  const auto tl = table(lt), ta = table(at);
+  REQUIRE(tl.size() == 3);
+  REQUIRE(ta.size() == 3);
+  // Tolerance: AT makes PIO and DMA wait for each other on the PCI bus where
+  // LT only books it: within 0.5 us or 5% per size.
+  for (size_t i = 0; i < tl.size(); ++i) {
+    INFO(tl[i][0] << " bytes: LT " << tl[i][1] << " us, AT " << ta[i][1] << " us");
+    CHECK(std::abs(ta[i][1] - tl[i][1]) <= std::max(0.5, 0.05 * tl[i][1]));
+  }
+}
