@@ -12,6 +12,7 @@
 // Not a test: an error outside its band is a result (tests/integration/
 // test_ni_pingpong.cpp enforces the bands); it exits non-zero only when the
 // run fails or prints no table.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
