@@ -107,7 +107,8 @@ int sc_main(int argc, char* argv[]) {
       std::snprintf(band, sizeof band, "%.0f %%", 100 * kRelativeBand);
     }
     outside += !ok;
-    std::printf("  %7u  %6.0f us  %6.2f us  %10s  %8s  %s\n", bytes, pub, m->second, error, band, ok ? "ok" : "OUTSIDE");
+    std::printf("  %7u  %6.0f us  %6.2f us  %10s  %8s  %s\n", bytes, pub, m->second, error, band,
+                ok ? "ok" : "OUTSIDE");
   }
   const double perr = (peak - kPublishedPeakMbps) / kPublishedPeakMbps;
   const bool peak_ok = std::fabs(perr) <= kRelativeBand;

@@ -9,10 +9,10 @@
  * chunk k on channel k % channels. With one channel (the default, which
  * reproduces the published curve, docs/experiments.md) the chunks follow each
  * other; with two one chunk is DMAed while the other is on the link (double
- * buffering, experiment 3's variant). The firmware writes each
- * chunk's 8-byte MLX header into the TX window itself (two stores) and DMAs
- * only the payload; the receiver pops the header with two loads and DMAs the
- * payload to its place in SDRAM. Like the real firmware it polls the status
+ * buffering, experiment 3's variant). The firmware writes each chunk's 8-byte
+ * MLX header into the TX window itself (two stores) and DMAs only the payload;
+ * the receiver pops the header with two loads and DMAs the payload to its
+ * place in SDRAM. Like the real firmware it polls the status
  * registers in tight loops: no interrupts.
  *
  * Node 0 fills every message with a pattern of its size and repetition and
