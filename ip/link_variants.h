@@ -3,6 +3,10 @@
 // shared/spec/maestro2.md; everything else is an assumption, easy to change
 // here or per run ("link0.cable_m: 2").
 //
+// Calibration (docs/experiments.md): the lvds values were checked against the
+// published NI-level ping-pong and left unchanged (its rate sets the 2.5 ns/B
+// per store-and-forward hop that shapes the curve up to 2 KB).
+//
 // A frame costs (docs/models/link.md):
 //   [arbitration_ns, half duplex] + wire bytes x 8 / gbit_per_s
 // and reaches the other side serializer_ns + cable_m x ns_per_m after its

@@ -8,13 +8,24 @@
 
 namespace m2 {
 
+namespace {
+
+// NI SDRAM timing of a b_transport access (the DMA engine's; the 603e goes
+// through DMI). Calibrated with the NI-level ping-pong (docs/experiments.md):
+// PC100 SDRAM at the FPGA's 100 MHz, a burst opens its row and waits the CAS
+// latency before data: tRCD + CL = 2 + 2 clocks; a write needs tRCD only.
+constexpr double kNiSdramReadLatencyNs = 40;
+constexpr double kNiSdramWriteLatencyNs = 20;
+
+}  // namespace
+
 NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string& config_dir, TimingStyle timing,
                bool with_link)
     : sc_module(name),
       firmware(this->name(), "firmware", "", "",
                "firmware ELF: a built firmware's name (hello) or a path relative to the config file; empty = none"),
       bus("bus"),
-      sdram("sdram", NI_SDRAM_SIZE),
+      sdram("sdram", NI_SDRAM_SIZE, kNiSdramReadLatencyNs, kNiSdramWriteLatencyNs),
       cpu("cpu", run, [this] { return bus.memory_map(); }),
       console("console", cpu.name()),
       netbuf("netbuf"),

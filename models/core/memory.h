@@ -20,7 +20,10 @@ class Memory : public sc_core::sc_module {
   Param<double> read_latency_ns;
   Param<double> write_latency_ns;
 
-  Memory(sc_core::sc_module_name name, uint64_t default_size);
+  // The instantiating model gives the defaults of size and latencies (the
+  // NI's SDRAM has other timings than the host's memory).
+  Memory(sc_core::sc_module_name name, uint64_t default_size, double default_read_latency_ns = 0,
+         double default_write_latency_ns = 0);
   ~Memory() override;
 
   uint8_t* host() { return m_data; }

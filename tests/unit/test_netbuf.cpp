@@ -331,16 +331,16 @@ TEST_CASE("netbuf: window accesses cost the FIFO memory's access time", "[model]
   Bench b;
   const sc_time bus(20, SC_NS);  // the router's default latency
   sc_time d;
-  // Defaults: 100 MHz, 8 bytes per clock, 2 cycles per access.
+  // Defaults: 100 MHz, 16 bytes per clock, 1 cycle per access.
   REQUIRE(b.cpu.write(TX0, std::vector<uint8_t>(256, 0), &d) == tlm::TLM_OK_RESPONSE);
-  CHECK(d == bus + sc_time(340, SC_NS));  // (2 + 32) x 10 ns
+  CHECK(d == bus + sc_time(170, SC_NS));  // (1 + 16) x 10 ns
   REQUIRE(b.cpu.write(TX0, {1}, &d) == tlm::TLM_OK_RESPONSE);
-  CHECK(d == bus + sc_time(30, SC_NS));  // (2 + 1) x 10 ns
-  std::vector<uint8_t> r(9);
-  b.nb.rx_push(0, std::vector<uint8_t>(9, 0).data(), 9);
+  CHECK(d == bus + sc_time(20, SC_NS));  // (1 + 1) x 10 ns
+  std::vector<uint8_t> r(17);
+  b.nb.rx_push(0, std::vector<uint8_t>(17, 0).data(), 17);
   REQUIRE(b.cpu.read(RX0, r, &d) == tlm::TLM_OK_RESPONSE);
-  CHECK(d == bus + sc_time(40, SC_NS));  // (2 + 2) x 10 ns
-  CHECK(b.nb.access_time(64) == sc_time(100, SC_NS));
+  CHECK(d == bus + sc_time(30, SC_NS));  // (1 + 2) x 10 ns
+  CHECK(b.nb.access_time(64) == sc_time(50, SC_NS));
   // Register accesses cost access_ns (0 by default).
   REQUIRE(b.cpu.read(REGS + NETBUF_TX_FREE(0), r = std::vector<uint8_t>(4), &d) == tlm::TLM_OK_RESPONSE);
   CHECK(d == bus);
