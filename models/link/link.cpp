@@ -14,15 +14,6 @@ using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_ZERO_TIME;
 
-namespace {
-
-bool apply_link_variant(const std::string& owner, const std::string& name) {
-  apply_variant(owner, link_variants(), name);
-  return true;
-}
-
-}  // namespace
-
 Link::Link(sc_core::sc_module_name name, TimingStyle style)
     : sc_module(name),
       a_in("a_in"),
@@ -31,9 +22,7 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
       b_out("b_out"),
       variant(this->name(), "variant", "lvds",
               "link generation: lvds (Maestro2, 3.2 Gbit/s full duplex), ieee1394 (the first Maestro, "
-              "400 Mbit/s half duplex)",
-              variant_names(link_variants())),
-      m_variant_applied(apply_link_variant(this->name(), variant.get())),
+              "400 Mbit/s half duplex)", link_variants()),
       gbit_per_s(this->name(), "gbit_per_s", 3.2, "Gbit/s", "bit rate of a direction (of the medium in half duplex)",
                  Range<double>{0.001, 1000}),
       duplex(this->name(), "duplex", "full",
@@ -54,7 +43,6 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
                         "frames A to B to corrupt: comma-separated numbers, 1 = the first frame"),
       corrupt_frames_ba(this->name(), "corrupt_frames_ba", "", "", "frames B to A to corrupt, as corrupt_frames_ab"),
       m_style(style) {
-  (void)m_variant_applied;
   m_ns_per_byte = 8.0 / gbit_per_s.get();
   m_latency = sc_time(serializer_ns.get() + cable_m.get() * ns_per_m.get(), SC_NS);
   m_arbitration = sc_time(arbitration_ns.get(), SC_NS);

@@ -31,6 +31,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
@@ -47,10 +48,7 @@ class Link : public sc_core::sc_module {
   // target must not wait (it is called when the frame has arrived).
   tlm_utils::simple_initiator_socket<Link> a_out, b_out;
 
-  Param<std::string> variant;  // first: its values (ip/link_variants.h) preset the others
-
- private:
-  bool m_variant_applied;
+  VariantParam variant;  // first: its values (ip/link_variants.h) preset the others
 
  public:
   Param<double> gbit_per_s;

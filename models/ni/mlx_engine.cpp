@@ -15,24 +15,13 @@ using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_ZERO_TIME;
 
-namespace {
-
-bool apply_mlcx_variant(const std::string& owner, const std::string& name) {
-  apply_variant(owner, mlcx_variants(), name);
-  return true;
-}
-
-}  // namespace
-
 MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle style)
     : sc_module(name),
       link_out("link_out"),
       link_in("link_in"),
       regs("regs"),
       variant(this->name(), "variant", "maestro2",
-              "protocol generation: maestro2 (continuous network burst), plain (network burst only)",
-              variant_names(mlcx_variants())),
-      m_variant_applied(apply_mlcx_variant(this->name(), variant.get())),
+              "protocol generation: maestro2 (continuous network burst), plain (network burst only)", mlcx_variants()),
       continuous(this->name(), "continuous", true, "",
                  "continuous network burst: continue commands extend a frame while the channel holds packets"),
       header_bytes(this->name(), "header_bytes", 8, "B", "frame header on the wire (an info frame is a header alone)",
@@ -66,7 +55,6 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
       m_buf(buffer),
       m_style(style),
       m_regs(this->name()) {
-  (void)m_variant_applied;
   if (burst_packets.get() > max_frame_packets.get())
     throw ConfigError(std::string(this->name()) + ": burst_packets (" + burst_packets.value_string() +
                       ") exceeds max_frame_packets (" + max_frame_packets.value_string() + ")");

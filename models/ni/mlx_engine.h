@@ -45,6 +45,7 @@
 #include <ip/ni_mlcx.h>
 
 #include "core/irq.h"
+#include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/register_bank.h"
 #include "core/timing_style.h"
@@ -67,10 +68,7 @@ class MlxEngine : public sc_core::sc_module {
   // unbound (a switch-box port without a register bus).
   tlm_utils::simple_target_socket_optional<MlxEngine> regs;
 
-  Param<std::string> variant;  // first: its values (ip/mlcx_variants.h) preset the others
-
- private:
-  bool m_variant_applied;
+  VariantParam variant;  // first: its values (ip/mlcx_variants.h) preset the others
 
  public:
   Param<bool> continuous;

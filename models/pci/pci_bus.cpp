@@ -15,9 +15,7 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
       target("target"),
       initiator("initiator"),
       variant(this->name(), "variant", "pci64-66",
-              "bus generation: pci64-66 (Maestro2's host), pci32-33 (the first Maestro's)",
-              variant_names(pci_variants())),
-      m_variant_applied(apply_variant_presets(this->name(), variant.get())),
+              "bus generation: pci64-66 (Maestro2's host), pci32-33 (the first Maestro's)", pci_variants()),
       clock_mhz(this->name(), "clock_mhz", 66.0, "MHz", "bus clock", Range<double>{1, 1000}),
       width_bits(this->name(), "width_bits", 64, "bit", "data path width: 32 or 64 (bytes per data phase x 8)",
                  Range<uint64_t>{32, 64}),
@@ -42,18 +40,12 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
                         Range<uint64_t>{0, 8}),
       m_style(style),
       m_map(this->name()) {
-  (void)m_variant_applied;
   if (width_bits.get() != 32 && width_bits.get() != 64)
     throw ConfigError(std::string(this->name()) + ".width_bits: expected 32 or 64, got " + width_bits.value_string());
   target.register_b_transport(this, &PciBus::b_transport);
   target.register_get_direct_mem_ptr(this, &PciBus::get_direct_mem_ptr);
   target.register_transport_dbg(this, &PciBus::transport_dbg);
   initiator.register_invalidate_direct_mem_ptr(this, &PciBus::invalidate_direct_mem_ptr);
-}
-
-bool PciBus::apply_variant_presets(const std::string& owner, const std::string& name) {
-  apply_variant(owner, pci_variants(), name);
-  return true;
 }
 
 void PciBus::end_of_elaboration() {

@@ -22,6 +22,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "core/address_map.h"
+#include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/timing_style.h"
 
@@ -32,10 +33,7 @@ class PciBus : public sc_core::sc_module {
   tlm_utils::multi_passthrough_target_socket<PciBus> target;        // masters bind here
   tlm_utils::multi_passthrough_initiator_socket<PciBus> initiator;  // targets, through attach()
 
-  Param<std::string> variant;  // first: its values (ip/pci_variants.h) preset the others
-
- private:
-  bool m_variant_applied;  // applies `variant` before the parameters below are built
+  VariantParam variant;  // first: its values (ip/pci_variants.h) preset the others
 
  public:
   Param<double> clock_mhz;
@@ -96,7 +94,6 @@ class PciBus : public sc_core::sc_module {
   sc_core::sc_time busy_time() const { return m_busy; }
 
  private:
-  static bool apply_variant_presets(const std::string& owner, const std::string& variant);
   void end_of_elaboration() override;
   MasterStats& stats(unsigned port);
   uint64_t burst_overhead(bool read) const;  // clocks per burst besides arbitration and data

@@ -21,9 +21,7 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
     : sc_module(name),
       variant(this->name(), "variant", "maestro2",
               "switch box generation: maestro2 (8 ports, out-of-order, 8 stations), inorder, ooo1/ooo2/ooo4/ooo8, "
-              "maestro1 (4 ports, in-order, 1 station)",
-              variant_names(sb_variants())),
-      m_variant_applied(apply_variant_presets(this->name(), variant.get())),
+              "maestro1 (4 ports, in-order, 1 station)", sb_variants()),
       ports(this->name(), "ports", 8, "", "MLX ports, each with its network buffer (spec: 8; Maestro: 4)",
             Range<uint64_t>{1, SB_MAX_PORTS}),
       stations(this->name(), "stations", 8, "", "reservation stations of the switch controller: 1, 2, 4 or 8",
@@ -62,7 +60,6 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
       cpu("cpu", run, [this] { return bus.memory_map(); }),
       console("console", cpu.name()),
       m_loader("loader") {
-  (void)m_variant_applied;
   check_parameters();
   simctrl = std::make_unique<SimCtrl>("simctrl", run, cpu.name(), static_cast<uint32_t>(cpu.timebase_hz.get()),
                                       static_cast<uint32_t>(cpu.clock_mhz.get() * 1e6));
@@ -124,11 +121,6 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
       throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what());
     }
   }
-}
-
-bool SwitchBox::apply_variant_presets(const std::string& owner, const std::string& name) {
-  apply_variant(owner, sb_variants(), name);
-  return true;
 }
 
 void SwitchBox::check_parameters() const {

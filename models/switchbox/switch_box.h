@@ -21,6 +21,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/memory.h"
+#include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/router.h"
 #include "core/run_control.h"
@@ -46,10 +47,7 @@ struct SbPort : sc_core::sc_module {
 
 class SwitchBox : public sc_core::sc_module {
  public:
-  Param<std::string> variant;  // first: its values (ip/sb_variants.h) preset the others
-
- private:
-  bool m_variant_applied;
+  VariantParam variant;  // first: its values (ip/sb_variants.h) preset the others
 
  public:
   Param<uint64_t> ports;
@@ -98,7 +96,6 @@ class SwitchBox : public sc_core::sc_module {
   std::string describe_state() const;
 
  private:
-  static bool apply_variant_presets(const std::string& owner, const std::string& variant);
   void check_parameters() const;
   void start_of_simulation() override;
   void write_routes();
