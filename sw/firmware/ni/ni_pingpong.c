@@ -33,6 +33,7 @@
 #include <ni_mlcx.h>
 #include <ni_netbuf.h>
 
+#include "dma.h"
 #include "fw.h"
 #include "mmio.h"
 
@@ -40,7 +41,6 @@
 #define RX_BUF 0x02000000u    /* payload received (node 1 sends it back)   */
 #define MAX_BYTES 0x00F00000u /* largest payload: the buffers are 16 MB apart */
 
-static uint32_t g_dma_queued; /* descriptors queued since reset (DONE_COUNT target) */
 static uint32_t g_errors;
 
 static void fail(const char *what)
@@ -49,57 +49,36 @@ static void fail(const char *what)
   fw_exit(2);
 }
 
-/* Waits until DONE_COUNT reaches `count` (mod 2^32); checks for a DMA error
- * now and then only, so that the loop stays one register read. */
-static void dma_wait(uint32_t count)
-{
-  uint32_t spins = 0;
-  while ((int32_t)(mmio_read32(NI_DMA_BASE + DMA_DONE_COUNT) - count) < 0)
-    if ((++spins & 0x3FFu) == 0 && (mmio_read32(NI_DMA_BASE + DMA_STATUS) & DMA_STATUS_ERROR)) {
-      printf("DMA error at 0x%08x\n", (unsigned)mmio_read32(NI_DMA_BASE + DMA_ERR_ADDR));
-      fw_exit(2);
-    }
-}
-
-static void dma_start(uint32_t src, uint32_t dst, uint32_t len)
-{
-  mmio_write32(NI_DMA_BASE + DMA_SRC, src);
-  mmio_write32(NI_DMA_BASE + DMA_DST, dst);
-  mmio_write32(NI_DMA_BASE + DMA_LEN, len);
-  mmio_write32(NI_DMA_BASE + DMA_CTRL, DMA_CTRL_START);
-  g_dma_queued++;
-}
-
 /* Sends `bytes` of payload at `buf` to `dst` as chunks of at most `chunk`
  * bytes on `channels` channels; returns when the last byte is in the TX
  * channel (its DMA is done). */
 static void send(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t dst, uint32_t chunk, uint32_t channels)
 {
-  const uint32_t base = g_dma_queued;
+  const uint32_t base = fw_dma_started();
   for (uint32_t k = 0, off = 0; off < bytes; k++, off += chunk) {
     const uint32_t ch = k % channels, len = bytes - off < chunk ? bytes - off : chunk;
     /* The channel's previous chunk must be in before this header. */
     if (k >= channels)
-      dma_wait(base + k - channels + 1);
+      fw_dma_wait(base + k - channels + 1);
     while (mmio_read32(NI_NETBUF_BASE + NETBUF_TX_FREE(ch)) < MLX_HEADER_BYTES)
       ;
     mmio_write32(NI_NETBUF_TX_WINDOW(ch), MLX_HDR_WORD0(dst, me));
     mmio_write32(NI_NETBUF_TX_WINDOW(ch), MLX_HDR_WORD1(MLX_TYPE_UNICAST, len));
-    dma_start(buf + off, NI_NETBUF_TX_WINDOW(ch), len);
+    fw_dma_start(buf + off, NI_NETBUF_TX_WINDOW(ch), len);
   }
-  dma_wait(g_dma_queued);
+  fw_dma_wait(fw_dma_started());
 }
 
 /* Receives `bytes` of payload from `src` into `buf`, chunked as send() does;
  * returns when the last byte is in SDRAM. */
 static void receive(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t src, uint32_t chunk, uint32_t channels)
 {
-  const uint32_t base = g_dma_queued;
+  const uint32_t base = fw_dma_started();
   for (uint32_t k = 0, off = 0; off < bytes; k++, off += chunk) {
     const uint32_t ch = k % channels, len = bytes - off < chunk ? bytes - off : chunk;
     /* The channel's previous chunk must be out before its next header. */
     if (k >= channels)
-      dma_wait(base + k - channels + 1);
+      fw_dma_wait(base + k - channels + 1);
     while (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < MLX_HEADER_BYTES)
       ;
     const uint32_t w0 = mmio_read32(NI_NETBUF_RX_WINDOW(ch));
@@ -109,9 +88,9 @@ static void receive(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t src, uin
              (unsigned)w0, (unsigned)w1, MLX_HDR_WORD0(me, src), MLX_HDR_WORD1(MLX_TYPE_UNICAST, len));
       fail("the stream cannot be followed any more");
     }
-    dma_start(NI_NETBUF_RX_WINDOW(ch), buf + off, len);
+    fw_dma_start(NI_NETBUF_RX_WINDOW(ch), buf + off, len);
   }
-  dma_wait(g_dma_queued);
+  fw_dma_wait(fw_dma_started());
 }
 
 static uint32_t pattern(uint32_t bytes, uint32_t rep, uint32_t i)

@@ -12,29 +12,13 @@
 #include <ni_mlcx.h>
 #include <ni_netbuf.h>
 
+#include "dma.h"
 #include "fw.h"
 #include "mmio.h"
 
 #define TX_STAGE 0x01000000u /* message being sent, in SDRAM   */
 #define RX_STAGE 0x01100000u /* message being received         */
 #define MAX_NODES 64u
-
-static uint32_t dma_done;
-
-static void dma_copy(uint32_t src, uint32_t dst, uint32_t len)
-{
-  mmio_write32(NI_DMA_BASE + DMA_SRC, src);
-  mmio_write32(NI_DMA_BASE + DMA_DST, dst);
-  mmio_write32(NI_DMA_BASE + DMA_LEN, len);
-  mmio_write32(NI_DMA_BASE + DMA_CTRL, DMA_CTRL_START);
-  dma_done++;
-  while (mmio_read32(NI_DMA_BASE + DMA_DONE_COUNT) != dma_done) {
-    if (mmio_read32(NI_DMA_BASE + DMA_STATUS) & DMA_STATUS_ERROR) {
-      printf("DMA error at 0x%08x\n", (unsigned)mmio_read32(NI_DMA_BASE + DMA_ERR_ADDR));
-      fw_exit(2);
-    }
-  }
-}
 
 static uint32_t length_of(uint32_t src, uint32_t dst, uint32_t round, uint32_t max_len, uint32_t seed)
 {
@@ -69,7 +53,7 @@ int main(void)
       const uint32_t avail = mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch));
       if (avail < MLX_HEADER_BYTES)
         continue;
-      dma_copy(NI_NETBUF_RX_WINDOW(ch), RX_STAGE, MLX_HEADER_BYTES);
+      fw_dma_copy(NI_NETBUF_RX_WINDOW(ch), RX_STAGE, MLX_HEADER_BYTES);
       const uint32_t w0 = *(volatile uint32_t *)RX_STAGE, w1 = *(volatile uint32_t *)(RX_STAGE + 4);
       const uint32_t src = MLX_HDR_SRC(w0), len = MLX_HDR_LEN(w1);
       if (MLX_HDR_DST(w0) != me || src >= nodes || len < 4 || len > max_len) {
@@ -78,7 +62,7 @@ int main(void)
       }
       while (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < len)
         ;
-      dma_copy(NI_NETBUF_RX_WINDOW(ch), RX_STAGE + 8, len);
+      fw_dma_copy(NI_NETBUF_RX_WINDOW(ch), RX_STAGE + 8, len);
       const volatile uint8_t *p = (const volatile uint8_t *)(RX_STAGE + 8);
       const uint32_t r = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
       if (r != next_round[src] || len != length_of(src, me, r, max_len, seed)) {
@@ -112,7 +96,7 @@ int main(void)
         p[3] = (uint8_t)round;
         for (uint32_t i = 4; i < len; i++)
           p[i] = byte_of(me, dst, round, i);
-        dma_copy(TX_STAGE, NI_NETBUF_TX_WINDOW(ch), len + MLX_HEADER_BYTES);
+        fw_dma_copy(TX_STAGE, NI_NETBUF_TX_WINDOW(ch), len + MLX_HEADER_BYTES);
         sent++;
         if (++k == nodes) {
           k = 1;

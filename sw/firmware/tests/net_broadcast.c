@@ -10,23 +10,11 @@
 #include <ni_mlcx.h>
 #include <ni_netbuf.h>
 
+#include "dma.h"
 #include "fw.h"
 #include "mmio.h"
 
 #define STAGE 0x01000000u
-
-static uint32_t dma_done;
-
-static void dma_copy(uint32_t src, uint32_t dst, uint32_t len)
-{
-  mmio_write32(NI_DMA_BASE + DMA_SRC, src);
-  mmio_write32(NI_DMA_BASE + DMA_DST, dst);
-  mmio_write32(NI_DMA_BASE + DMA_LEN, len);
-  mmio_write32(NI_DMA_BASE + DMA_CTRL, DMA_CTRL_START);
-  dma_done++;
-  while (mmio_read32(NI_DMA_BASE + DMA_DONE_COUNT) != dma_done)
-    ;
-}
 
 static uint8_t byte_of(uint32_t type, uint32_t n, uint32_t i) { return (uint8_t)(type * 77u + n * 5u + i); }
 
@@ -47,7 +35,7 @@ int main(void)
         volatile uint8_t *p = (volatile uint8_t *)(STAGE + 8);
         for (uint32_t i = 0; i < len; i++)
           p[i] = byte_of(type, n, i);
-        dma_copy(STAGE, NI_NETBUF_TX_WINDOW(0), len + MLX_HEADER_BYTES);
+        fw_dma_copy(STAGE, NI_NETBUF_TX_WINDOW(0), len + MLX_HEADER_BYTES);
       }
     printf("node 0: sent %u broadcast and %u multicast messages\n", (unsigned)count, (unsigned)count);
     return 0;
@@ -58,7 +46,7 @@ int main(void)
   while (received < expected) {
     if (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(0)) < len + MLX_HEADER_BYTES)
       continue;
-    dma_copy(NI_NETBUF_RX_WINDOW(0), STAGE, len + MLX_HEADER_BYTES);
+    fw_dma_copy(NI_NETBUF_RX_WINDOW(0), STAGE, len + MLX_HEADER_BYTES);
     const uint32_t w0 = *(volatile uint32_t *)STAGE, w1 = *(volatile uint32_t *)(STAGE + 4);
     const uint32_t type = MLX_HDR_TYPE(w1);
     if (MLX_HDR_SRC(w0) != 0 || MLX_HDR_LEN(w1) != len || (type != MLX_TYPE_BROADCAST && type != MLX_TYPE_MULTICAST)) {
