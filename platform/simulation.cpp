@@ -52,12 +52,11 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
   if (!e->sim.vcd.get().empty()) {
-    TraceRecorder patterns;  // only for its pattern matching
-    patterns.configure(e->sim.vcd.get(), 0, UINT64_MAX);
+    const std::vector<std::string> patterns = split_trace_patterns(e->sim.vcd.get());
     SignalProbes all, chosen;
     e->platform->add_signals(all);
     for (SignalProbe& p : all)
-      if (patterns.matches(p.name)) chosen.push_back(std::move(p));
+      if (any_trace_pattern_matches(patterns, p.name)) chosen.push_back(std::move(p));
     if (chosen.empty())
       Log::instance().warning("sim.vcd = '" + e->sim.vcd.get() + "' matches no signal of this platform");
     const double to_us = e->sim.trace_to_us.get();

@@ -7,7 +7,11 @@
 namespace m2 {
 namespace {
 
-HostCpu* g_current = nullptr;  // the host whose thread runs (SystemC threads are coroutines)
+HostCpu* g_current = nullptr;
+
+// What the host is doing, for stall reports (compared by address).
+const char* const kRunning = "running";
+const char* const kExited = "exited";  // the host whose thread runs (SystemC threads are coroutines)
 std::string g_output_dir;      // HostCpu::set_output_dir
 
 std::vector<std::string> app_choices() {
@@ -79,11 +83,12 @@ void HostCpu::run() {
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  m_doing = "running " + app.get();
+  m_doing = kRunning;
   const int rc = m_app->main(static_cast<int>(words.size()), argv.data());
   sync();
   console.flush();
-  m_doing = "exited with " + std::to_string(rc);
+  m_exit_code = rc;
+  m_doing = kExited;
   m_run.firmware_exit(name(), static_cast<uint32_t>(rc), sc_core::sc_time_stamp());
 }
 
@@ -134,7 +139,7 @@ bool HostCpu::bus_address(const void* p, uint64_t* bus_addr) const {
 
 bool HostCpu::pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len) {
   const size_t chunk = is_write ? pio_write_bytes.get() : pio_read_bytes.get();
-  m_doing = std::string("PCI ") + (is_write ? "write" : "read");
+  m_doing = is_write ? "PCI write" : "PCI read";
   // The device must see the state of the time of the access.
   sync();
   bool ok = true;
@@ -157,7 +162,7 @@ bool HostCpu::pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len
     done += n;
   }
   if (m_qk.need_sync()) sync();
-  m_doing = "running " + app.get();
+  m_doing = kRunning;
   return ok;
 }
 
@@ -169,13 +174,13 @@ bool HostCpu::poll32(const volatile uint32_t* word, uint32_t mask, uint32_t valu
     sync();  // the flag's value is the one at the current time
     if ((*word & mask) == value) break;
     if (timeout_us >= 0 && now() >= deadline) {
-      m_doing = "running " + app.get();
+      m_doing = kRunning;
       return false;
     }
     // Nothing changes host memory but DMA: sleep until the next write.
     wait_for(m_memory_event, timeout_us < 0 ? -1.0 : (deadline - now()).to_seconds() * 1e6);
   }
-  m_doing = "running " + app.get();
+  m_doing = kRunning;
   return true;
 }
 
@@ -185,7 +190,7 @@ bool HostCpu::wait_interrupt(double timeout_us) {
   if (!m_inta) wait_for(m_inta_event, timeout_us);
   const bool got = m_inta;
   if (got) charge(sc_core::sc_time(irq_wakeup_us.get(), sc_core::SC_US));
-  m_doing = "running " + app.get();
+  m_doing = kRunning;
   return got;
 }
 
@@ -202,7 +207,11 @@ void HostCpu::set_output_dir(const std::string& dir) { g_output_dir = dir; }
 const std::string& HostCpu::output_dir() { return g_output_dir; }
 
 std::string HostCpu::state() const {
-  return std::string(name()) + ": " + m_doing + " at " + now().to_string();
+  // Composed here, not on every access: the host's hot paths only set a pointer.
+  const std::string doing = m_doing == kRunning  ? "running " + app.get()
+                            : m_doing == kExited ? "exited with " + std::to_string(m_exit_code)
+                                                 : std::string(m_doing);
+  return std::string(name()) + ": " + doing + " at " + now().to_string();
 }
 
 }  // namespace m2

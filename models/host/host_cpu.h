@@ -98,7 +98,8 @@ class HostCpu : public sc_core::sc_module {
   LocalTime m_qk;
   bool m_inta = false;
   sc_core::sc_event m_inta_event, m_memory_event;
-  std::string m_doing = "not started";
+  const char* m_doing = "not started";  // a static string: set on every PCI access
+  int m_exit_code = 0;
   tlm::tlm_generic_payload m_trans;
 };
 

@@ -40,21 +40,30 @@ TraceRecorder& TraceRecorder::instance() {
   return r;
 }
 
-void TraceRecorder::configure(const std::string& patterns, uint64_t from_ps, uint64_t to_ps) {
-  m_patterns.clear();
-  std::string t = patterns;
+std::vector<std::string> split_trace_patterns(const std::string& text) {
+  std::string t = text;
   for (char& c : t)
     if (c == ',') c = ' ';
+  std::vector<std::string> patterns;
   std::istringstream in(t);
-  for (std::string p; in >> p;) m_patterns.push_back(p);
+  for (std::string p; in >> p;) patterns.push_back(p);
+  return patterns;
+}
+
+bool any_trace_pattern_matches(const std::vector<std::string>& patterns, const std::string& name) {
+  for (const std::string& p : patterns)
+    if (trace_pattern_matches(p, name)) return true;
+  return false;
+}
+
+void TraceRecorder::configure(const std::string& patterns, uint64_t from_ps, uint64_t to_ps) {
+  m_patterns = split_trace_patterns(patterns);
   m_from = from_ps;
   m_to = to_ps;
 }
 
 bool TraceRecorder::matches(const std::string& binding_name) const {
-  for (const std::string& p : m_patterns)
-    if (trace_pattern_matches(p, binding_name)) return true;
-  return false;
+  return any_trace_pattern_matches(m_patterns, binding_name);
 }
 
 unsigned TraceRecorder::add_binding(const std::string& name) {

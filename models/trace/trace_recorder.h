@@ -51,5 +51,9 @@ class TraceRecorder {
 
 // Wildcard match of a whole name, or of a prefix that ends at a '.'.
 bool trace_pattern_matches(const std::string& pattern, const std::string& name);
+// The patterns of a comma- or space-separated list ("node*.pci, sb0").
+std::vector<std::string> split_trace_patterns(const std::string& text);
+// Whether any of `patterns` matches `name`.
+bool any_trace_pattern_matches(const std::vector<std::string>& patterns, const std::string& name);
 
 }  // namespace m2
