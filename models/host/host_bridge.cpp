@@ -73,8 +73,10 @@ void HostBridge::cpu_read(tlm::tlm_generic_payload& t, sc_time& delay) {
     // The read starts on the bus once the posted writes are through.
     const sc_time now = sc_core::sc_time_stamp() + delay;
     const sc_time start = std::max(now, m_master_free);
-    sc_time bus = SC_ZERO_TIME;
-    pci_master->b_transport(t, bus);
+    const sc_time offset = start - sc_core::sc_time_stamp();
+    sc_time at = offset;
+    pci_master->b_transport(t, at);
+    const sc_time bus = at - offset;
     m_master_free = start + bus;
     m_write_done.clear();
     m_stats.drain_time += start - now;
@@ -99,10 +101,14 @@ void HostBridge::cpu_write_lt(tlm::tlm_generic_payload& t, sc_time& delay) {
     posted = slot;
     retire(posted);
   }
-  // Data visible at once; the bus time is booked behind the earlier writes.
-  sc_time bus = SC_ZERO_TIME;
-  pci_master->b_transport(t, bus);
-  m_master_free = std::max(posted, m_master_free) + bus;
+  // The bus time is booked behind the earlier writes. The data is visible at
+  // once (LT), but the target is told when the write is on the bus, so that
+  // what it triggers (a doorbell interrupt) happens then.
+  const sc_time start = std::max(posted, m_master_free);
+  const sc_time offset = start - sc_core::sc_time_stamp();
+  sc_time at = offset;
+  pci_master->b_transport(t, at);
+  m_master_free = start + (at - offset);
   m_write_done.push_back(m_master_free);
   delay += posted - now;
   check_posted(t);

@@ -1,5 +1,6 @@
 #include "ni/pci_interface.h"
 
+#include <algorithm>
 #include <string>
 
 #include <ip/ni_memory_map.h>
@@ -61,6 +62,9 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
   host_window.register_transport_dbg(this, &NiPciInterface::transport_dbg_window);
   regs.register_b_transport(this, &NiPciInterface::b_transport_regs);
   add_registers();
+  SC_METHOD(apply_due_host_writes);
+  sensitive << m_host_write_due;
+  dont_initialize();
 }
 
 void NiPciInterface::add_registers() {
@@ -111,8 +115,41 @@ unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
 }
 
 void NiPciInterface::b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-  m_host_regs.access(t);
   delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
+  if (t.is_write() && delay > sc_core::SC_ZERO_TIME && t.get_data_length() <= 8 && !t.get_byte_enable_ptr()) {
+    // Posted: accepted now, applied at its time (a write that fails then is
+    // lost and logged, as a posted write on PCI).
+    HostWrite w;
+    w.due = sc_core::sc_time_stamp() + delay;
+    w.address = t.get_address();
+    w.length = t.get_data_length();
+    std::copy_n(t.get_data_ptr(), w.length, w.data.begin());
+    m_host_writes.push_back(w);
+    m_host_write_due.notify(m_host_writes.front().due - sc_core::sc_time_stamp());
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  apply_host_writes(true);  // earlier on the bus than this access
+  m_host_regs.access(t);
+}
+
+void NiPciInterface::apply_due_host_writes() { apply_host_writes(false); }
+
+void NiPciInterface::apply_host_writes(bool all) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  while (!m_host_writes.empty() && (all || m_host_writes.front().due <= now)) {
+    HostWrite w = m_host_writes.front();
+    m_host_writes.pop_front();
+    tlm::tlm_generic_payload t;
+    t.set_command(tlm::TLM_WRITE_COMMAND);
+    t.set_address(w.address);
+    t.set_data_ptr(w.data.data());
+    t.set_data_length(w.length);
+    t.set_streaming_width(w.length);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    m_host_regs.access(t);  // a failure is logged by the register bank
+  }
+  if (!m_host_writes.empty()) m_host_write_due.notify(m_host_writes.front().due - now);
 }
 
 void NiPciInterface::b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {

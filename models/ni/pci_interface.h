@@ -10,10 +10,14 @@
 // Forwarding keeps the payload (data, length, response) and the caller's
 // delay, adds this interface's latency, restores the address; no DMI (every
 // PCI access is timed by the bus).
+// A host write to the register page takes effect at the time its annotation
+// says it arrives (a loosely timed bus hands it over early): a doorbell rung
+// over a slower bus interrupts the NI later.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 
 #include <systemc>
 #include <tlm>
@@ -54,6 +58,7 @@ class NiPciInterface : public sc_core::sc_module {
   IrqLine irq_doorbell;  // to the NI interrupt controller: a doorbell is pending
   IrqLine inta;          // PCI INTA# to the host: HOST_IRQ != 0
 
+  SC_HAS_PROCESS(NiPciInterface);
   explicit NiPciInterface(sc_core::sc_module_name name);
 
   uint32_t doorbell() const { return m_doorbell; }
@@ -69,6 +74,18 @@ class NiPciInterface : public sc_core::sc_module {
   void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void add_registers();
   void update_irqs();
+  void apply_due_host_writes();  // SC_METHOD on m_host_write_due
+  void apply_host_writes(bool all);
+
+  // A host register write waiting for its time (at most 8 bytes: registers are 32-bit).
+  struct HostWrite {
+    sc_core::sc_time due;
+    uint64_t address = 0;
+    std::array<unsigned char, 8> data{};
+    unsigned length = 0;
+  };
+  std::deque<HostWrite> m_host_writes;  // in bus order, so in order of `due`
+  sc_core::sc_event m_host_write_due;
 
   uint32_t m_doorbell = 0, m_host_irq = 0;
   std::array<uint32_t, NIPCI_MAILBOXES> m_mailbox{};

@@ -95,6 +95,14 @@ sc_time PciBus::transfer_time(bool read, uint64_t addr, uint64_t bytes) const {
 
 // --- transport ------------------------------------------------------------
 
+// When, from the start of a transaction, its target is to act on it: a read
+// is answered as it starts; a write takes effect once its data phases are
+// through. Targets schedule side effects by this annotation (the NI's doorbell
+// interrupt, a host poller's wake-up), so that a slower bus delays them.
+sc_time PciBus::target_time(const tlm::tlm_generic_payload& t, const sc_time& transfer) {
+  return t.is_write() ? transfer : sc_core::SC_ZERO_TIME;
+}
+
 void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
   const unsigned port = static_cast<unsigned>(id);
   const AddressMap::Range* r = m_map.decode_access(t.get_address(), t.get_data_length());
@@ -118,10 +126,14 @@ void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
     transport_at(port, *r, p, t);
     return;
   }
-  // LT: the target's own latency counts as wait states on the bus.
-  sc_time target_delay = sc_core::SC_ZERO_TIME;
-  AddressMap::b_transport(*initiator[r->port], *r, t, target_delay);
-  const sc_time busy = clocks(p.clocks) + target_delay;
+  // LT: the target's own latency counts as wait states on the bus. It sees
+  // the time the access takes effect (see target_time) and returns it plus
+  // its own latency.
+  const sc_time transfer = clocks(p.clocks);
+  sc_time at_target = delay + target_time(t, transfer);
+  const sc_time arrival = at_target;
+  AddressMap::b_transport(*initiator[r->port], *r, t, at_target);
+  const sc_time busy = transfer + (at_target - arrival);
   delay += busy;
   s.busy += busy;
   m_busy += busy;
@@ -142,9 +154,10 @@ void PciBus::transport_at(unsigned port, const AddressMap::Range& r, const Plan&
     if (b == 0) {
       // The data moves when the master first owns the bus; a target that
       // waits or annotates a delay holds the bus meanwhile (wait states).
-      sc_time target_delay = sc_core::SC_ZERO_TIME;
-      AddressMap::b_transport(*initiator[r.port], r, t, target_delay);
-      hold += target_delay;
+      sc_time at_target = target_time(t, hold);
+      const sc_time arrival = at_target;
+      AddressMap::b_transport(*initiator[r.port], r, t, at_target);
+      hold += at_target - arrival;
     }
     sc_core::wait(hold);
     stats(port).busy += hold;

@@ -74,6 +74,7 @@ class PciBus : public sc_core::sc_module {
     uint64_t clocks;       // total, arbitration included
   };
   Plan plan(bool read, uint64_t addr, uint64_t bytes) const;
+  static sc_core::sc_time target_time(const tlm::tlm_generic_payload& t, const sc_core::sc_time& transfer);
   sc_core::sc_time transfer_time(bool read, uint64_t addr, uint64_t bytes) const;
   // Data phases one burst may hold before the latency timer ends it.
   uint64_t max_burst_phases(bool read) const;

@@ -251,3 +251,28 @@ TEST_CASE("pci interface: the NI raises INTA through HOST_IRQ, the host acknowle
   CHECK(b.inta_edges == std::vector<bool>{true, false});
   CHECK(b.doorbell_edges.empty());
 }
+
+TEST_CASE("pci interface: a host write annotated with a delay rings the doorbell at that time, not before",
+          "[model][pci_interface]") {
+  m2::ParamRegistry::instance().clear();
+  Bench b;
+  uint8_t ring[4] = {0x1, 0, 0, 0};  // little-endian 1
+  Call(tlm::TLM_WRITE_COMMAND, NIPCI_DOORBELL, ring, 4, sc_time(200, SC_NS)).through(b.host1.socket);
+  CHECK_FALSE(b.pci.irq_doorbell.level());  // still on the bus
+  sc_core::sc_start(sc_time(199, SC_NS));
+  CHECK_FALSE(b.pci.irq_doorbell.level());
+  sc_core::sc_start(sc_time(2, SC_NS));  // past 200 ns (activity at the end time itself does not run)
+  CHECK(b.pci.irq_doorbell.level());
+  CHECK(b.pci.doorbell() == 0x1);
+
+  // A host read of the page comes after the writes before it on the bus: it
+  // sees them, and they take effect then.
+  uint8_t mbox[4] = {0x78, 0x56, 0x34, 0x12};
+  Call(tlm::TLM_WRITE_COMMAND, NIPCI_MAILBOX(0), mbox, 4, sc_time(500, SC_NS)).through(b.host1.socket);
+  CHECK(b.pci.mailbox(0) == 0);
+  uint8_t got[4] = {};
+  Call(tlm::TLM_READ_COMMAND, NIPCI_MAILBOX(0), got, 4, sc_time(600, SC_NS)).through(b.host1.socket);
+  CHECK(b.pci.mailbox(0) == 0x12345678u);
+  CHECK(std::memcmp(got, mbox, 4) == 0);
+  CHECK(b.doorbell_edges == std::vector<bool>{true});
+}

@@ -24,6 +24,7 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "core/memory.h"
 #include "core/params.h"
@@ -475,4 +476,39 @@ TEST_CASE("pci bus: debug transport is translated and clipped to the window", "[
   CHECK(r == std::vector<uint8_t>{1, 2, 3, 4});
   CHECK(b.init.dbg(tlm::TLM_READ_COMMAND, 0x0, r.data(), 4) == 0);
   CHECK(b.bus.master_stats()[0].transactions == 0);
+}
+
+namespace {
+
+// A target that records the delay each transaction brings with it.
+struct DelayProbe : sc_core::sc_module {
+  tlm_utils::simple_target_socket<DelayProbe> socket{"socket"};
+  std::vector<sc_time> seen;
+  explicit DelayProbe(sc_core::sc_module_name n) : sc_module(n) {
+    socket.register_b_transport(this, &DelayProbe::b_transport);
+  }
+  void b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
+    seen.push_back(delay);
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pci bus: LT tells the target when a write's data is through and when a read starts", "[model][pci]") {
+  m2::ParamRegistry::instance().clear();
+  m2test::TestInitiator init{"init"};
+  m2::PciBus bus("bus", TimingStyle::LT);
+  DelayProbe probe("probe");
+  bus.bind_master(init.socket, "cpu");
+  bus.attach(probe.socket, kDevBase, kDevSize, "probe");
+  sc_core::sc_start(SC_ZERO_TIME);
+  std::vector<uint8_t> d(32);
+  sc_time delay(1, sc_core::SC_US);  // the caller's local time
+  REQUIRE(init.transport(tlm::TLM_WRITE_COMMAND, kDevBase, d.data(), 32, delay) == tlm::TLM_OK_RESPONSE);
+  delay = sc_time(1, sc_core::SC_US);
+  REQUIRE(init.transport(tlm::TLM_READ_COMMAND, kDevBase, d.data(), 4, delay) == tlm::TLM_OK_RESPONSE);
+  REQUIRE(probe.seen.size() == 2);
+  CHECK(probe.seen[0] == sc_time(1, sc_core::SC_US) + clk66(6 + 4));  // 32-byte write: 4 data phases
+  CHECK(probe.seen[1] == sc_time(1, sc_core::SC_US));
 }
