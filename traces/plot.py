@@ -49,7 +49,7 @@ def main(argv):
                                 epilog=__doc__.split("\n\n", 2)[2])
     p.add_argument("inputs", nargs="*", metavar="RUN_DIR_OR_FILE")
     p.add_argument("--out", help="folder for the plots")
-    p.add_argument("--label", action="append", default=[], help="legend label of the next input (repeatable)")
+    p.add_argument("--label", action="append", default=[], help="legend label, one per input in order (repeatable)")
     a = p.parse_args(argv)
     if figure.plt is None:
         print("plot: error: python3-matplotlib is missing (apt-get install python3-matplotlib)", file=sys.stderr)

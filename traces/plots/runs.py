@@ -58,7 +58,7 @@ def _read_folder(run, folder):
         run.latencies = read_latencies(os.path.join(folder, "latencies.tsv"))
     if run.empty():
         raise InputError(folder, 0, "nothing to plot (no np.out, messages.csv, latencies.tsv, "
-                                    "nor a results.tsv with bytes and latency_us columns)")
+                                    "nor a results.tsv sweep: columns bytes and latency_us, one row per size)")
 
 
 def read_run(path):
