@@ -165,7 +165,8 @@ class CdfTests(unittest.TestCase):
     def test_cdf_per_pattern_and_size(self):
         with tempfile.TemporaryDirectory() as d:
             a = write(os.path.join(d, "ooo", "latencies.tsv"), LATENCIES)
-            b = write(os.path.join(d, "inorder", "latencies.tsv"), LATENCIES.replace("all-to-all\t64\t0\t1\t5.0", "all-to-all\t64\t0\t1\t50.0"))
+            slow = LATENCIES.replace("all-to-all\t64\t0\t1\t5.0", "all-to-all\t64\t0\t1\t50.0")
+            b = write(os.path.join(d, "inorder", "latencies.tsv"), slow)
             out = os.path.join(d, "o")
             rc, stdout, err = run_plot(a, b, "--out", out)
             self.assertEqual(rc, 0, err)
@@ -228,6 +229,7 @@ class ErrorTests(unittest.TestCase):
         self.fails([run], run, "nothing to plot")
         self.fails([os.path.join(self.d, "missing")], "missing", "no such file or folder")
         self.fails([os.path.join(run, "run.log")], "run.log", "unknown kind of file")
+        self.fails([os.path.join(run, "results.tsv")], "results.tsv:1:", "not a sweep over sizes")
 
     def test_label_count(self):
         p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))

@@ -33,7 +33,8 @@ def _read_file(run, path):
     elif name.endswith(".tsv"):
         rows = results_as_netpipe(path)
         if rows is None:
-            raise InputError(path, 1, "not a sweep over sizes (expected columns bytes and latency_us, one row per size)")
+            raise InputError(path, 1, "not a sweep over sizes "
+                                      "(expected columns bytes and latency_us, one row per size)")
         run.netpipe, run.netpipe_source = rows, path
     else:
         raise InputError(path, 0, "unknown kind of file (expected NetPIPE output *.out such as np.out, "
