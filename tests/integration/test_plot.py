@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Integration test of traces/plot.py (`./m2vp plot`) on small handmade run
+outputs: the expected files are written, the SVGs are XML with one element
+per plotted series, the plotted numbers (NAME.tsv) are those of the input,
+and malformed input fails with the file and line named.
+
+  test_plot.py [unittest arguments, e.g. NetpipeTests]   (ctest runs one class each)
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+PLOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "plot.py")
+EXTS = ("png", "svg", "tsv")
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run_plot(*args):
+    p = subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    return [dict(zip(rows[0], r)) for r in rows[1:]]
+
+
+def svg_ids(path, prefix):
+    """ids of the SVG's elements that start with prefix (the gid of a series)."""
+    root = ET.parse(path).getroot()  # raises if the SVG is not well-formed XML
+    return sorted(e.get("id") for e in root.iter() if (e.get("id") or "").startswith(prefix))
+
+
+# Two NetPIPE runs: (bytes, Mbit/s, seconds); run b is unsorted on purpose
+# (netpipe writes c-p, c, c+p) and has a comment and a blank line.
+NP_A = [(1, 1.0, 8e-6), (4, 4.0, 8e-6), (64, 60.0, 8.533e-6), (1024, 800.0, 1.024e-5), (65536, 1800.0, 2.913e-4)]
+NP_B = [(4, 2.0, 1.6e-5), (1, 0.5, 1.6e-5), (1024, 400.0, 2.048e-5), (64, 30.0, 1.707e-5)]
+
+
+def np_out(rows, extra=""):
+    return extra + "".join(f"{b:10d} {m:14.6f} {s:16.9f}\n" for b, m, s in rows)
+
+
+class NetpipeTests(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        write(os.path.join(self.d, "runA", "np.out"), np_out(NP_A))
+        write(os.path.join(self.d, "runB", "np.out"), np_out(NP_B, "# bytes Mbit/s seconds\n\n"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_two_files_overlaid(self):
+        out = os.path.join(self.d, "plots")
+        rc, stdout, err = run_plot(os.path.join(self.d, "runA", "np.out"), os.path.join(self.d, "runB", "np.out"),
+                                   "--out", out)
+        self.assertEqual(rc, 0, err)
+        names = [f"netpipe_{v}.{e}" for v in ("throughput", "signature", "saturation") for e in EXTS]
+        self.assertEqual(sorted(os.path.basename(l) for l in stdout.split()), sorted(names))
+        for n in names:
+            self.assertTrue(os.path.getsize(os.path.join(out, n)) > 0, n)
+        for v in ("throughput", "signature", "saturation"):
+            self.assertEqual(svg_ids(os.path.join(out, f"netpipe_{v}.svg"), "series-"), ["series-0", "series-1"])
+            with open(os.path.join(out, f"netpipe_{v}.svg")) as f:
+                svg = f.read()
+            self.assertIn("runA", svg)  # legend labels: the folder names
+            self.assertIn("runB", svg)
+        # The signature is (seconds, Mbit/s) straight from np.out, by size.
+        sig = read_tsv(os.path.join(out, "netpipe_signature.tsv"))
+        for label, rows in (("runA", NP_A), ("runB", NP_B)):
+            got = [(float(r["seconds"]), float(r["mbps"])) for r in sig if r["series"] == label]
+            self.assertEqual(got, [(s, m) for _, m, s in sorted(rows)])
+        sat = read_tsv(os.path.join(out, "netpipe_saturation.tsv"))
+        self.assertEqual([(int(r["bytes"]), float(r["seconds"])) for r in sat if r["series"] == "runB"],
+                         [(b, s) for b, _, s in sorted(NP_B)])
+        thr = read_tsv(os.path.join(out, "netpipe_throughput.tsv"))
+        self.assertEqual(len(thr), len(NP_A) + len(NP_B))
+
+    def test_labels_and_default_output(self):
+        # --label names the lines; one run folder gets its plots in itself.
+        rc, stdout, err = run_plot(os.path.join(self.d, "runA"), "--label", "pci64-66")
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.isfile(os.path.join(self.d, "runA", "netpipe_throughput.png")))
+        self.assertEqual({r["series"] for r in read_tsv(os.path.join(self.d, "runA", "netpipe_throughput.tsv"))},
+                         {"pci64-66"})
+
+    def test_same_folder_name_gets_parent(self):
+        a = write(os.path.join(self.d, "x", "np", "np.out"), np_out(NP_A))
+        b = write(os.path.join(self.d, "y", "np", "np.out"), np_out(NP_B))
+        out = os.path.join(self.d, "o")
+        rc, _, err = run_plot(a, b, "--out", out)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual({r["series"] for r in read_tsv(os.path.join(out, "netpipe_throughput.tsv"))},
+                         {"x/np", "y/np"})
+
+    def test_results_tsv_when_no_np_out(self):
+        # A ping-pong run's table gives the same views: seconds = latency_us / 1e6.
+        run = os.path.join(self.d, "pingpong")
+        write(os.path.join(run, "results.tsv"), "bytes\tlatency_us\tmbps\n32\t4.0\t64.0\n1024\t12.5\t655.36\n")
+        write(os.path.join(run, "stats.tsv"), "source\tkey\tvalue\n")
+        rc, _, err = run_plot(run)
+        self.assertEqual(rc, 0, err)
+        sat = read_tsv(os.path.join(run, "netpipe_saturation.tsv"))
+        self.assertEqual([int(r["bytes"]) for r in sat], [32, 1024])
+        for r, seconds in zip(sat, (4e-6, 1.25e-5)):
+            self.assertAlmostEqual(float(r["seconds"]), seconds, delta=1e-15)
+
+
+# Stages host, dma, wire; size 100 has a gap (total > sum of stages, shown
+# as `other`), size 2000 a message that skips dma (empty cell = 0).
+MESSAGES = """msg,src,dst,bytes,tag,start_us,end_us,total_us,host_us,dma_us,wire_us
+0,0,1,100,1,0.0,3.0,3.0,1.0,0.5,1.0
+1,0,1,100,1,3.0,8.0,5.0,2.0,0.5,2.0
+2,0,1,2000,1,10.0,20.0,10.0,1.0,4.0,5.0
+3,1,0,2000,1,20.0,26.0,6.0,1.0,,5.0
+4,1,0,2000,1,30.0,38.0,8.0,2.0,2.0,4.0
+"""
+
+
+class BreakdownTests(unittest.TestCase):
+    def test_stacked_bars(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = os.path.join(d, "run")
+            write(os.path.join(run, "messages.csv"), MESSAGES)
+            rc, stdout, err = run_plot(run)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(sorted(os.path.basename(l) for l in stdout.split()),
+                             sorted(f"breakdown_stacked.{e}" for e in EXTS))
+            rows = read_tsv(os.path.join(run, "breakdown_stacked.tsv"))
+            by = {(int(r["bytes"]), r["stage"]): r for r in rows}
+            # Stage means per size, in path order, `other` on top.
+            self.assertEqual([r["stage"] for r in rows if r["bytes"] == "100"], ["host", "dma", "wire", "other"])
+            self.assertEqual([r["stage"] for r in rows if r["bytes"] == "2000"], ["host", "dma", "wire"])
+            self.assertAlmostEqual(float(by[(100, "host")]["mean_us"]), 1.5)
+            self.assertAlmostEqual(float(by[(100, "other")]["mean_us"]), 0.5)
+            self.assertAlmostEqual(float(by[(2000, "dma")]["mean_us"]), 2.0)  # (4 + 0 + 2) / 3
+            self.assertEqual(by[(2000, "wire")]["messages"], "3")
+            # Bar heights are the mean total_us of each size.
+            self.assertAlmostEqual(max(float(r["top_us"]) for r in rows if r["bytes"] == "100"), 4.0)
+            self.assertAlmostEqual(max(float(r["top_us"]) for r in rows if r["bytes"] == "2000"), 8.0)
+            # One rectangle per size and (non-empty) stage: 2 x 3 + 1 other.
+            self.assertEqual(len(svg_ids(os.path.join(run, "breakdown_stacked.svg"), "bar-")), 7)
+
+
+LATENCIES = "pattern\tbytes\tsrc\tdst\tlatency_us\n" + "".join(
+    f"{p}\t{b}\t{i}\t{(i + 1) % 4}\t{lat}\n"
+    for p, b, lats in (("all-to-all", 64, (5.0, 3.0, 4.0, 9.0)), ("hot-spot", 64, (20.0, 7.5)),
+                       ("all-to-all", 4096, (30.0, 31.0, 32.0)), ("hot-spot", 4096, (80.0,)))
+    for i, lat in enumerate(lats))
+
+
+class CdfTests(unittest.TestCase):
+    def test_cdf_per_pattern_and_size(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = write(os.path.join(d, "ooo", "latencies.tsv"), LATENCIES)
+            slow = LATENCIES.replace("all-to-all\t64\t0\t1\t5.0", "all-to-all\t64\t0\t1\t50.0")
+            b = write(os.path.join(d, "inorder", "latencies.tsv"), slow)
+            out = os.path.join(d, "o")
+            rc, stdout, err = run_plot(a, b, "--out", out)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(sorted(os.path.basename(l) for l in stdout.split()),
+                             sorted(f"latency_cdf.{e}" for e in EXTS))
+            # 2 runs x 2 patterns x 2 sizes lines.
+            self.assertEqual(len(svg_ids(os.path.join(out, "latency_cdf.svg"), "cdf-")), 8)
+            rows = read_tsv(os.path.join(out, "latency_cdf.tsv"))
+            curve = [(float(r["latency_us"]), float(r["cdf"])) for r in rows
+                     if (r["series"], r["pattern"], r["bytes"]) == ("ooo", "all-to-all", "64")]
+            self.assertEqual(curve, [(3.0, 0.25), (4.0, 0.5), (5.0, 0.75), (9.0, 1.0)])
+            for key in {(r["series"], r["pattern"], r["bytes"]) for r in rows}:
+                pts = [(float(r["latency_us"]), float(r["cdf"])) for r in rows
+                       if (r["series"], r["pattern"], r["bytes"]) == key]
+                self.assertEqual(pts, sorted(pts))  # non-decreasing
+                self.assertEqual(pts[-1], (max(p[0] for p in pts), 1.0), key)  # 1.0 at the maximum
+            self.assertEqual(max(float(r["latency_us"]) for r in rows
+                                 if (r["series"], r["pattern"], r["bytes"]) == ("inorder", "all-to-all", "64")), 50.0)
+
+
+class ErrorTests(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def fails(self, args, *expected):
+        rc, stdout, err = run_plot(*args, "--out", os.path.join(self.d, "o"))
+        self.assertNotEqual(rc, 0, stdout)
+        for e in expected:
+            self.assertIn(e, err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(stdout, "")
+        return err
+
+    def test_malformed_np_out(self):
+        p = write(os.path.join(self.d, "r", "np.out"), "1 1.0 0.000008\n2 2.0 0.000008\n3 3.0\n")
+        self.fails([p], f"{p}:3:", "expected 3 columns")
+        p = write(os.path.join(self.d, "s", "np.out"), "1 1.0 0.000008\n2 fast 0.000008\n")
+        self.fails([os.path.dirname(p)], f"{p}:2:", "Mbit/s: expected a number, got 'fast'")
+        p = write(os.path.join(self.d, "t", "np.out"), "")
+        self.fails([p], p, "no measurements")
+
+    def test_malformed_messages_and_latencies(self):
+        p = write(os.path.join(self.d, "m", "messages.csv"), MESSAGES.replace("3,1,0,2000,1,20.0", "3,1,0,2k,1,20.0"))
+        self.fails([p], f"{p}:5:", "bytes: expected a number, got '2k'")
+        p = write(os.path.join(self.d, "n", "messages.csv"), "msg,bytes,total_us\n0,10,1.0\n")
+        self.fails([p], f"{p}:1:", "no stage columns")
+        p = write(os.path.join(self.d, "l", "latencies.tsv"), "pattern\tbytes\tsrc\tdst\n")
+        self.fails([p], f"{p}:1:", "latency_us")
+        p = write(os.path.join(self.d, "k", "latencies.tsv"), LATENCIES + "hot-spot\t64\t1\n")
+        self.fails([p], f"{p}:12:", "expected 5 fields")
+
+    def test_nothing_plottable(self):
+        run = os.path.join(self.d, "empty")
+        write(os.path.join(run, "run.log"), "hello\n")
+        write(os.path.join(run, "results.tsv"), "source\tkey\tvalue\nni0\tfw_result0\t0\n")
+        self.fails([run], run, "nothing to plot")
+        self.fails([os.path.join(self.d, "missing")], "missing", "no such file or folder")
+        self.fails([os.path.join(run, "run.log")], "run.log", "unknown kind of file")
+        self.fails([os.path.join(run, "results.tsv")], "results.tsv:1:", "not a sweep over sizes")
+
+    def test_label_count(self):
+        p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))
+        self.fails([p, "--label", "a", "--label", "b"], "one label per input")
+
+
+if __name__ == "__main__":
+    unittest.main()
