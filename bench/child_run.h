@@ -1,12 +1,22 @@
 // Benchmarks measure each platform run in a child process of their own
-// (SystemC elaborates once per process). The child prints one result line
-// starting with "child "; everything else it prints is passed through.
+// (SystemC elaborates once per process). run_self: the child is this
+// executable again and prints one result line starting with "child ";
+// everything else it prints is passed through. run_measured: any program,
+// with its wall time and peak resident memory.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace m2bench {
 
@@ -27,6 +37,42 @@ inline std::optional<std::string> run_self(const std::string& args) {
   }
   if (pclose(p) != 0) return std::nullopt;
   return result;
+}
+
+// What run_measured saw of a child process.
+struct ChildUsage {
+  int exit_code = -1;      // its exit status; -1 when it did not start or was killed
+  double wall_s = 0;       // from fork to exit
+  double max_rss_mb = 0;   // peak resident set (getrusage ru_maxrss of that child alone)
+};
+
+// Runs argv[0] (a path) with its arguments, stdout and stderr into `log`,
+// and waits for it with wait4 so that its own peak memory is known.
+inline ChildUsage run_measured(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+  ChildUsage u;
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return u;
+  std::fflush(stdout);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(126);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(fd);
+  if (pid < 0) return u;
+  int status = 0;
+  struct rusage ru {};
+  while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  u.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  u.max_rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux: kilobytes
+  if (WIFEXITED(status)) u.exit_code = WEXITSTATUS(status);
+  return u;
 }
 
 }  // namespace m2bench

@@ -8,6 +8,9 @@
 // test body (Memory never waits, so no SystemC process is needed).
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -274,4 +277,46 @@ TEST_CASE("memory: size preset from the registry", "[model][memory]") {
   CHECK(mem2.size() == 12288);
   m2::ParamRegistry::instance().preset("mem3.size_bytes", "12289", m2::ValueOrigin{"test"});
   CHECK_THROWS_AS(m2::Memory("mem3", kSize), m2::ConfigError);
+}
+
+// Pages of [p, p + bytes) the kernel has mapped (mincore).
+static size_t resident_pages(const uint8_t* p, size_t bytes) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> v((bytes + page - 1) / page);
+  REQUIRE(::mincore(const_cast<uint8_t*>(p), bytes, v.data()) == 0);
+  size_t n = 0;
+  for (unsigned char c : v) n += c & 1;
+  return n;
+}
+
+TEST_CASE("memory: storage is lazy: only written pages become resident, untouched ones read as zero",
+          "[model][memory]") {
+  // 16 nodes have 16 x (512 MB host + 64 MB NI SDRAM) + 3 x 32 MB of switch-box
+  // SDRAM: 9.3 GB that must not be resident (the 1 GB target of bench/speed.cpp).
+  m2::ParamRegistry::instance().clear();
+  constexpr uint64_t kBig = 256ull << 20;
+  m2::Memory mem("mem", kBig);
+  Initiator init("init");
+  init.socket.bind(mem.socket);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  CHECK(resident_pages(mem.host(), kBig) == 0);
+
+  const uint64_t spots[] = {0x1000, 100ull << 20, kBig - 4};
+  for (uint64_t a : spots) {
+    std::vector<uint8_t> w{1, 2, 3, 4};
+    REQUIRE(init.write(a, w) == tlm::TLM_OK_RESPONSE);
+  }
+  // One page each (a 2 MB huge page each where transparent huge pages are always on).
+  const size_t resident = resident_pages(mem.host(), kBig);
+  CHECK(resident >= 3);
+  CHECK(resident <= 3 * 512);
+
+  // Untouched memory reads as zero, through b_transport and DMI alike.
+  std::vector<uint8_t> r(64, 0xEE);
+  REQUIRE(init.read(200ull << 20, r) == tlm::TLM_OK_RESPONSE);
+  CHECK(r == std::vector<uint8_t>(64, 0));
+  tlm::tlm_dmi dmi;
+  REQUIRE(init.dmi(0, dmi));
+  CHECK(dmi.get_dmi_ptr()[150ull << 20] == 0);
+  CHECK(dmi.get_dmi_ptr()[0x1000 + 2] == 3);
 }
