@@ -94,7 +94,7 @@ struct summary {
   double last_rx_us;  /* last receive completed (start_us if none)     */
   uint64_t rx_bytes;  /* payload bytes received                         */
   uint32_t n_recs;    /* records that follow                            */
-  uint32_t errors;    /* wrong bytes, bad headers, failed operations   */
+  uint32_t errors;    /* wrong bytes (a bad header counts 16)           */
 };
 
 struct peers {
@@ -182,8 +182,13 @@ static void report_phase(struct ctx *c, enum pattern p, size_t size)
 {
   double start = 0, end = 0, sum_mbps = 0, min_mbps = -1;
   size_t n_lat = 0, expected = 0;
+  const uint32_t max_recs = (uint32_t)((c->gather_bytes - sizeof(struct summary)) / sizeof(struct rec));
   for (int j = 0; j < c->n; j++) {
-    const struct summary *s = (const struct summary *)(c->gather + (size_t)j * c->gather_bytes);
+    struct summary *s = (struct summary *)(c->gather + (size_t)j * c->gather_bytes);
+    if (s->n_recs > max_recs) { /* never from a healthy node: do not read past its slot */
+      m2host_printf("scale: node %d reported %u records (at most %u)\n", j, s->n_recs, max_recs);
+      s->n_recs = 0;
+    }
     if (j == 0 || s->start_us < start) start = s->start_us;
     if (j == 0 || s->last_rx_us > end) end = s->last_rx_us;
     n_lat += s->n_recs;
@@ -194,6 +199,11 @@ static void report_phase(struct ctx *c, enum pattern p, size_t size)
   }
   const double phase_us = end - start;
   double *lat = malloc((n_lat ? n_lat : 1) * sizeof *lat);
+  if (!lat) {
+    m2host_printf("scale: out of memory for %zu latencies\n", n_lat);
+    c->missing += (long)expected;
+    return;
+  }
   size_t k = 0;
   long dup_or_stray = 0;
   for (int j = 0; j < c->n; j++) {
@@ -237,6 +247,7 @@ static int gather(struct ctx *c, const struct summary *mine)
   const size_t bytes = sizeof *mine + mine->n_recs * sizeof(struct rec);
   if (c->me != 0) {
     uint8_t *msg = malloc(bytes);
+    if (!msg) return -1;
     memcpy(msg, mine, sizeof *mine);
     memcpy(msg + sizeof *mine, c->recs, mine->n_recs * sizeof(struct rec));
     struct MMP_send_handle *s = MMP_Send(msg, bytes, TAG_GATHER, c->self, c->node[0]);
@@ -280,7 +291,8 @@ static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
   for (int it = 0; it < c->msgs && !failed; it++) {
     for (int k = 0; k < q.n_dst; k++) {
       uint8_t *b = c->sbuf + (size_t)k * c->stride;
-      for (size_t i = HEADER_BYTES; i < size; i++) b[i] = body_byte(i, (unsigned)c->me, (unsigned)q.dst[k], (unsigned)it);
+      for (size_t i = HEADER_BYTES; i < size; i++)
+        b[i] = body_byte(i, (unsigned)c->me, (unsigned)q.dst[k], (unsigned)it);
       struct msg_header h = {(uint32_t)it, (uint16_t)c->me, (uint16_t)q.dst[k], m2host_now_us()};
       memcpy(b, &h, sizeof h);
       sh[k] = MMP_Send(b, size, tag, c->self, c->node[q.dst[k]]);
@@ -304,7 +316,8 @@ static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
       mine.errors += (uint32_t)bad;
       struct msg_header h;
       memcpy(&h, m, sizeof h);
-      c->recs[mine.n_recs++] = (struct rec){(uint16_t)q.src[k], (uint16_t)c->me, h.seq, now - h.send_us};
+      /* What the header says, so that node 0 checks what really arrived. */
+      c->recs[mine.n_recs++] = (struct rec){h.src, h.dst, h.seq, now - h.send_us};
       mine.rx_bytes += size;
       mine.last_rx_us = now;
     }
@@ -409,7 +422,8 @@ static int scale(int argc, char **argv)
     else return usage_error("unknown option");
   }
   const int n = m2host_count(), me = m2host_id();
-  if (n_patterns <= 0) return usage_error("--patterns: expected a comma-separated list of alltoall, neighbour, hotspot");
+  if (n_patterns <= 0)
+    return usage_error("--patterns: expected a comma-separated list of alltoall, neighbour, hotspot");
   if (n < 2 || n > MAX_NODES) return usage_error("needs 2..64 hosts");
   if (hot < 0 || hot >= n) return usage_error("--hot: not a node of the platform");
   if (msgs < 1 || (long)msgs * (n - 1) > MAX_RECVS)
