@@ -36,7 +36,7 @@ std::map<std::pair<std::string, int>, Row> table(const SimResult& r) {
 
 }  // namespace
 
-TEST_CASE("scale: all-to-all, ring and hot spot on 4 nodes; every message arrives intact and is timed",
+TEST_CASE("scale: all-to-all, ring and hot spot on 4 nodes: every message arrives intact and is timed",
           "[integration][scale]") {
   Sandbox sb;
   const SimResult r =
