@@ -3,7 +3,7 @@
 //     with --max 8M): wall time, simulated time, their ratio, peak memory.
 //     Target: under 2 minutes of wall time.
 //  2. A 16-node all-to-all over MMP (configs/scale-16.yaml, all-to-all only:
-//     16, 64 and 128 bytes, 16 messages per pair, 3840 messages per size):
+//     16, 64 and 96 bytes, 16 messages per pair, 3840 messages per size):
 //     wall time, simulated time, ratio, peak memory. Target: under 1 GB
 //     resident.
 //  3. The whole 16-node experiment 6 (configs/scale-16.yaml as it is: hot
@@ -116,7 +116,7 @@ int sc_main(int argc, char* argv[]) {
   }
   if (only.empty() || only == "alltoall") {
     const Run a2a{"16-node all-to-all over MMP (configs/scale-16.yaml, --patterns alltoall)", "scale-16.yaml",
-                  {"--set", "node*.host.args=--patterns alltoall --sizes 16,64,128 --msgs 16"}};
+                  {"--set", "node*.host.args=--patterns alltoall --sizes 16,64,96 --msgs 16"}};
     const Measured m = measure(a2a, tmp / "alltoall16");
     print(a2a, m);
     std::printf("    target: under %.0f MB resident: %s\n", kRssTargetMb,
