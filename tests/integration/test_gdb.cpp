@@ -293,7 +293,7 @@ TEST_CASE("gdb: Ctrl-C halts a running CPU, time stands still, kill ends the run
   CHECK(contains(r.file("report.txt"), "killed from GDB on ni0.cpu"));
 }
 
-TEST_CASE("gdb: firmware output as O packets, exit as W; malformed packets and bad addresses get errors",
+TEST_CASE("gdb: firmware output as O packets, exit as W, malformed packets and bad addresses get errors",
           "[integration][gdb]") {
   Sandbox sb;
   const int port = free_port();

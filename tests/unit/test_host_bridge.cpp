@@ -257,7 +257,7 @@ TEST_CASE("host bridge: a full write buffer stalls the CPU, in LT and AT alike",
   }
 }
 
-TEST_CASE("host bridge: posted writes to nowhere are lost and counted; reads fail", "[model][host]") {
+TEST_CASE("host bridge: posted writes to nowhere are lost and counted, reads fail", "[model][host]") {
   m2::ParamRegistry::instance().clear();
   Host lt("lt", TimingStyle::LT), at("at", TimingStyle::AT);
   tlm::tlm_response_status wr[2], rd[2];
@@ -280,7 +280,7 @@ TEST_CASE("host bridge: posted writes to nowhere are lost and counted; reads fai
   CHECK(at.bridge.stats().posted_write_errors == 1);
 }
 
-TEST_CASE("host bridge: DMA from the PCI side reaches host memory; reads pay memory_latency_ns",
+TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay memory_latency_ns",
           "[model][host]") {
   m2::ParamRegistry::instance().clear();
   Host h("h", TimingStyle::LT);

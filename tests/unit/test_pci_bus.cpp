@@ -81,7 +81,7 @@ struct Bench {
 
 }  // namespace
 
-TEST_CASE("pci bus: variants set the parameters; explicit keys win", "[model][pci]") {
+TEST_CASE("pci bus: variants set the parameters, explicit keys win", "[model][pci]") {
   m2::ParamRegistry::instance().clear();
   SECTION("pci64-66 is the default") {
     m2::PciBus bus("bus", TimingStyle::LT);

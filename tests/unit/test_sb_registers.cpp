@@ -224,7 +224,7 @@ TEST_CASE("sb registers: bad routes are configuration errors naming the entry", 
   CHECK_THROWS_WITH(m2::encode_routes(r, 4, "sb0"), Contains("129 multicast groups, at most 128"));
 }
 
-TEST_CASE("sb registers: variants set the parameters; explicit keys win; bad values are errors", "[model][sb]") {
+TEST_CASE("sb registers: variants set the parameters, explicit keys win, bad values are errors", "[model][sb]") {
   auto& reg = m2::ParamRegistry::instance();
   m2::RunControl run;
   SECTION("maestro2 by default") {
