@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -201,13 +202,17 @@ TEST_CASE("messages: the MMP ping-pong's stages add up to each message's time, w
     CHECK(contains(json, std::string(" ") + track));
 }
 
-TEST_CASE("messages: through cascaded switch boxes, with transaction taps and a time window",
+TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, transaction taps and a time window",
           "[integration][mmp][messages]") {
   Sandbox sb;
-  const SimResult r =
-      sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=--sizes 1,4k --iters 2 --warmup 0",
-              "--set", "topology.switch_boxes=2", "--set", "sim.messages=true", "--trace", "node*.pci.ni", "--trace",
-              "*.link"});
+  // Two switch boxes; the MMP firmware's trace marks on (5th argument).
+  const std::vector<std::string> common = {"run", config("mmp-pingpong"), "--quiet", "--set",
+                                           "node*.host.args=--sizes 1,4k --iters 2 --warmup 0", "--set",
+                                           "topology.switch_boxes=2", "--set", "node*.ni.simctrl.args=0,2,2048,0,1",
+                                           "--set", "sim.messages=true"};
+  std::vector<std::string> traced = common;
+  for (const char* a : {"--trace", "node*.pci.ni", "--trace", "*.link"}) traced.push_back(a);
+  const SimResult r = sb.run(traced);
   INFO(r.describe());
   REQUIRE(r.exited(0));
   const Messages m = read_messages(r);
@@ -235,13 +240,20 @@ TEST_CASE("messages: through cascaded switch boxes, with transaction taps and a 
   const std::string json = check_json(sb, r);
   CHECK(contains(json, " sb1.switching_bus"));
   CHECK(contains(json, " sb0.port0.link"));
+  // The marks split the sender's firmware stage: waking up, then its work.
+  const std::string text = r.file("trace.json");
+  CHECK(std::regex_search(
+      text, std::regex(R"("name":"wake-up","ts":[0-9.]+,"dur":[0-9.]+,"args":\{"stage":"fw_send_us")")));
 
-  // A window: only the messages sent in it.
+  // A window: only the messages sent in it, and the same (nothing else changes).
   const double from = std::stod(m.rows[2].at("start_us")), to = std::stod(m.rows[5].at("start_us"));
-  const SimResult w = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set",
-                              "node*.host.args=--sizes 1,4k --iters 2 --warmup 0", "--set", "topology.switch_boxes=2",
-                              "--set", "sim.messages=true", "--set", "sim.trace_from_us=" + std::to_string(from - 0.001),
-                              "--set", "sim.trace_to_us=" + std::to_string(to + 0.001)});
+  std::vector<std::string> windowed = common;
+  for (const std::string& a : {"sim.trace_from_us=" + std::to_string(from - 0.001),
+                               "sim.trace_to_us=" + std::to_string(to + 0.001)}) {
+    windowed.push_back("--set");
+    windowed.push_back(a);
+  }
+  const SimResult w = sb.run(windowed);
   REQUIRE(w.exited(0));
   const Messages mw = read_messages(w);
   REQUIRE(mw.rows.size() == 4);
