@@ -271,3 +271,28 @@ TEST_CASE("messages: NetPIPE's messages all complete and add up", "[integration]
   check_sums(m);
   CHECK(contains(r.file("report.txt"), std::to_string(m.rows.size()) + " complete, 0 not complete"));
 }
+
+TEST_CASE("messages: 16 nodes on cascaded switch boxes, eight ping-pong pairs at once", "[integration][mmp][messages]") {
+  Sandbox sb;
+  std::vector<std::string> args = {"run", config("cluster-16"), "--quiet", "--set", "node*.ni.firmware=mmp",
+                                   "--set", "node*.ni.simctrl.args=", "--set", "node*.host.app=mmp_pingpong",
+                                   "--set", "sim.messages=true"};
+  for (int n = 0; n < 16; ++n) {
+    args.push_back("--set");
+    args.push_back("node" + std::to_string(n) + ".host.args=--sizes 1,4k --iters 1 --warmup 0 --peer " +
+                   std::to_string(15 - n));
+  }
+  const SimResult r = sb.run(args);
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  const Messages m = read_messages(r);
+  REQUIRE(m.rows.size() == 16 * 2);
+  check_sums(m);
+  size_t cascaded = 0;
+  for (const auto& row : m.rows) cascaded += ps(row.at("sb_link_us")) > 0;
+  CHECK(cascaded > 0);
+  const std::string json = check_json(sb, r);
+  CHECK(json.rfind("32 ", 0) == 0);
+  for (const char* track : {" sb0.switching_bus", " sb1.switching_bus", " sb2.switching_bus", " node15.host"})
+    CHECK(contains(json, track));
+}
