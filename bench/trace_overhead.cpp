@@ -68,7 +68,8 @@ int sc_main(int, char*[]) {
   std::printf("  sim.messages off            %.3f s wall\n", plain);
   std::printf("  sim.messages on             %.3f s wall  (messages.csv %.2f MB, trace.json %.1f MB)\n", msgs,
               megabytes(tmp + "-msgs/messages.csv"), megabytes(tmp + "-msgs/trace.json"));
-  std::printf("  on, every binding traced    %.3f s wall  (trace.json %.1f MB)\n", all, megabytes(tmp + "-all/trace.json"));
+  std::printf("  on, every binding traced    %.3f s wall  (trace.json %.1f MB)\n", all,
+              megabytes(tmp + "-all/trace.json"));
   std::printf("  breakdown cost              %.1f%% (target < 10%%: %s); results %s\n", 100 * (msgs / plain - 1),
               msgs / plain < 1.1 ? "met" : "NOT MET", same ? "identical" : "DIFFER");
   std::error_code ec;

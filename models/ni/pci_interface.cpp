@@ -103,7 +103,8 @@ void NiPciInterface::b_transport_bar0(tlm::tlm_generic_payload& t, sc_core::sc_t
   }
   delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
   forward(local, t, NI_SDRAM_BASE + t.get_address(), delay);
-  if (m_probe && t.is_write()) m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
+  if (m_probe && t.is_write())
+    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
 }
 
 unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
@@ -114,7 +115,8 @@ unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
 void NiPciInterface::b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   m_host_regs.access(t);
   delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
-  if (m_probe && t.is_write()) m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
+  if (m_probe && t.is_write())
+    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
 }
 
 void NiPciInterface::b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {

@@ -107,7 +107,8 @@ void PerfettoTrace::write(const std::string& path) const {
   }
   auto where = [&](size_t i) {
     const Slice& s = m_slices[i];
-    return "\"pid\":" + std::to_string(m_tracks[s.track].pid) + ",\"tid\":" + std::to_string(first_tid[s.track] + lane[i]);
+    return "\"pid\":" + std::to_string(m_tracks[s.track].pid) +
+           ",\"tid\":" + std::to_string(first_tid[s.track] + lane[i]);
   };
   for (size_t i = 0; i < m_slices.size(); ++i) {
     const Slice& s = m_slices[i];

@@ -272,7 +272,8 @@ TEST_CASE("messages: NetPIPE's messages all complete and add up", "[integration]
   CHECK(contains(r.file("report.txt"), std::to_string(m.rows.size()) + " complete, 0 not complete"));
 }
 
-TEST_CASE("messages: 16 nodes on cascaded switch boxes, eight ping-pong pairs at once", "[integration][mmp][messages]") {
+TEST_CASE("messages: 16 nodes on cascaded switch boxes, eight ping-pong pairs at once",
+          "[integration][mmp][messages]") {
   Sandbox sb;
   std::vector<std::string> args = {"run", config("cluster-16"), "--quiet", "--set", "node*.ni.firmware=mmp",
                                    "--set", "node*.ni.simctrl.args=", "--set", "node*.host.app=mmp_pingpong",
