@@ -29,7 +29,7 @@
 #define MMP_CTRL_RECORDS  0x2Cu /* host: completion records in the status area    */
 
 #define MMP_FW_MAGIC 0x4D4D5046u /* "MMPF" */
-#define MMP_PROTOCOL_VERSION 1u
+#define MMP_PROTOCOL_VERSION 2u /* 2: SEQ is the sender library's message number */
 #define MMP_STATE_BOOT 0u     /* firmware not started (SDRAM is zero)              */
 #define MMP_STATE_WAIT_INIT 1u /* waiting for the host's MMP_DOORBELL_INIT         */
 #define MMP_STATE_RUNNING 2u
@@ -65,7 +65,7 @@
 #define MMP_REQ_TAG    0x10u
 #define MMP_REQ_LEN    0x14u /* send: bytes; receive: buffer size; release: bytes  */
 #define MMP_REQ_ADDR   0x18u /* host bus address of the data (release: msgbuf offset) */
-#define MMP_REQ_SPARE  0x1Cu
+#define MMP_REQ_MSG    0x1Cu /* send: the message's number (the wire header's SEQ)   */
 
 #define MMP_REQ_OP_WORD(op, flags, peer) \
   ((((unsigned)(op) & 0xFFu) << 24) | (((unsigned)(flags) & 0xFFu) << 16) | ((unsigned)(peer) & 0xFFFFu))
@@ -103,6 +103,7 @@
 #define MMP_REC_PORTS  0x0Cu /* receive: sender port (31..16), receiver port (15..0) */
 #define MMP_REC_TAG    0x10u
 #define MMP_REC_TIME   0x14u /* NI timebase (low word) when the record was written  */
+#define MMP_REC_MSG    0x18u /* the message's number (SEQ; with SRC it names it)     */
 #define MMP_REC_STATUS 0x1Cu /* generation (31..16), MMP_ST_* (7..0)                */
 
 #define MMP_ST_PENDING 0u
@@ -128,12 +129,16 @@
  * Chunk k goes into netbuf channel k % channels: a message's first chunk is
  * always on channel 0, so first chunks (which decide matching) keep the send
  * order between two nodes; later chunks on channel 1 may overtake and wait at
- * the receiver until their first chunk has been seen. */
+ * the receiver until their first chunk has been seen.
+ * SEQ is the message's number, given by the sender's library (one count per
+ * sending node, every destination and broadcasts included): (source node,
+ * SEQ) names a message end to end, for chunk matching and for the message
+ * traces (ip/msg_trace.h). */
 #define MMP_HDR_PORTS  0x00u /* sender port (31..16), receiver port (15..0)        */
 #define MMP_HDR_TAG    0x04u
 #define MMP_HDR_TOTAL  0x08u /* the message's length                               */
 #define MMP_HDR_OFFSET 0x0Cu /* this chunk's first byte within the message         */
-#define MMP_HDR_SEQ    0x10u /* message number from this sender to this receiver   */
+#define MMP_HDR_SEQ    0x10u /* the message's number (MMP_REQ_MSG)                  */
 #define MMP_HDR_KIND   0x14u /* MMP_WIRE_MAGIC (31..16), kind (15..8), flags (7..0) */
 #define MMP_HDR_BYTES 24u
 #define MMP_WIRE_HEADER_BYTES 32u /* MLX + MMP header: one packet                  */
@@ -141,7 +146,7 @@
 #define MMP_WIRE_MAGIC 0x4D4Du /* "MM" */
 #define MMP_KIND_DATA 1u
 #define MMP_HFLAG_LAST 0x01u      /* the message's last chunk                      */
-#define MMP_HFLAG_BROADCAST 0x02u /* sent as MLX broadcast: SEQ is not counted      */
+#define MMP_HFLAG_BROADCAST 0x02u /* sent as MLX broadcast                           */
 #define MMP_KIND_WORD(kind, flags) \
   ((MMP_WIRE_MAGIC << 16) | (((unsigned)(kind) & 0xFFu) << 8) | ((unsigned)(flags) & 0xFFu))
 
@@ -156,6 +161,8 @@
 #define MMP_ARG_CHUNK 2    /* chunk size in wire bytes, a multiple of 32 up to the
                               channel size (default the channel size)            */
 #define MMP_ARG_VERBOSE 3 /* 1: print every chunk header and posted receive   */
+#define MMP_ARG_TRACE_MARKS 4 /* 1: store trace marks for the message breakdown
+                                 (ip/msg_trace.h; one store each, default 0)  */
 #define MMP_BYPASS_DEFAULT 0u
 
 #endif

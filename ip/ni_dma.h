@@ -23,6 +23,12 @@
 #define DMA_CTRL_START 0x1u         /* enqueue SRC, DST, LEN as a descriptor              */
 #define DMA_CTRL_IRQ   0x2u         /* with START: set STATUS.DONE when it completes      */
 #define DMA_CTRL_FLUSH 0x80000000u  /* drop the descriptors still queued (not the active one) */
+/* Virtual platform only (ip/msg_trace.h): with START, the descriptor moves
+ * data of the message `tag` names; its bus transactions carry the message's
+ * id for traces and the message ledger. Ignored otherwise; no extra store. */
+#define DMA_CTRL_TRACED 0x4u
+#define DMA_CTRL_TRACE(tag) (DMA_CTRL_TRACED | (((unsigned)(tag) & 0x7FFFFFu) << 8)) /* bits 8..30 */
+#define DMA_CTRL_TRACE_TAG(v) (((v) >> 8) & 0x7FFFFFu)
 
 /* STATUS. */
 #define DMA_STATUS_BUSY  0x1u  /* a descriptor is active or queued                       */

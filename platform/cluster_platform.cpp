@@ -10,6 +10,7 @@
 #include "platform/network_watchdog.h"
 #include "platform/topology.h"
 #include "switchbox/switch_box.h"
+#include "trace/message_ledger.h"
 #include "trace/trace_tap.h"
 
 namespace m2 {
@@ -153,6 +154,9 @@ class ClusterPlatform : public Platform {
  private:
   void add_switch_box(PlatformContext& ctx, int s) {
     m_sbs.push_back(std::make_unique<SwitchBox>(("sb" + std::to_string(s)).c_str(), ctx.run, ctx.timing, ctx.config_dir));
+    MessageLedger& ledger = MessageLedger::instance();
+    if (ledger.enabled())
+      m_sbs.back()->set_message_probe(ledger.probe(MessageLedger::SiteKind::SwitchBox, static_cast<unsigned>(s)));
   }
 
   // Binds one end of a link: an NI's MLC-X, or a new engine on a switch-box port.
@@ -170,6 +174,9 @@ class ClusterPlatform : public Platform {
                                                       ctx.timing));
       e = m_engines.back().get();
       binding = std::string(sb.name()) + ".port" + std::to_string(end.port) + ".link";
+      MessageLedger& ledger = MessageLedger::instance();
+      if (ledger.enabled())
+        e->set_message_probe(ledger.probe(MessageLedger::SiteKind::SwitchBox, static_cast<unsigned>(end.sb)));
     }
     bind_traced(e->link_out, binding, m_taps, [&link_in](auto& s) { s.bind(link_in); });
     link_out.bind(e->link_in);

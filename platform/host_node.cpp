@@ -2,6 +2,8 @@
 
 #include <ip/pci_map.h>
 
+#include "trace/message_ledger.h"
+
 namespace m2 {
 namespace {
 
@@ -31,6 +33,17 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
   pci.attach(ni.pci.bar1, PCI_NI_BAR1(0), PCI_NI_BAR1_SIZE, "ni BAR1 (registers)");
   bind_traced(ni.pci.pci_master, me + ".pci.ni", m_taps, [this](auto& s) { pci.bind_master(s, "ni"); });
   ni.pci.inta.connect([this](bool level) { host.pci_interrupt(level); });
+  // Message tracing: everything on this node reports for it.
+  MessageLedger& ledger = MessageLedger::instance();
+  if (ledger.enabled()) {
+    const MessageProbe probe = ledger.probe(MessageLedger::SiteKind::Node, static_cast<unsigned>(id));
+    host.set_message_probe(probe);
+    ni.simctrl->set_message_probe(probe);
+    ni.dma.set_message_probe(probe);
+    ni.pci.set_message_probe(probe);
+    ni.netbuf.set_message_probe(probe);
+    if (ni.mlcx) ni.mlcx->set_message_probe(probe);
+  }
 }
 
 }  // namespace m2

@@ -27,6 +27,9 @@ struct SimSettings {
                               Range<double>{0, 1e12}};
   Param<double> trace_to_us{"sim", "trace_to_us", 0.0, "us", "end of the traced time window (0: end of run)",
                             Range<double>{0, 1e12}};
+  Param<bool> messages{"sim", "messages", false, "",
+                        "per-message timing breakdown: messages.csv, a stage table in the report, message tracks "
+                        "and flow arrows in trace.json (docs/models/message-breakdown.md)"};
   Param<std::string> vcd{"sim", "vcd", "", "",
                          "signals for signals.vcd, name patterns with * (node0.ni.netbuf, sb*); empty: none"};
   Param<double> vcd_sample_ns{"sim", "vcd_sample_ns", 100.0, "ns", "sampling period of the VCD signals",

@@ -12,10 +12,14 @@
 #include "core/run_control.h"
 #include "host/host_cpu.h"
 #include "platform/config_loader.h"
+#include "platform/mmp_message_id.h"
 #include "platform/platform.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
+#include "trace/message_breakdown.h"
+#include "trace/message_ledger.h"
+#include "trace/perfetto_writer.h"
 #include "trace/trace_recorder.h"
 #include "trace/vcd_writer.h"
 
@@ -45,10 +49,13 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
     reg.preset("sim.trace", patterns, ValueOrigin{"--trace"});
   }
   auto e = std::make_unique<Elaborated>();
-  // Taps are inserted while the platform is built: configure tracing first.
-  TraceRecorder::instance().configure(e->sim.trace.get(), static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6),
-                                      e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
-                                                                   : UINT64_MAX);
+  // Taps and message probes are set while the platform is built: configure
+  // tracing first.
+  const uint64_t from_ps = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
+  const uint64_t to_ps =
+      e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6) : UINT64_MAX;
+  TraceRecorder::instance().configure(e->sim.trace.get(), from_ps, to_ps);
+  MessageLedger::instance().configure(e->sim.messages.get(), from_ps, to_ps, mmp_message_id);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
   if (!e->sim.vcd.get().empty()) {
@@ -114,7 +121,9 @@ int run_simulation(const RunOptions& opts) {
                      ": no event is left to happen but firmware has not exited (deadlock?); CPU states:\n" + states);
   }
   const std::vector<Statistic> stats = e->platform->statistics();
-  const std::string report = format_report(summary, e->run, cpus, stats);
+  std::string report = format_report(summary, e->run, cpus, stats);
+  const MessageLedger& ledger = MessageLedger::instance();
+  if (ledger.enabled()) report += format_message_summary(ledger);
   log.out(report);
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
@@ -127,7 +136,13 @@ int run_simulation(const RunOptions& opts) {
   if (rec.enabled()) {
     if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");
     rec.write_csv((out / "transactions.csv").string());
-    rec.write_perfetto_json((out / "trace.json").string());
+  }
+  if (ledger.enabled()) write_messages_csv((out / "messages.csv").string(), ledger);
+  if (rec.enabled() || ledger.enabled()) {
+    PerfettoTrace trace;
+    if (rec.enabled()) rec.add_to(trace);
+    if (ledger.enabled()) add_message_slices(ledger, trace);
+    trace.write((out / "trace.json").string());
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();

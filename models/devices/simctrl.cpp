@@ -51,9 +51,20 @@ SimCtrl::SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string part
       m_run.record_result(m_participant, "fw_result" + std::to_string(i), v);
     });
   }
+  m_regs.add(SIMCTRL_TRACE_MARK, "TRACE_MARK", nullptr, [this](uint32_t v) { trace_mark(v); });
   m_regs.add(SIMCTRL_TB_HZ, "TB_HZ", [timebase_hz] { return timebase_hz; }, nullptr);
   m_regs.add(SIMCTRL_CPU_HZ, "CPU_HZ", [cpu_hz] { return cpu_hz; }, nullptr);
   socket.register_b_transport(this, &SimCtrl::b_transport);
+}
+
+void SimCtrl::trace_mark(uint32_t v) {
+  if (!m_probe) return;
+  MessagePoint point;
+  switch (SIMCTRL_MARK_EVENT(v)) {
+    case SIMCTRL_MARK_SEND_TAKEN: point = MessagePoint::SendTaken; break;
+    default: return;  // an event of newer firmware: nothing to record
+  }
+  m_probe(point, m_probe.observer->resolve(SIMCTRL_MARK_TAG(v)), m_access_time.value());
 }
 
 void SimCtrl::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {

@@ -1,6 +1,7 @@
 // Simulation-control device (ip/simctrl.h): firmware ends its part of the run
 // with an exit code, reports result values, and reads simulated time and the
-// configured clock rates.
+// configured clock rates. Trace marks (SIMCTRL_TRACE_MARK, virtual platform
+// only) go to the message ledger when a probe is set, else nowhere.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "core/params.h"
 #include "core/register_bank.h"
 #include "core/run_control.h"
+#include "trace/message_tag.h"
 
 #include <vector>
 
@@ -28,8 +30,11 @@ class SimCtrl : public sc_core::sc_module {
   SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string participant, uint32_t timebase_hz,
           uint32_t cpu_hz);
 
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
+
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  void trace_mark(uint32_t value);
 
   RunControl& m_run;
   std::string m_participant;
@@ -37,6 +42,7 @@ class SimCtrl : public sc_core::sc_module {
   sc_core::sc_time m_access_time;  // time of the access being served
   uint32_t m_time_hi_latch = 0;
   std::vector<uint32_t> m_args;
+  MessageProbe m_probe;
 };
 
 }  // namespace m2

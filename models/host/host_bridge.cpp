@@ -131,6 +131,7 @@ void HostBridge::cpu_write_at(tlm::tlm_generic_payload& t, sc_time& delay) {
   if (t.get_byte_enable_ptr())
     w.byte_enable.assign(t.get_byte_enable_ptr(), t.get_byte_enable_ptr() + t.get_byte_enable_length());
   w.streaming_width = t.get_streaming_width();
+  w.msg = message_of(t);
   m_buffer.push_back(std::move(w));
   m_write_posted.notify();
   t.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -150,8 +151,12 @@ void HostBridge::write_thread() {
     t.set_byte_enable_length(static_cast<unsigned>(w.byte_enable.size()));
     t.set_dmi_allowed(false);
     t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    MessageTag tag;
+    tag.id = w.msg;
+    t.set_extension(&tag);
     sc_time delay = SC_ZERO_TIME;
     pci_master->b_transport(t, delay);
+    t.clear_extension(&tag);
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     check_posted(t);
     m_buffer.pop_front();

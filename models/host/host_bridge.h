@@ -27,6 +27,7 @@
 
 #include "core/params.h"
 #include "core/timing_style.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -85,6 +86,7 @@ class HostBridge : public sc_core::sc_module {
     uint64_t address;
     std::vector<uint8_t> data, byte_enable;
     unsigned streaming_width;
+    MessageId msg = 0;  // the write's MessageTag, kept for the bus
   };
 
   const TimingStyle m_style;

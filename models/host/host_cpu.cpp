@@ -63,9 +63,14 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
     m_app = find_host_app(app.get());
     run.add_participant(this->name());
   }
+  m_trans.set_extension(&m_pio_tag);
   SC_THREAD(run);
   // Native applications may keep large arrays on their stack.
   set_stack_size(16 * 1024 * 1024);
+}
+
+HostCpu::~HostCpu() {
+  m_trans.clear_extension(&m_pio_tag);  // a member: the payload must not delete it
 }
 
 HostCpu& HostCpu::current() {

@@ -23,6 +23,7 @@
 #include "core/text_output.h"
 #include "host/host_apps.h"
 #include "host/phys_allocator.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -51,6 +52,7 @@ class HostCpu : public sc_core::sc_module {
   // `id`/`count`: this host's number and the number of hosts in the platform.
   HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, uint64_t memory_bus_base, int id,
           int count);
+  ~HostCpu() override;
 
   // PCI interrupt line (INTA#) from the NI.
   void pci_interrupt(bool level);
@@ -83,6 +85,14 @@ class HostCpu : public sc_core::sc_module {
   static void set_output_dir(const std::string& dir);
   static const std::string& output_dir();
 
+  // Message tracing (m2host_msg_*; docs/models/message-breakdown.md): where
+  // this host's software reports its messages. Unset: the hooks do nothing.
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
+  const MessageProbe& message_probe() const { return m_probe; }
+  // The message the following PIO writes belong to (0: none): they carry
+  // its MessageTag, so that the NI can tell when the request is in.
+  void set_pio_message(MessageId id) { m_pio_tag.id = id; }
+
  private:
   void run();
   void sync();
@@ -101,6 +111,8 @@ class HostCpu : public sc_core::sc_module {
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
   tlm::tlm_generic_payload m_trans;
+  MessageTag m_pio_tag;  // attached to m_trans for its life
+  MessageProbe m_probe;
 };
 
 }  // namespace m2

@@ -95,6 +95,34 @@ void m2host_printf(const char* fmt, ...) {
 
 void m2host_result(const char* key, int64_t value) { HostCpu::current().result(key ? key : "", value); }
 
+void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, uint32_t tag) {
+  HostCpu& h = HostCpu::current();
+  const m2::MessageProbe& p = h.message_probe();
+  if (!p || src_node < 0 || dst_node < 0) return;
+  const m2::MessageId id = m2::make_message_id(static_cast<unsigned>(src_node), seq);
+  p.observer->started(p.site, id, static_cast<unsigned>(dst_node), bytes, tag, h.now().value());
+  h.set_pio_message(id);  // the request's writes, until it is posted
+}
+
+void m2host_msg_event(int event, int src_node, uint32_t seq) {
+  HostCpu& h = HostCpu::current();
+  const m2::MessageProbe& p = h.message_probe();
+  if (!p || src_node < 0) return;
+  const m2::MessageId id = m2::make_message_id(static_cast<unsigned>(src_node), seq);
+  switch (event) {
+    case M2HOST_MSG_POSTED:
+      h.set_pio_message(0);
+      p(m2::MessagePoint::HostPosted, id, h.now().value());
+      break;
+    case M2HOST_MSG_DONE: p(m2::MessagePoint::HostDone, id, h.now().value()); break;
+    case M2HOST_MSG_CANCELLED:
+      h.set_pio_message(0);
+      p.observer->cancelled(id);
+      break;
+    default: break;
+  }
+}
+
 int m2host_output_path(const char* name, char* buf, size_t n) {
   const std::string& dir = HostCpu::output_dir();
   if (dir.empty() || !name || !buf) return -1;

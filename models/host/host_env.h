@@ -74,6 +74,21 @@ void m2host_result(const char* key, int64_t value);
  * plain file name (empty, ".", "..", or with a '/') or buf is too small. */
 int m2host_output_path(const char* name, char* buf, size_t n);
 
+/* ---- message tracing (virtual platform only) ------------------------------
+ * Where only software knows a message's boundaries, the MMP library reports
+ * them to the run's message ledger (sim.messages; docs/models/
+ * message-breakdown.md). Free: no simulated time; nothing happens when the
+ * ledger is off. A message is named by its sender's node and the number the
+ * sender's library gave it (the wire header's SEQ, ip/mmp_protocol.h). */
+/* The library was called to send message `seq` of node `src_node` (at entry,
+ * before it charges any time). */
+void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, uint32_t tag);
+#define M2HOST_MSG_POSTED 1    /* the send request is posted to the NI             */
+#define M2HOST_MSG_DONE 2      /* the receiver's library has the message, as its
+                                  caller will see it (data in the user's buffer)   */
+#define M2HOST_MSG_CANCELLED 3 /* the send failed before it reached the NI         */
+void m2host_msg_event(int event, int src_node, uint32_t seq);
+
 /* ---- applications ------------------------------------------------------- */
 typedef int (*m2host_app_main)(int argc, char** argv);
 /* Registers an application by name (configs choose it with hostN.app). */

@@ -47,7 +47,7 @@ struct MlxFrame : tlm::tlm_extension<MlxFrame> {
   // holds bursts.size() - 1 continue commands.
   std::vector<uint16_t> bursts;
   std::vector<uint8_t> packets;  // MLX_PACKET_BYTES each, padding included
-  std::vector<uint64_t> message_ids;  // messages starting in this frame (may be empty)
+  std::vector<uint64_t> message_ids;  // traced messages with packets in this frame (MessageId; may be empty)
 
   // Wire format of the sender (bytes).
   uint16_t header_bytes = 8, checksum_bytes = 4, continue_bytes = 4;

@@ -73,8 +73,16 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
   m_ns_per_byte = 1000.0 / rate_mbps.get();
   regs.register_b_transport(this, &DmaEngine::b_transport_regs);
   add_registers();
+  m_rd_trans.set_extension(&m_rd_tag);
+  m_wr_trans.set_extension(&m_wr_tag);
   SC_THREAD(control_thread);
   SC_THREAD(reader_thread);
+}
+
+DmaEngine::~DmaEngine() {
+  // The tags are members: the payloads must not delete them.
+  m_rd_trans.clear_extension(&m_rd_tag);
+  m_wr_trans.clear_extension(&m_wr_tag);
 }
 
 void DmaEngine::connect_netbuf(NetBuf* netbuf) {
@@ -116,7 +124,7 @@ void DmaEngine::add_registers() {
 void DmaEngine::control(uint32_t v) {
   if (v & DMA_CTRL_FLUSH) m_queue.clear();
   if (!(v & DMA_CTRL_START)) return;
-  const Descriptor d{m_src, m_dst, m_len, (v & DMA_CTRL_IRQ) != 0};
+  Descriptor d{m_src, m_dst, m_len, (v & DMA_CTRL_IRQ) != 0};
   if (d.len == 0) {
     ++m_stats.errors;
     m_error = true;
@@ -127,11 +135,26 @@ void DmaEngine::control(uint32_t v) {
     m_done_event.notify(sc_core::SC_ZERO_TIME);
     return;
   }
+  if ((v & DMA_CTRL_TRACED) && m_probe) {
+    d.msg = m_probe.observer->resolve(DMA_CTRL_TRACE_TAG(v));
+    const Port from = port(d.src), to = port(d.dst);
+    // Into a TX channel, out of an RX channel, or anything else (records).
+    MessagePoint queued = MessagePoint::RecordQueued;
+    if (to.netbuf && to.tx) {
+      queued = MessagePoint::TxDmaQueued;
+      d.done_point = MessagePoint::TxDmaDone;
+    } else if (from.netbuf && !from.tx) {
+      queued = MessagePoint::RxDmaQueued;
+      d.done_point = MessagePoint::RxDmaDone;
+    }
+    m_probe(queued, d.msg, m_access_time.value());
+  }
   m_queue.push_back(d);  // b_transport_regs made sure there is room
   m_kick.notify(sc_core::SC_ZERO_TIME);
 }
 
 void DmaEngine::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  m_access_time = sc_core::sc_time_stamp() + delay;  // the initiator may run ahead of SystemC time
   delay += sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
   // A START with a full queue cannot be done: refuse the write itself, so
   // that the firmware stops at the store that lost a descriptor.
@@ -232,6 +255,7 @@ void DmaEngine::control_thread() {
     m_stats.last_start = sc_core::sc_time_stamp();
     wait(m_setup);
     m_abort = false;
+    m_rd_tag.id = m_wr_tag.id = m_cur.msg;
     m_fifo.clear();
     m_reader_go = m_reader_running = true;
     m_read_start.notify();
@@ -244,7 +268,9 @@ void DmaEngine::control_thread() {
       ++m_stats.descriptors;
       m_stats.bytes += m_cur.len;
       if (m_cur.irq) m_done_flag = true;
+      m_probe(m_cur.done_point, m_cur.msg, sc_core::sc_time_stamp().value());
     }
+    m_rd_tag.id = m_wr_tag.id = 0;
     update_irqs();
     m_done_event.notify(sc_core::SC_ZERO_TIME);
   }

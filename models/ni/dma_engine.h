@@ -35,6 +35,7 @@
 #include "core/params.h"
 #include "core/register_bank.h"
 #include "ni/byte_fifo.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -77,6 +78,7 @@ class DmaEngine : public sc_core::sc_module {
   SC_HAS_PROCESS(DmaEngine);
   // Throws ConfigError on inconsistent parameters.
   explicit DmaEngine(sc_core::sc_module_name name);
+  ~DmaEngine() override;
 
   // Tells the engine where the netbuf windows are and lets it wait for room
   // and data. Without it the windows are plain addresses (no flow control).
@@ -89,10 +91,18 @@ class DmaEngine : public sc_core::sc_module {
   // Delta-notified when a descriptor completes or fails.
   const sc_core::sc_event& done_event() const { return m_done_event; }
 
+  // Message tracing (docs/models/message-breakdown.md): a descriptor queued
+  // with DMA_CTRL_TRACE names a message; the engine reports when it is
+  // queued and done (as TX, RX or other DMA by its netbuf window) and tags
+  // its transactions with a MessageTag. Without a probe the bits are ignored.
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
+
  private:
   struct Descriptor {
     uint64_t src, dst, len;
     bool irq;
+    MessageId msg = 0;
+    MessagePoint done_point = MessagePoint::RecordDone;
   };
   // Where one side of a descriptor points.
   struct Port {
@@ -134,6 +144,9 @@ class DmaEngine : public sc_core::sc_module {
   sc_core::sc_event m_done_event;
   std::vector<uint8_t> m_rd_buf, m_wr_buf;
   tlm::tlm_generic_payload m_rd_trans, m_wr_trans;
+  MessageTag m_rd_tag, m_wr_tag;  // attached to m_rd_trans / m_wr_trans for their life
+  MessageProbe m_probe;
+  sc_core::sc_time m_access_time;  // of the register access being served
 
   sc_core::sc_time m_setup, m_overhead, m_penalty;
   double m_ns_per_byte = 0;

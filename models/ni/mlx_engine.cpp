@@ -297,15 +297,37 @@ unsigned MlxEngine::cut_burst(unsigned ch, MlxFrame& f, unsigned max) {
   ChannelStats& cs = m_ch_stats[ch];
   std::vector<uint8_t> out(size_t(n) * MLX_PACKET_BYTES);
   std::vector<MlxHeader> starts;
-  const size_t bytes = tx.packetizer.cut(m_view.data(), n, out.data(), &starts);
+  std::vector<unsigned> start_packets;
+  const size_t bytes = tx.packetizer.cut(m_view.data(), n, out.data(), &starts, m_probe ? &start_packets : nullptr);
   m_buf.tx_pop(ch, nullptr, static_cast<unsigned>(bytes));
   f.add_burst(out.data(), n);
-  for (const MlxHeader& h : starts)
-    if (m_message_id) f.message_ids.push_back(m_message_id(ch, h));
+  if (m_probe) name_messages(ch, f, out.data(), n, start_packets);
   tx.sent += n;
   cs.messages_sent += starts.size();
   cs.payload_bytes_sent += bytes;
   return n;
+}
+
+// Adds the messages of n packets just cut to the frame's ids; a message is
+// named by its first packet (the wire header), later packets belong to the
+// message being cut.
+void MlxEngine::name_messages(unsigned ch, MlxFrame& f, const uint8_t* packets, unsigned n,
+                              const std::vector<unsigned>& starts) {
+  TxChannel& tx = m_tx[ch];
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  MessageId last = 0;  // reported for this burst already
+  size_t next = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    if (next < starts.size() && starts[next] == i) {
+      tx.message = m_probe.observer->identify(packets + size_t(i) * MLX_PACKET_BYTES, MLX_PACKET_BYTES);
+      ++next;
+    }
+    if (!tx.message || tx.message == last) continue;
+    last = tx.message;
+    m_probe(MessagePoint::MlxCut, tx.message, now);
+    if (std::find(f.message_ids.begin(), f.message_ids.end(), tx.message) == f.message_ids.end())
+      f.message_ids.push_back(tx.message);
+  }
 }
 
 // Called by the link at the end of each burst of a continuable frame.
@@ -468,6 +490,8 @@ void MlxEngine::accept(RxChannel& rx, unsigned ch, const MlxFrame& f) {
   rx.ack_pending = true;
   ++m_stats.data_frames_received;
   m_stats.packets_received += n;
+  if (m_probe)
+    for (MessageId id : f.message_ids) m_probe(MessagePoint::LinkIn, id, sc_core::sc_time_stamp().value());
   ChannelStats& cs = m_ch_stats[ch];
   ++cs.data_frames_received;
   cs.packets_received += n;

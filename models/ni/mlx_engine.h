@@ -51,6 +51,7 @@
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
 #include "ni/mlx_packets.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -130,10 +131,12 @@ class MlxEngine : public sc_core::sc_module {
   // Credits, outstanding frames and buffer levels per channel, one line.
   std::string describe_state() const;
 
-  // Names the messages starting in each data frame (MlxFrame::message_ids);
-  // called when a message's first packet is cut. Unset: no ids.
-  using MessageIdFn = std::function<uint64_t(unsigned ch, const MlxHeader& header)>;
-  void set_message_id_fn(MessageIdFn fn) { m_message_id = std::move(fn); }
+  // Message tracing (docs/models/message-breakdown.md): the engine names the
+  // messages with packets in each data frame it sends (MlxFrame::message_ids,
+  // from each message's first packet), reports when it cut their packets
+  // (MessagePoint::MlxCut) and when a frame with their packets arrived
+  // (MessagePoint::LinkIn, from the sender's ids). Off without a probe.
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
 
  private:
   // The sending half of a channel.
@@ -149,6 +152,7 @@ class MlxEngine : public sc_core::sc_module {
     bool stalled = false;     // packets ready, no credit
     sc_core::sc_time credit_ask_at;  // when to ask for credit if still stalled
     MlxFrame frame;           // the last data frame sent, for a repeat
+    MessageId message = 0;    // the message being cut (tracing)
   };
   // The receiving half of a channel.
   struct RxChannel {
@@ -180,6 +184,8 @@ class MlxEngine : public sc_core::sc_module {
   unsigned ready_packets(unsigned ch, unsigned max);
   unsigned cut_burst(unsigned ch, MlxFrame& f, unsigned max);
   bool extend(unsigned ch, MlxFrame& f);
+  void name_messages(unsigned ch, MlxFrame& f, const uint8_t* packets, unsigned n,
+                     const std::vector<unsigned>& starts);
   void fill_header(MlxFrame& f);
   void send(MlxFrame& f, sc_core::sc_time latency);
   sc_core::sc_time next_timer() const;
@@ -208,7 +214,7 @@ class MlxEngine : public sc_core::sc_module {
   MlxFrameTransaction m_tr;    // the transmitter's frame on the wire
   std::vector<uint8_t> m_view;  // TX channel bytes read ahead
   sc_core::sc_time m_cycle, m_tx_data, m_tx_info, m_rx_data, m_rx_info, m_ack_timeout;
-  MessageIdFn m_message_id;
+  MessageProbe m_probe;
   uint16_t m_node_address = 0xFFFF;
   Stats m_stats;
   std::array<ChannelStats, kChannels> m_ch_stats;

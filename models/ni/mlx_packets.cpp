@@ -29,13 +29,15 @@ unsigned MlxPacketizer::ready(const uint8_t* data, size_t avail, unsigned max, s
   return n;
 }
 
-size_t MlxPacketizer::cut(const uint8_t* data, unsigned n, uint8_t* out, std::vector<MlxHeader>* starts) {
+size_t MlxPacketizer::cut(const uint8_t* data, unsigned n, uint8_t* out, std::vector<MlxHeader>* starts,
+                          std::vector<unsigned>* start_packets) {
   size_t off = 0;
   for (unsigned i = 0; i < n; ++i) {
     if (m_left == 0) {
       const MlxHeader h = MlxHeader::read(data + off);
       m_left = h.total_bytes();
       if (starts) starts->push_back(h);
+      if (start_packets) start_packets->push_back(i);
     }
     const size_t take = static_cast<size_t>(std::min<uint64_t>(m_left, MLX_PACKET_BYTES));
     uint8_t* p = out + size_t(i) * MLX_PACKET_BYTES;

@@ -30,8 +30,10 @@ class MlxPacketizer {
   unsigned ready(const uint8_t* data, size_t avail, unsigned max, size_t* bytes = nullptr) const;
   // Cuts n ready packets from `data` into `out` (n x 32 bytes, padding
   // zero) and returns the bytes taken; the header of each message that
-  // starts is appended to `starts` when given.
-  size_t cut(const uint8_t* data, unsigned n, uint8_t* out, std::vector<MlxHeader>* starts = nullptr);
+  // starts is appended to `starts`, the index of its first packet in `out`
+  // to `start_packets`, when given.
+  size_t cut(const uint8_t* data, unsigned n, uint8_t* out, std::vector<MlxHeader>* starts = nullptr,
+             std::vector<unsigned>* start_packets = nullptr);
   // Bytes of the current message not cut yet (0: the next byte starts a message).
   uint64_t message_left() const { return m_left; }
 

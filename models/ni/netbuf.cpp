@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
+#include <ip/mlx.h>
+
 #include "core/log.h"
+#include "ni/mlx_packets.h"
 
 namespace m2 {
 
@@ -125,7 +129,39 @@ void NetBuf::pop(Channel& c, uint8_t* dst, unsigned n) {
 void NetBuf::tx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(tx(ch), dst, n); }
 void NetBuf::rx_push(unsigned ch, const uint8_t* src, unsigned n) { push(rx(ch), src, n); }
 void NetBuf::tx_peek(unsigned ch, uint8_t* dst, unsigned n) const { tx(ch).fifo.peek(dst, n); }
-void NetBuf::tx_push(unsigned ch, const uint8_t* src, unsigned n) { push(tx(ch), src, n); }
+void NetBuf::tx_push(unsigned ch, const uint8_t* src, unsigned n) {
+  push(tx(ch), src, n);
+  if (m_probe)
+    follow(m_tx_streams[ch], src, n, MessagePoint::Count, MessagePoint::TxPushed, sc_core::sc_time_stamp().value());
+}
+
+// Messages follow each other without gaps; each starts with its MLX header
+// (the length) and, for MMP chunks, the rest of the 32-byte wire header.
+void NetBuf::follow(Stream& s, const uint8_t* data, unsigned n, MessagePoint named, MessagePoint ended,
+                    uint64_t time_ps) {
+  const uint64_t head_bytes = s.head.size();
+  while (n > 0) {
+    const uint64_t end = s.total ? s.total : MLX_HEADER_BYTES;  // a header first: its length
+    const unsigned take = static_cast<unsigned>(std::min<uint64_t>(n, end - s.pos));
+    if (s.pos < head_bytes)
+      std::memcpy(s.head.data() + s.pos, data, static_cast<size_t>(std::min<uint64_t>(take, head_bytes - s.pos)));
+    const uint64_t before = s.pos;
+    s.pos += take;
+    data += take;
+    n -= take;
+    if (!s.total && s.pos == MLX_HEADER_BYTES) s.total = MlxHeader::read(s.head.data()).total_bytes();
+    if (!s.total) continue;
+    const uint64_t header = std::min(s.total, head_bytes);
+    if (before < header && s.pos >= header) {
+      s.id = m_probe.observer->identify(s.head.data(), static_cast<size_t>(header));
+      if (named != MessagePoint::Count) m_probe(named, s.id, time_ps);
+    }
+    if (s.pos == s.total) {
+      if (ended != MessagePoint::Count) m_probe(ended, s.id, time_ps);
+      s = Stream{};
+    }
+  }
+}
 void NetBuf::rx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(rx(ch), dst, n); }
 void NetBuf::rx_peek(unsigned ch, unsigned offset, uint8_t* dst, unsigned n) const {
   rx(ch).fifo.peek(dst, n, offset);
@@ -134,6 +170,7 @@ void NetBuf::rx_peek(unsigned ch, unsigned offset, uint8_t* dst, unsigned n) con
 void NetBuf::flush_tx(unsigned ch) {
   Channel& c = tx(ch);
   c.fifo.clear();
+  m_tx_streams.at(ch) = Stream{};
   c.space_event.notify(sc_core::SC_ZERO_TIME);
   update_irqs();
 }
@@ -141,6 +178,7 @@ void NetBuf::flush_tx(unsigned ch) {
 void NetBuf::flush_rx(unsigned ch) {
   Channel& c = rx(ch);
   c.fifo.clear();
+  m_rx_streams.at(ch) = Stream{};
   c.space_event.notify(sc_core::SC_ZERO_TIME);
   update_irqs();
 }
@@ -208,6 +246,9 @@ void NetBuf::b_transport_data(tlm::tlm_generic_payload& t, sc_core::sc_time& del
       return refuse(t, tlm::TLM_GENERIC_ERROR_RESPONSE, why);
     }
     push(m_tx[w.ch], t.get_data_ptr(), len);
+    if (m_probe)
+      follow(m_tx_streams[w.ch], t.get_data_ptr(), len, MessagePoint::Count, MessagePoint::TxPushed,
+             sc_core::sc_time_stamp().value());
   } else {
     if (!t.is_read()) return refuse(t, tlm::TLM_COMMAND_ERROR_RESPONSE, ch + " window is read-only");
     const unsigned avail = rx_available(w.ch);
@@ -216,6 +257,9 @@ void NetBuf::b_transport_data(tlm::tlm_generic_payload& t, sc_core::sc_time& del
       return refuse(t, tlm::TLM_GENERIC_ERROR_RESPONSE, why);
     }
     pop(m_rx[w.ch], t.get_data_ptr(), len);
+    if (m_probe)
+      follow(m_rx_streams[w.ch], t.get_data_ptr(), len, MessagePoint::RxHeader, MessagePoint::Count,
+             (sc_core::sc_time_stamp() + delay).value());
   }
   delay += access_time(len);
   t.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -21,6 +21,7 @@
 #include "core/params.h"
 #include "core/register_bank.h"
 #include "ni/byte_fifo.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -94,12 +95,25 @@ class NetBuf : public sc_core::sc_module {
   // The last refused bus access, as logged.
   const std::string& last_error() const { return m_last_error; }
 
+  // Message tracing (docs/models/message-breakdown.md): follows each
+  // channel's stream of MLX messages on the bus side and reports when the
+  // last byte of a traced message was written into a TX channel
+  // (MessagePoint::TxPushed) and when the wire header of one was read out of
+  // an RX channel (MessagePoint::RxHeader). Off without a probe.
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
+
  private:
   struct Channel {
     ByteFifo fifo;
     uint32_t threshold = 0;
     uint64_t bytes_in = 0, bytes_out = 0;
     sc_core::sc_event data_event, space_event;
+  };
+  // Where a channel's bus-side stream is in its current message (tracing).
+  struct Stream {
+    uint64_t pos = 0, total = 0;  // bytes of the message passed so far, of all (0: not known yet)
+    std::array<uint8_t, 32> head{};  // its first bytes (the wire header names the message)
+    MessageId id = 0;
   };
   // A decoded data-window access.
   struct Window {
@@ -117,6 +131,10 @@ class NetBuf : public sc_core::sc_module {
   const Channel& tx(unsigned ch) const;
   const Channel& rx(unsigned ch) const;
   void push(Channel& c, const uint8_t* src, unsigned n);
+  // Feeds n bytes passing the bus side of a channel to its stream; reports
+  // `named` when a message's wire header has passed, `ended` when its last
+  // byte has (MessagePoint::Count: nothing).
+  void follow(Stream& s, const uint8_t* data, unsigned n, MessagePoint named, MessagePoint ended, uint64_t time_ps);
   void pop(Channel& c, uint8_t* dst, unsigned n);
   void update_irqs();
   uint32_t irq_levels() const;
@@ -127,6 +145,8 @@ class NetBuf : public sc_core::sc_module {
   RegisterBank m_regs;
   sc_core::sc_time m_cycle;
   std::string m_last_error;
+  MessageProbe m_probe;
+  std::array<Stream, kChannels> m_tx_streams, m_rx_streams;
 };
 
 }  // namespace m2

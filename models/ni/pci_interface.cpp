@@ -107,6 +107,8 @@ void NiPciInterface::b_transport_bar0(tlm::tlm_generic_payload& t, sc_core::sc_t
   }
   delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
   forward(local, t, NI_SDRAM_BASE + t.get_address(), delay);
+  if (m_probe && t.is_write())
+    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
 }
 
 unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
@@ -116,6 +118,8 @@ unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
 
 void NiPciInterface::b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
+  if (m_probe && t.is_write())
+    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
   if (t.is_write() && delay > sc_core::SC_ZERO_TIME && t.get_data_length() <= 8 && !t.get_byte_enable_ptr()) {
     // Posted: accepted now, applied at its time (a write that fails then is
     // lost and logged, as a posted write on PCI).

@@ -29,6 +29,7 @@
 #include "core/irq.h"
 #include "core/params.h"
 #include "core/register_bank.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -65,6 +66,11 @@ class NiPciInterface : public sc_core::sc_module {
   uint32_t host_irq() const { return m_host_irq; }
   uint32_t mailbox(unsigned i) const { return m_mailbox.at(i); }
 
+  // Message tracing: a host write (BAR0 or BAR1) carrying a MessageTag is a
+  // piece of that message's request: reported when it is in
+  // (MessagePoint::RequestIn). Off without a probe.
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
+
  private:
   void b_transport_bar0(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   unsigned transport_dbg_bar0(tlm::tlm_generic_payload& t);
@@ -90,6 +96,7 @@ class NiPciInterface : public sc_core::sc_module {
   uint32_t m_doorbell = 0, m_host_irq = 0;
   std::array<uint32_t, NIPCI_MAILBOXES> m_mailbox{};
   RegisterBank m_ni_regs, m_host_regs;
+  MessageProbe m_probe;
 };
 
 }  // namespace m2

@@ -54,6 +54,14 @@ void MessageAnalyzer::run() {
     h.word0 = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
     h.word1 = uint32_t(b[4]) << 24 | uint32_t(b[5]) << 16 | uint32_t(b[6]) << 8 | b[7];
     h.position = s->next;
+    if (m_probe) {
+      // Packets arrive whole: the header's packet (the wire header) is in.
+      uint8_t head[MLX_PACKET_BYTES];
+      const unsigned n = std::min<unsigned>({MLX_PACKET_BYTES, h.bytes(),
+                                             s->buffer->rx_available(s->channel) - static_cast<unsigned>(offset)});
+      s->buffer->rx_peek(s->channel, static_cast<unsigned>(offset), head, n);
+      h.msg = m_probe.observer->identify(head, n);
+    }
     s->next += h.bytes();
     wait(m_latency);
     m_bus.transfer(m_master, MLX_HEADER_BYTES);
@@ -61,6 +69,7 @@ void MessageAnalyzer::run() {
     h.seen = sc_core::sc_time_stamp();
     m_headers.push(h);
     m_count++;
+    m_probe(MessagePoint::SbHeader, h.msg, h.seen.value());
     if (m_on_header) m_on_header(h);
   }
 }

@@ -18,6 +18,7 @@
 #include "switchbox/bounded_fifo.h"
 #include "switchbox/switch_request.h"
 #include "switchbox/switching_bus.h"
+#include "trace/message_tag.h"
 
 namespace m2 {
 
@@ -36,6 +37,9 @@ class MessageAnalyzer : public sc_core::sc_module {
                   SwitchingBus& bus, sc_core::sc_time latency, std::function<void(const SbHeader&)> on_header);
 
   uint64_t headers() const { return m_count; }
+  // Message tracing: names each header's message from the wire header in
+  // the channel and reports it in the header buffer (MessagePoint::SbHeader).
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
   // Per channel: where the next header starts and how much of it is there.
   std::string describe() const;
 
@@ -57,6 +61,7 @@ class MessageAnalyzer : public sc_core::sc_module {
   sc_core::sc_event_or_list m_data;
   size_t m_turn = 0;  // round-robin between the streams
   uint64_t m_count = 0;
+  MessageProbe m_probe;
 };
 
 }  // namespace m2

@@ -142,6 +142,11 @@ void SwitchBox::set_routes(const SbRoutes& routes) {
   if (m_started) write_routes();
 }
 
+void SwitchBox::set_message_probe(MessageProbe probe) {
+  for (auto& a : m_analyzers) a->set_message_probe(probe);
+  m_controller->set_message_probe(probe);
+}
+
 void SwitchBox::start_of_simulation() {
   m_started = true;
   write_routes();

@@ -86,6 +86,10 @@ class SwitchBox : public sc_core::sc_module {
   void set_routes(const SbRoutes& routes);
   const SbRoutes& routes() const { return m_routes; }
 
+  // Message tracing (docs/models/message-breakdown.md): the analyzers and
+  // the switch controller report what they do with traced messages.
+  void set_message_probe(MessageProbe probe);
+
   // Statistics and state.
   const SwitchController& controller() const { return *m_controller; }
   const SwitchingBus& switching_bus() const { return *m_switching_bus; }

@@ -75,14 +75,16 @@ std::string SwitchController::check(const SbRequest& r) const {
   return "";
 }
 
-void SwitchController::accept(SbRequest r) {
+void SwitchController::accept(SbRequest r, sc_core::sc_time at) {
   const SbHeader h = m_expected.at(r.port).at(r.channel).front();
   m_expected[r.port][r.channel].pop_front();
   r.id = m_next_id++;
   r.word0 = h.word0;
   r.word1 = h.word1;
+  r.msg = h.msg;
   if (r.discard) r.dest_mask = 0;
-  r.accepted = sc_core::sc_time_stamp();
+  r.accepted = at;
+  if (!r.discard) m_probe(MessagePoint::SbRequest, r.msg, at.value());
   m_stats.requests++;
   m_requests.push(r);
 }
@@ -191,6 +193,7 @@ void SwitchController::move(SbRequest& r, uint32_t n) {
   // The data moves at the end of the transfer. Neither side can shrink
   // meanwhile: only this unit pops the source and fills owned destinations.
   if (!r.discard) {
+    if (r.moved == 0) m_probe(MessagePoint::SbMoveStart, r.msg, sc_core::sc_time_stamp().value());
     m_bus.transfer(m_master, n);
     m_stats.transfers++;
   }
@@ -203,6 +206,7 @@ void SwitchController::move(SbRequest& r, uint32_t n) {
   }
   r.moved += n;
   m_stats.bytes_in += n;
+  if (!r.discard) m_probe(MessagePoint::SbMoveEnd, r.msg, sc_core::sc_time_stamp().value());
 }
 
 void SwitchController::complete(unsigned station) {

@@ -50,9 +50,15 @@ class SwitchController : public sc_core::sc_module {
   void message_seen(const SbHeader& h);
   // Why `r` cannot be accepted into the request buffer, "" if it can.
   std::string check(const SbRequest& r) const;
-  // Accepts a checked request: numbers it and puts it into the request buffer.
-  void accept(SbRequest r);
+  // Accepts a checked request, pushed at time `at`: numbers it and puts it
+  // into the request buffer.
+  void accept(SbRequest r, sc_core::sc_time at);
   void refused() { m_stats.refused++; }
+
+  // Message tracing (docs/models/message-breakdown.md): reports each traced
+  // request's push (MessagePoint::SbRequest) and its moves over the
+  // switching bus (SbMoveStart before the first, SbMoveEnd after each).
+  void set_message_probe(MessageProbe probe) { m_probe = probe; }
 
   struct Stats {
     uint64_t headers = 0;    // messages the analyzers saw
@@ -116,6 +122,7 @@ class SwitchController : public sc_core::sc_module {
   sc_core::sc_event_or_list m_wake;  // a station filled, data or room in any port channel
   std::vector<uint8_t> m_buffer;
   Stats m_stats;
+  MessageProbe m_probe;
   // Occupancy.
   std::vector<sc_core::sc_time> m_occupancy;
   unsigned m_occupied = 0;

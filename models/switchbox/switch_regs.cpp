@@ -41,7 +41,9 @@ void SwitchRegs::add_registers(uint32_t config) {
   m_regs.add(SB_REQ_DEST, "REQ_DEST", [this] { return m_dest; }, [this](uint32_t v) { m_dest = v; });
   m_regs.add(SB_REQ_BYTES, "REQ_BYTES", [this] { return m_bytes; }, [this](uint32_t v) { m_bytes = v; });
   // Checked in b_transport before it gets here.
-  m_regs.add(SB_REQ_PUSH, "REQ_PUSH", nullptr, [this](uint32_t flags) { m_controller.accept(staged(flags)); });
+  m_regs.add(SB_REQ_PUSH, "REQ_PUSH", nullptr, [this](uint32_t flags) {
+    m_controller.accept(staged(flags), m_access_time);
+  });
   m_regs.add(SB_IRQ_ENABLE, "IRQ_ENABLE", [this] { return m_enable; }, [this](uint32_t v) {
     m_enable = v & (SB_IRQ_HEADER | SB_IRQ_REQ_SPACE);
     update_irq();
@@ -73,6 +75,7 @@ uint32_t SwitchRegs::irq_status() const {
 void SwitchRegs::update_irq() { irq.set((irq_status() & m_enable) != 0); }
 
 void SwitchRegs::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  m_access_time = sc_core::sc_time_stamp() + delay;  // the manager may run ahead of SystemC time
   delay += m_access;
   if (t.is_write() && t.get_address() == SB_REQ_PUSH && t.get_data_length() == 4 && !t.get_byte_enable_ptr()) {
     const uint8_t* d = t.get_data_ptr();

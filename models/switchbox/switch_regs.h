@@ -44,6 +44,7 @@ class SwitchRegs : public sc_core::sc_module {
   SwitchController& m_controller;
   RegisterBank m_regs;
   sc_core::sc_time m_access;
+  sc_core::sc_time m_access_time;  // of the access being served
   uint32_t m_source = 0, m_dest = 0, m_bytes = 0, m_enable = 0;
   std::string m_last_error;
 };

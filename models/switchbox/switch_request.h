@@ -9,6 +9,8 @@
 
 #include <ip/mlx.h>
 
+#include "trace/message_tag.h"
+
 namespace m2 {
 
 // A header buffer entry.
@@ -17,6 +19,7 @@ struct SbHeader {
   uint32_t word0 = 0, word1 = 0;  // as in ip/mlx.h
   uint64_t position = 0;          // byte offset of the message in its RX channel's stream
   sc_core::sc_time seen;          // when it entered the header buffer
+  MessageId msg = 0;              // the traced message it starts (tracing only)
   uint32_t bytes() const { return MLX_HEADER_BYTES + MLX_HDR_LEN(word1); }
 };
 
@@ -29,6 +32,7 @@ struct SbRequest {
   uint32_t bytes = 0;  // message size on the channel: header + payload
   bool discard = false;
   uint32_t word0 = 0, word1 = 0;  // the message's header (diagnostics)
+  MessageId msg = 0;              // the traced message (from its header; tracing only)
   // Progress, kept by the switch controller.
   uint32_t moved = 0;
   bool started = false;

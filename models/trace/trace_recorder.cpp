@@ -7,6 +7,7 @@
 
 #include "core/glob.h"
 #include "core/params.h"
+#include "trace/perfetto_writer.h"
 
 namespace m2 {
 namespace {
@@ -15,15 +16,6 @@ std::ofstream open_out(const std::string& path) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw ConfigError(path + ": cannot write the trace file");
   return f;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    r += c;
-  }
-  return r;
 }
 
 }  // namespace
@@ -71,50 +63,48 @@ unsigned TraceRecorder::add_binding(const std::string& name) {
   return static_cast<unsigned>(m_bindings.size() - 1);
 }
 
-void TraceRecorder::record(const TraceRecord& r) {
+void TraceRecorder::record(const TraceRecord& r, const MessageId* msgs, size_t n) {
   if (r.end_ps < m_from || r.start_ps > m_to) return;
   m_records.push_back(r);
+  if (n == 0) return;
+  m_records.back().msg_first = static_cast<uint32_t>(m_messages.size());
+  m_records.back().msg_count = static_cast<uint32_t>(n);
+  m_messages.insert(m_messages.end(), msgs, msgs + n);
 }
 
 void TraceRecorder::write_csv(const std::string& path) const {
   std::ofstream f = open_out(path);
-  f << "binding,start_ps,end_ps,command,address,bytes,response\n";
+  f << "binding,start_ps,end_ps,command,address,bytes,response,msg\n";
   char line[256];
   for (const TraceRecord& r : m_records) {
-    std::snprintf(line, sizeof line, ",%" PRIu64 ",%" PRIu64 ",%c,0x%08" PRIx64 ",%u,%s\n", r.start_ps, r.end_ps,
+    std::snprintf(line, sizeof line, ",%" PRIu64 ",%" PRIu64 ",%c,0x%08" PRIx64 ",%u,%s,", r.start_ps, r.end_ps,
                   r.command, r.address, r.bytes, r.ok ? "ok" : "error");
     f << m_bindings[r.binding] << line;
+    for (uint32_t i = 0; i < r.msg_count; ++i) f << (i ? " " : "") << message_name(m_messages[r.msg_first + i]);
+    f << "\n";
   }
 }
 
-// Chrome trace event format (loads in ui.perfetto.dev): one thread track per
-// binding, a complete ("X") slice per transaction, times in microseconds.
-void TraceRecorder::write_perfetto_json(const std::string& path) const {
-  std::ofstream f = open_out(path);
-  f << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  bool first = true;
-  for (size_t i = 0; i < m_bindings.size(); ++i) {
-    f << (first ? "" : ",\n") << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" << i
-      << ",\"args\":{\"name\":\"" << json_escape(m_bindings[i]) << "\"}}";
-    first = false;
-  }
-  char buf[320];
+void TraceRecorder::add_to(PerfettoTrace& trace) const {
+  const unsigned pid = trace.add_process("transactions");
+  std::vector<unsigned> tracks;
+  for (const std::string& b : m_bindings) tracks.push_back(trace.add_track(pid, b));
+  char name[32], args[160];
   for (const TraceRecord& r : m_records) {
-    std::snprintf(buf, sizeof buf,
-                  "{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":\"%c %u B\",\"ts\":%.6f,\"dur\":%.6f,"
-                  "\"args\":{\"address\":\"0x%08" PRIx64 "\",\"bytes\":%u,\"response\":\"%s\"}}",
-                  r.binding, r.command, r.bytes, static_cast<double>(r.start_ps) / 1e6,
-                  static_cast<double>(r.end_ps - r.start_ps) / 1e6, r.address, r.bytes, r.ok ? "ok" : "error");
-    f << (first ? "" : ",\n") << buf;
-    first = false;
+    std::snprintf(name, sizeof name, "%c %u B", r.command, r.bytes);
+    std::snprintf(args, sizeof args, "\"address\":\"0x%08" PRIx64 "\",\"bytes\":%u,\"response\":\"%s\"", r.address,
+                  r.bytes, r.ok ? "ok" : "error");
+    trace.add(tracks[r.binding], name, r.start_ps, r.end_ps, args,
+              std::vector<MessageId>(m_messages.begin() + r.msg_first,
+                                     m_messages.begin() + r.msg_first + r.msg_count));
   }
-  f << "\n]}\n";
 }
 
 void TraceRecorder::clear() {
   m_patterns.clear();
   m_bindings.clear();
   m_records.clear();
+  m_messages.clear();
   m_from = 0;
   m_to = UINT64_MAX;
 }

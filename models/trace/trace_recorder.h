@@ -10,7 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "trace/message_tag.h"
+
 namespace m2 {
+
+class PerfettoTrace;
 
 struct TraceRecord {
   unsigned binding;   // index into TraceRecorder::bindings()
@@ -20,6 +24,8 @@ struct TraceRecord {
   uint64_t address;
   uint32_t bytes;
   bool ok;            // TLM_OK_RESPONSE
+  uint32_t msg_first = 0;  // its messages (sim.messages): TraceRecorder::messages()[first, first + count)
+  uint32_t msg_count = 0;
 };
 
 class TraceRecorder {
@@ -34,18 +40,22 @@ class TraceRecorder {
   // A traced binding; returns its index for record().
   unsigned add_binding(const std::string& name);
   const std::vector<std::string>& bindings() const { return m_bindings; }
-  void record(const TraceRecord& r);
+  // `msgs`: the n messages the transaction carries (may be none).
+  void record(const TraceRecord& r, const MessageId* msgs = nullptr, size_t n = 0);
   const std::vector<TraceRecord>& records() const { return m_records; }
+  const std::vector<MessageId>& messages() const { return m_messages; }
 
-  // Files; each throws ConfigError naming the path when it cannot write.
+  // transactions.csv; throws ConfigError naming the path when it cannot write.
   void write_csv(const std::string& path) const;
-  void write_perfetto_json(const std::string& path) const;
+  // A track per binding ("transactions") and a slice per transaction.
+  void add_to(PerfettoTrace& trace) const;
 
   void clear();  // tests
 
  private:
   std::vector<std::string> m_patterns, m_bindings;
   std::vector<TraceRecord> m_records;
+  std::vector<MessageId> m_messages;
   uint64_t m_from = 0, m_to = UINT64_MAX;
 };
 

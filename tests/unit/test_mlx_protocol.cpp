@@ -29,6 +29,7 @@
 #include "ni/mlx_packets.h"
 #include "ni/netbuf.h"
 
+#include "message_observer_fake.h"
 #include "mlx_bench.h"
 #include "test_initiator.h"
 #include "test_thread.h"
@@ -231,17 +232,34 @@ TEST_CASE("mlx: wire time counts header, continue commands, checksum and padding
              big = m2test::make_message(1, 2, 1272);
   Script s("s", p.nb_a, 0, {{1000, one}, {3000, none}, {5000, big}});
   Stream r("r", p.nb_a, p.nb_b, 0, 1, {1, 0, 1272}, scripted());
-  // Traces name the messages starting in each frame.
-  p.a.set_message_id_fn(
-      [](unsigned ch, const m2::MlxHeader& h) { return uint64_t(ch) << 32 | MLX_HDR_SRC(h.word0) | 0x1000; });
+  // Traces name the messages with packets in each frame (by their first
+  // packet), and report cutting and receiving them.
+  m2test::FakeObserver obs;
+  p.a.set_message_probe({&obs, 7});
+  p.b.set_message_probe({&obs, 8});
   sc_core::sc_start(ns(100000));
   require_clean(r);
 
   const auto data = p.a_tx.data_frames();
   REQUIRE(data.size() == 3);
   CHECK(data[0]->frame.message_ids == std::vector<uint64_t>{0x1000});
+  CHECK(data[1]->frame.message_ids == std::vector<uint64_t>{0x1001});
   CHECK(data[2]->frame.message_ids == std::vector<uint64_t>{0x1002});
   CHECK(p.b_tx.records.back().frame.message_ids.empty());
+  CHECK(obs.identified == 3);  // once per message, at its first packet
+  // Cut once per burst with its packets (the 40-packet message: 3 bursts);
+  // received with each frame, after it was cut.
+  const auto cut = obs.of(m2::MessagePoint::MlxCut), in = obs.of(m2::MessagePoint::LinkIn);
+  REQUIRE(cut.size() == 5);
+  REQUIRE(in.size() == 3);
+  CHECK(cut[0].site == 7);
+  CHECK(cut[4].id == 0x1002);
+  CHECK(cut[4].time_ps > cut[2].time_ps);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(in[i].site == 8);
+    CHECK(in[i].id == data[i]->frame.message_ids[0]);
+  }
+  CHECK(in[2].time_ps > cut[4].time_ps);
   CHECK(data[0]->frame.wire_bytes() == 8 + 32 + 4);
   CHECK(data[1]->frame.wire_bytes() == 8 + 32 + 4);
   CHECK(data[2]->frame.bursts == std::vector<uint16_t>{16, 16, 8});

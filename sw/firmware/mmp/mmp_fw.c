@@ -20,12 +20,14 @@
  * threshold or a DMA completion. */
 #include <mlx.h>
 #include <mmp_protocol.h>
+#include <msg_trace.h>
 #include <ni_dma.h>
 #include <ni_intc.h>
 #include <ni_memory_map.h>
 #include <ni_mlcx.h>
 #include <ni_netbuf.h>
 #include <ni_pci.h>
+#include <simctrl.h>
 
 #include "fw.h"
 #include "mmio.h"
@@ -79,7 +81,9 @@ static int ticket_done(uint32_t t)
   return 0;
 }
 
-static uint32_t dma(uint32_t src, uint32_t dst, uint32_t len)
+/* `trace`: DMA_CTRL_TRACE(tag) of the message the data belongs to, or 0
+ * (ip/msg_trace.h: free, it rides in the CTRL store). */
+static uint32_t dma(uint32_t src, uint32_t dst, uint32_t len, uint32_t trace)
 {
   while (DMA_STATUS_FREE(mmio_read32(NI_DMA_BASE + DMA_STATUS)) == 0)
     dma_check_error();
@@ -87,8 +91,21 @@ static uint32_t dma(uint32_t src, uint32_t dst, uint32_t len)
   mmio_write32(NI_DMA_BASE + DMA_DST, dst);
   mmio_write32(NI_DMA_BASE + DMA_LEN, len);
   /* IRQ: STATUS.DONE latches, so a doze armed later still sees it. */
-  mmio_write32(NI_DMA_BASE + DMA_CTRL, DMA_CTRL_START | DMA_CTRL_IRQ);
+  mmio_write32(NI_DMA_BASE + DMA_CTRL, DMA_CTRL_START | DMA_CTRL_IRQ | trace);
   return ++g_dma_issued;
+}
+
+/* For the simulator's message ledger (ip/msg_trace.h): the DMA trace bits of
+ * message (node, seq), free in the CTRL store; and, with the trace-marks
+ * argument only, a mark (one store) where only the firmware sees it pass. */
+static uint32_t g_marks;
+
+static inline uint32_t traced(uint32_t node, uint32_t seq) { return DMA_CTRL_TRACE(MSG_TAG(node, seq)); }
+
+static inline void trace_mark(uint32_t event, uint32_t trace)
+{
+  if (g_marks)
+    mmio_write32(NI_SIMCTRL_BASE + SIMCTRL_TRACE_MARK, SIMCTRL_MARK(event, DMA_CTRL_TRACE_TAG(trace)));
 }
 
 /* SDRAM staging for records and headers, each read by the descriptor queued
@@ -109,9 +126,10 @@ static volatile uint32_t *stage(void)
 }
 
 /* Completion record `code` for the handle in `cookie`, after everything
- * queued so far. */
+ * queued so far; `seq` is the message's number (with `src` it names it),
+ * `trace` its DMA trace bits (0 for a failed request). */
 static void complete(uint32_t cookie, uint32_t code, uint32_t len, uint32_t offset, uint32_t src, uint32_t ports,
-                     uint32_t tag)
+                     uint32_t tag, uint32_t seq, uint32_t trace)
 {
   const uint32_t index = MMP_COOKIE_INDEX(cookie);
   if (index >= g_records) {
@@ -126,10 +144,10 @@ static void complete(uint32_t cookie, uint32_t code, uint32_t len, uint32_t offs
   r[3] = ports;
   r[4] = tag;
   r[5] = (uint32_t)tb_read();
-  r[6] = 0;
+  r[6] = seq;
   r[7] = MMP_STATUS_WORD(MMP_COOKIE_GEN(cookie), code);
   dma((uint32_t)(uintptr_t)r, host(g_status_bus + MMP_STATUS_RECORDS + index * MMP_RECORD_BYTES),
-      MMP_RECORD_BYTES);
+      MMP_RECORD_BYTES, trace);
 }
 
 /* ---- message buffer: first fit over MMP_MSGBUF_BLOCK blocks ------------ */
@@ -182,11 +200,10 @@ static void msgbuf_free(uint32_t offset, uint32_t bytes)
 
 /* ---- sends ---------------------------------------------------------------- */
 struct send {
-  uint32_t dst, ports, tag, len, data, cookie, flags, seq, off, chunk, slot;
+  uint32_t dst, ports, tag, len, data, cookie, flags, seq, off, chunk, slot, trace; /* trace: traced(g_node, seq) */
 };
 static struct send g_sendq[SENDQ_SIZE];
 static uint32_t g_send_head, g_send_tail; /* counters; head == tail: empty */
-static uint32_t g_tx_seq[MMP_MAX_NODES];  /* next message number per receiver */
 static uint32_t g_tx_need[NI_NETBUF_CHANNELS]; /* TX room the head send waits for (0: none) */
 
 /* ---- request ring ------------------------------------------------------- */
@@ -205,7 +222,7 @@ static uint16_t g_recv_head = NONE, g_recv_tail = NONE, g_recv_free = NONE;
 
 enum { MODE_DIRECT, MODE_MSGBUF, MODE_DISCARD };
 struct msg {
-  uint32_t src, ports, tag, total, seq, received, dest, cookie;
+  uint32_t src, ports, tag, total, seq, received, dest, cookie, trace; /* trace: traced(src, seq) */
   uint8_t mode, complete, truncated, in_unexpected;
   uint16_t next_active, next_unexp, next_free;
 };
@@ -285,11 +302,11 @@ static void message_complete(uint16_t m)
   if (e->truncated) {
     if (e->mode == MODE_MSGBUF)
       msgbuf_free(e->dest, e->total);
-    complete(e->cookie, MMP_ST_TRUNCATED, e->total, 0, e->src, e->ports, e->tag);
+    complete(e->cookie, MMP_ST_TRUNCATED, e->total, 0, e->src, e->ports, e->tag, e->seq, e->trace);
   } else if (e->mode == MODE_MSGBUF && e->total > 0) {
-    complete(e->cookie, MMP_ST_DONE_MSGBUF, e->total, e->dest, e->src, e->ports, e->tag);
+    complete(e->cookie, MMP_ST_DONE_MSGBUF, e->total, e->dest, e->src, e->ports, e->tag, e->seq, e->trace);
   } else {
-    complete(e->cookie, MMP_ST_DONE, e->total, 0, e->src, e->ports, e->tag);
+    complete(e->cookie, MMP_ST_DONE, e->total, 0, e->src, e->ports, e->tag, e->seq, e->trace);
   }
   count(RESULT_RECEIVED, 1);
   mmt_release(m);
@@ -315,7 +332,7 @@ static void post_receive(uint32_t src, uint32_t ports, uint32_t tag, uint32_t le
   if (g_recv_free == NONE) {
     printf("mmp: more than %u receives posted\n", POSTED_MAX);
     count(RESULT_ERRORS, 1);
-    complete(cookie, MMP_ST_ERROR, 0, 0, src, ports, tag);
+    complete(cookie, MMP_ST_ERROR, 0, 0, src, ports, tag, 0, 0);
     return;
   }
   const uint16_t r = g_recv_free;
@@ -363,7 +380,7 @@ static uint16_t chunk_entry(const struct rxch *c)
     return NONE;
   const uint16_t m = g_mmt_free, next_free = g_mmt[m].next_free;
   struct msg *e = &g_mmt[m];
-  *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE,
+  *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE, traced(c->src, c->seq),
                     MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE};
   const uint16_t r = take_receive(c->src, c->ports, c->tag);
   if (r != NONE) {
@@ -463,7 +480,7 @@ static int rx_step(unsigned ch)
     if (c->n > 0 && mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < c->n)
       return 0;
     if (c->n > 0)
-      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), DISCARD_AREA, c->n);
+      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), DISCARD_AREA, c->n, traced(c->src, c->seq));
     c->have_hdr = 0;
     c->need = 0;
     return 1;
@@ -494,7 +511,7 @@ static int rx_step(unsigned ch)
     if (c->n <= g_bypass)
       cpu_copy_rx(ch, dst, c->n);
     else
-      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), dst, c->n);
+      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), dst, c->n, e->trace);
   }
   count(RESULT_BYTES_IN, c->n);
   e->received += c->n;
@@ -582,7 +599,7 @@ static int tx_step(void)
         *(volatile uint8_t *)(uintptr_t)win = *(volatile uint8_t *)(uintptr_t)(src + i);
       g_slot_busy[s->slot % MMP_REQ_SLOTS] = 0;
     } else {
-      g_tx_ticket[ch] = dma(slot + MMP_REQ_INLINE_HDR, NI_NETBUF_TX_WINDOW(ch), bytes);
+      g_tx_ticket[ch] = dma(slot + MMP_REQ_INLINE_HDR, NI_NETBUF_TX_WINDOW(ch), bytes, s->trace);
       g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch];
       tx_commit(ch, g_tx_ticket[ch], bytes);
     }
@@ -597,10 +614,11 @@ static int tx_step(void)
       for (unsigned i = 0; i < 8; i++)
         *(volatile uint32_t *)(uintptr_t)win = h[i];
     } else {
-      g_tx_ticket[ch] = dma((uint32_t)(uintptr_t)h, NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES);
+      g_tx_ticket[ch] =
+          dma((uint32_t)(uintptr_t)h, NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES, s->trace);
     }
     if (n > 0)
-      g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n);
+      g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n, s->trace);
     if (!ticket_done(g_tx_ticket[ch]))
       tx_commit(ch, g_tx_ticket[ch], bytes);
   }
@@ -609,7 +627,7 @@ static int tx_step(void)
   s->chunk++;
   if (s->off >= s->len) {
     if (!(s->flags & MMP_REQF_NO_RECORD))
-      complete(s->cookie, MMP_ST_DONE, s->len, 0, g_node, s->ports, s->tag);
+      complete(s->cookie, MMP_ST_DONE, s->len, 0, g_node, s->ports, s->tag, s->seq, s->trace);
     count(RESULT_SENT, 1);
     g_send_head++;
   }
@@ -618,7 +636,7 @@ static int tx_step(void)
 
 /* ---- requests --------------------------------------------------------------- */
 static int queue_send(uint32_t n, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len,
-                      uint32_t addr)
+                      uint32_t addr, uint32_t seq)
 {
   const uint32_t flags = MMP_REQ_GET_FLAGS(op), dst = MMP_REQ_GET_PEER(op);
   if (g_send_tail - g_send_head >= SENDQ_SIZE)
@@ -629,13 +647,13 @@ static int queue_send(uint32_t n, uint32_t op, uint32_t cookie, uint32_t ports, 
     printf("mmp: send of %u bytes to node %u refused\n", (unsigned)len, (unsigned)dst);
     count(RESULT_ERRORS, 1);
     if (!(flags & MMP_REQF_NO_RECORD))
-      complete(cookie, MMP_ST_ERROR, len, 0, g_node, ports, tag);
+      complete(cookie, MMP_ST_ERROR, len, 0, g_node, ports, tag, seq, 0);
     return 1;
   }
   struct send *s = &g_sendq[g_send_tail % SENDQ_SIZE];
   /* Wire ports: sender (31..16), receiver (15..0) = the request's local, peer. */
-  *s = (struct send){dst, ports, tag, len, addr, cookie, flags, 0, 0, 0, n};
-  s->seq = (flags & MMP_REQF_BROADCAST) ? 0xFFFFFFFFu : g_tx_seq[dst]++;
+  *s = (struct send){dst, ports, tag, len, addr, cookie, flags, seq, 0, 0, n, traced(g_node, seq)};
+  trace_mark(SIMCTRL_MARK_SEND_TAKEN, s->trace);
   if (flags & MMP_REQF_INLINE) {
     g_slot_busy[n % MMP_REQ_SLOTS] = 1;
     g_slot_ticket[n % MMP_REQ_SLOTS] = 0; /* no DMA yet: busy until tx_step queues it */
@@ -652,11 +670,11 @@ static int request_step(void)
     return 0;
   const uint32_t op = sd32(slot + MMP_REQ_OP), cookie = sd32(slot + MMP_REQ_COOKIE);
   const uint32_t ports = sd32(slot + MMP_REQ_PORTS), tag = sd32(slot + MMP_REQ_TAG);
-  const uint32_t len = sd32(slot + MMP_REQ_LEN), addr = sd32(slot + MMP_REQ_ADDR);
+  const uint32_t len = sd32(slot + MMP_REQ_LEN), addr = sd32(slot + MMP_REQ_ADDR), msg = sd32(slot + MMP_REQ_MSG);
   switch (MMP_REQ_GET_OP(op)) {
   case MMP_OP_SEND:
     if (!queue_send(g_req_next, op, cookie, ports, tag, len,
-                    (MMP_REQ_GET_FLAGS(op) & MMP_REQF_INLINE) ? slot + MMP_REQ_INLINE_DATA : addr))
+                    (MMP_REQ_GET_FLAGS(op) & MMP_REQF_INLINE) ? slot + MMP_REQ_INLINE_DATA : addr, msg))
       return 0;
     break;
   case MMP_OP_RECV:
@@ -792,6 +810,7 @@ int main(void)
   g_node = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
   g_bypass = fw_arg(MMP_ARG_BYPASS, MMP_BYPASS_DEFAULT);
   g_verbose = fw_arg(MMP_ARG_VERBOSE, 0);
+  g_marks = fw_arg(MMP_ARG_TRACE_MARKS, 0);
   g_channels = fw_arg(MMP_ARG_CHANNELS, NI_NETBUF_CHANNELS);
   uint32_t chunk = fw_arg(MMP_ARG_CHUNK, channel);
   if (g_channels < 1 || g_channels > NI_NETBUF_CHANNELS || chunk % 32u || chunk > channel ||

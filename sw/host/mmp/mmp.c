@@ -72,6 +72,7 @@ struct host {
   m2drv_buffer status, msgbuf;
   struct pool bounce;
   uint32_t req_next, req_free;
+  uint32_t msg_next; /* number of the next message sent (the wire header's SEQ) */
   uint16_t gen;
   size_t pinned_bytes;
   struct region *regions;
@@ -349,9 +350,10 @@ static int slot_wait(struct host *H)
   return MMP_OK;
 }
 
-/* Posts one request; `inline_data` (len bytes) goes into the slot first. */
+/* Posts one request; `inline_data` (len bytes) goes into the slot first;
+ * `msg` is a send's message number (else 0). */
 static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len,
-                uint32_t addr, const void *inline_data)
+                uint32_t addr, const void *inline_data, uint32_t msg)
 {
   const int rc = slot_wait(H);
   if (rc != MMP_OK) return rc;
@@ -360,7 +362,7 @@ static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, ui
     return MMP_ENI;
   const uint32_t desc[8] = {
       m2drv_to_be32(H->req_next + 1), m2drv_to_be32(op),  m2drv_to_be32(cookie), m2drv_to_be32(ports),
-      m2drv_to_be32(tag),             m2drv_to_be32(len), m2drv_to_be32(addr),   0,
+      m2drv_to_be32(tag),             m2drv_to_be32(len), m2drv_to_be32(addr),   m2drv_to_be32(msg),
   };
   /* One aligned 32-byte PIO write: the descriptor arrives whole, after the
    * inline data (posted writes stay in order). */
@@ -401,8 +403,9 @@ static struct op *op_of(struct host *H, const void *h, int is_send)
   return o->magic == HANDLE_MAGIC && o->in_use ? o : NULL;
 }
 
-/* Waits for an op's completion record; its MMP_ST_* code, or a negative error. */
-static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *offset)
+/* Waits for an op's completion record; its MMP_ST_* code, or a negative error.
+ * `msg` (optional) gets the message's (source node, number). */
+static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *offset, uint32_t msg[2])
 {
   volatile uint32_t *r = record(H, o->index);
   if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16,
@@ -410,6 +413,10 @@ static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *of
     return MMP_ETIMEDOUT;
   if (len) *len = m2drv_from_be32(r[MMP_REC_LEN / 4]);
   if (offset) *offset = m2drv_from_be32(r[MMP_REC_OFFSET / 4]);
+  if (msg) {
+    msg[0] = m2drv_from_be32(r[MMP_REC_SRC / 4]);
+    msg[1] = m2drv_from_be32(r[MMP_REC_MSG / 4]);
+  }
   return (int)(m2drv_from_be32(r[MMP_REC_STATUS / 4]) & 0xFFu);
 }
 
@@ -455,6 +462,14 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
     if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_MAGIC, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0 ||
         ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_WAIT_INIT, H->opt.init_timeout_us) != 0) {
       m2host_printf("MMP_initialize: no MMP firmware answers on the NI\n");
+      teardown(H);
+      return fail_null(H, MMP_ENI);
+    }
+    uint32_t version = 0;
+    if (m2drv_sdram_read32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_VERSION, &version) != 0 ||
+        version != MMP_PROTOCOL_VERSION) {
+      m2host_printf("MMP_initialize: the NI firmware speaks MMP protocol %u, this library %u\n", (unsigned)version,
+                    (unsigned)MMP_PROTOCOL_VERSION);
       teardown(H);
       return fail_null(H, MMP_ENI);
     }
@@ -506,7 +521,7 @@ void MMP_finalize(struct MMP_connect *me)
   for (int i = 0; i < 2 * MMP_MAX_SENDS; i++)
     if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op);
   H->finalized = 1;
-  post(H, MMP_REQ_OP_WORD(MMP_OP_FINALIZE, 0, 0), 0, 0, 0, 0, 0, NULL);
+  post(H, MMP_REQ_OP_WORD(MMP_OP_FINALIZE, 0, 0), 0, 0, 0, 0, 0, NULL, 0);
   /* The NI must be done with our memory before it is freed. */
   if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_FINISHED, 1e6) != 0)
     m2host_printf("MMP_finalize: the NI firmware did not finish\n");
@@ -559,7 +574,7 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
 /* ---- send and receive ------------------------------------------------------------ */
 
 static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag, int src_port, int dst_node,
-                             int dst_port, uint32_t flags, int *err)
+                             int dst_port, uint32_t flags, uint32_t msg, int *err)
 {
   struct op *o = op_alloc(H, 1, src_port == MMP_SYNC_PORT);
   if (!o) {
@@ -575,13 +590,13 @@ static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag
     /* Copied into NI memory by PIO: complete as soon as it is posted. */
     o->mode = BUF_INLINE;
     rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags | MMP_REQF_INLINE | MMP_REQF_NO_RECORD, dst_node), cookie, ports,
-              tag, (uint32_t)len, 0, buf);
+              tag, (uint32_t)len, 0, buf, msg);
   } else {
     uint64_t bus = 0;
     rc = place_buffer(H, o, buf, len, 1, &bus);
     if (rc == MMP_OK)
       rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags, dst_node), cookie, ports, tag, (uint32_t)len, (uint32_t)bus,
-                NULL);
+                NULL, msg);
     if (rc != MMP_OK) release_buffer(H, o);
   }
   if (rc != MMP_OK) {
@@ -606,7 +621,7 @@ static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag
   int rc = place_buffer(H, o, buf, len, 0, &bus);
   if (rc == MMP_OK)
     rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RECV, 0, src_node), MMP_COOKIE(o->gen, o->index),
-              (uint32_t)dst_port << 16 | (uint32_t)src_port, tag, (uint32_t)len, (uint32_t)bus, NULL);
+              (uint32_t)dst_port << 16 | (uint32_t)src_port, tag, (uint32_t)len, (uint32_t)bus, NULL, 0);
   if (rc != MMP_OK) {
     release_buffer(H, o);
     o->in_use = 0;
@@ -620,7 +635,7 @@ static int finish_send(struct host *H, struct op *o)
 {
   int rc = MMP_OK;
   if (o->mode != BUF_INLINE) {
-    const int code = wait_record(H, o, NULL, NULL);
+    const int code = wait_record(H, o, NULL, NULL, NULL);
     if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT; /* still outstanding: may be waited for again */
     rc = code == MMP_ST_DONE ? MMP_OK : MMP_ENI;
     release_buffer(H, o);
@@ -631,8 +646,8 @@ static int finish_send(struct host *H, struct op *o)
 
 static int finish_recv(struct host *H, struct op *o)
 {
-  uint32_t len = 0, offset = 0;
-  const int code = wait_record(H, o, &len, &offset);
+  uint32_t len = 0, offset = 0, msg[2] = {0, 0};
+  const int code = wait_record(H, o, &len, &offset, msg);
   if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT;
   int rc;
   switch (code) {
@@ -651,7 +666,7 @@ static int finish_recv(struct host *H, struct op *o)
       break;
     }
     m2host_memcpy(o->user, (uint8_t *)H->msgbuf.addr + offset, len);
-    rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RELEASE, 0, 0), 0, 0, 0, len, offset, NULL);
+    rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RELEASE, 0, 0), 0, 0, 0, len, offset, NULL, 0);
     if (rc == MMP_OK) rc = (int)len;
     break;
   case MMP_ST_TRUNCATED: rc = MMP_ETRUNC; break;
@@ -659,6 +674,8 @@ static int finish_recv(struct host *H, struct op *o)
   }
   release_buffer(H, o);
   o->in_use = 0;
+  /* The data is where the caller wants it: the message's end for the trace. */
+  if (rc >= 0) m2host_msg_event(M2HOST_MSG_DONE, (int)msg[0], msg[1]);
   return rc;
 }
 
@@ -669,10 +686,17 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   if (!is_connect(to) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
   const int node = node_of(H, to);
   if (node < 0) return fail_null(H, node);
+  /* The message starts here for the trace (before any time is charged). */
+  const uint32_t msg = H->msg_next++;
+  m2host_msg_send(H->node, msg, node, len, (uint32_t)tag);
   m2host_compute_ns(CALL_NS);
   int err = MMP_OK;
-  struct op *o = start_send(H, buf, len, (uint32_t)tag, from->port, node, to->port, 0, &err);
-  if (!o) return fail_null(H, err);
+  struct op *o = start_send(H, buf, len, (uint32_t)tag, from->port, node, to->port, 0, msg, &err);
+  if (!o) {
+    m2host_msg_event(M2HOST_MSG_CANCELLED, H->node, msg);
+    return fail_null(H, err);
+  }
+  m2host_msg_event(M2HOST_MSG_POSTED, H->node, msg);
   fail(H, MMP_OK);
   return (struct MMP_send_handle *)o;
 }
@@ -747,17 +771,18 @@ void MMP_Sync(int id, int n_nodes)
       if (w < 0) rc = w;
     }
     if (H->opt.broadcast_sync && n_nodes == m2host_count()) {
-      struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, 0, MMP_SYNC_PORT, MMP_REQF_BROADCAST, &err);
+      struct op *o =
+          start_send(H, NULL, 0, tag, MMP_SYNC_PORT, 0, MMP_SYNC_PORT, MMP_REQF_BROADCAST, H->msg_next++, &err);
       if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
     } else {
       for (int r = 1; r < n_nodes; r++) {
-        struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, &err);
+        struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, H->msg_next++, &err);
         if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
       }
     }
   } else {
     struct op *go = start_recv(H, NULL, 0, tag, root, MMP_SYNC_PORT, MMP_SYNC_PORT, &err);
-    struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, root, MMP_SYNC_PORT, 0, &err);
+    struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, root, MMP_SYNC_PORT, 0, H->msg_next++, &err);
     if (o && finish_send(H, o) != MMP_OK) rc = MMP_ENI;
     if (!o || !go) rc = err;
     if (go && finish_recv(H, go) < 0) rc = MMP_ENI;
