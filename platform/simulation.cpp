@@ -11,6 +11,7 @@
 #include "core/params.h"
 #include "core/run_control.h"
 #include "host/host_cpu.h"
+#include "platform/config_cases.h"
 #include "platform/config_loader.h"
 #include "platform/platform.h"
 #include "platform/report.h"
@@ -33,9 +34,32 @@ struct Elaborated {
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
 };
 
-std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
+// A config that declares cases is one run per case: --case chooses it (the
+// listing of parameters takes the first when none is given).
+void apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistry& reg) {
+  const ConfigCases cases = load_config_cases(opts.config_path);
+  if (cases.empty()) {
+    if (!opts.case_name.empty())
+      throw ConfigError(opts.config_path + ": --case " + opts.case_name + ": the config declares no cases");
+    return;
+  }
+  if (opts.case_name.empty() && !listing)
+    throw ConfigError(opts.config_path + " declares " + std::to_string(cases.cases.size()) +
+                      " cases (first: " + cases.cases.front().name +
+                      "): './m2vp run CONFIG' runs them all and merges their tables; "
+                      "'m2vp-sim run CONFIG --case NAME' runs one ('m2vp-sim cases CONFIG' lists them)");
+  const ConfigCase& c = opts.case_name.empty() ? cases.cases.front()
+                                               : find_config_case(cases, opts.case_name, opts.config_path);
+  if (opts.case_name.empty())
+    std::cerr << "note: " << opts.config_path << " declares " << cases.cases.size()
+              << " cases; these are the parameters of the first, " << c.name << " (--case NAME for another)\n";
+  apply_case_presets(c, opts.config_path, reg);
+}
+
+std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
   load_config_presets(opts.config_path, reg);
+  apply_chosen_case(opts, listing, reg);
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   if (!opts.trace.empty()) {
@@ -72,13 +96,18 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
 }  // namespace
 
 int list_params(const RunOptions& opts) {
-  auto e = elaborate(opts);
+  auto e = elaborate(opts, true);
   std::cout << format_params_table();
   return 0;
 }
 
+int list_cases(const RunOptions& opts) {
+  std::cout << format_cases_table(load_config_cases(opts.config_path));
+  return 0;
+}
+
 int run_simulation(const RunOptions& opts) {
-  auto e = elaborate(opts);
+  auto e = elaborate(opts, false);
   RunSummary summary;
   summary.config_path = opts.config_path;
   summary.config_name = config_name_of(opts.config_path);
