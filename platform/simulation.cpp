@@ -32,16 +32,18 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
 // A config that declares cases is one run per case: --case chooses it (the
 // listing of parameters takes the first when none is given).
-void apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistry& reg) {
+// Returns the chosen case's folder name ("" without cases).
+std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistry& reg) {
   const ConfigCases cases = load_config_cases(opts.config_path);
   if (cases.empty()) {
     if (!opts.case_name.empty())
       throw ConfigError(opts.config_path + ": --case " + opts.case_name + ": the config declares no cases");
-    return;
+    return "";
   }
   if (opts.case_name.empty() && !listing)
     throw ConfigError(opts.config_path + " declares " + std::to_string(cases.cases.size()) +
@@ -54,12 +56,13 @@ void apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistry& reg)
     std::cerr << "note: " << opts.config_path << " declares " << cases.cases.size()
               << " cases; these are the parameters of the first, " << c.name << " (--case NAME for another)\n";
   apply_case_presets(c, opts.config_path, reg);
+  return c.dir;
 }
 
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
   load_config_presets(opts.config_path, reg);
-  apply_chosen_case(opts, listing, reg);
+  const std::string case_dir = apply_chosen_case(opts, listing, reg);
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   if (!opts.trace.empty()) {
@@ -69,6 +72,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
     reg.preset("sim.trace", patterns, ValueOrigin{"--trace"});
   }
   auto e = std::make_unique<Elaborated>();
+  e->case_dir = case_dir;
   // Taps are inserted while the platform is built: configure tracing first.
   TraceRecorder::instance().configure(e->sim.trace.get(), static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6),
                                       e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
@@ -111,7 +115,8 @@ int run_simulation(const RunOptions& opts) {
   RunSummary summary;
   summary.config_path = opts.config_path;
   summary.config_name = config_name_of(opts.config_path);
-  const fs::path out = opts.out_dir.empty() ? fs::path("traces") / summary.config_name : fs::path(opts.out_dir);
+  const fs::path out = !opts.out_dir.empty() ? fs::path(opts.out_dir)
+                       : fs::path("traces") / summary.config_name / e->case_dir;
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());

@@ -97,10 +97,11 @@ def main(argv):
     sets = [x for s in a.set for x in ("--set", s)] + [x for t in a.trace for x in ("--trace", t)]
     name = os.path.splitext(os.path.basename(a.config))[0]
     out = a.out or os.path.join("traces", name)
-    if a.case:
-        cmd = [a.sim, "run", a.config, "--case", a.case, "--out", out] + sets + (["--quiet"] if a.quiet else [])
-        os.execv(a.sim, cmd)
     show, axes, cases = list_cases(a.sim, a.config)
+    if a.case:  # one case: a plain run into its folder
+        folder = next((d for n, d, _ in cases if a.case in (n, d)), a.case)
+        cmd = [a.sim, "run", a.config, "--case", a.case, "--out", os.path.join(out, folder)] + sets
+        os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
     os.makedirs(out, exist_ok=True)
     dirs = [os.path.join(out, d) for _, d, _ in cases]
     for d in dirs:  # a case that fails early must not show an older run's table
