@@ -106,7 +106,10 @@ int list_params(const RunOptions& opts) {
 }
 
 int list_cases(const RunOptions& opts) {
-  std::cout << format_cases_table(load_config_cases(opts.config_path));
+  const ConfigCases cases = load_config_cases(opts.config_path);
+  // Nothing on stdout without cases: ./m2vp tells the two kinds of config apart by it.
+  if (cases.empty()) std::cerr << opts.config_path << " declares no cases\n";
+  else std::cout << format_cases_table(cases);
   return 0;
 }
 

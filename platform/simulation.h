@@ -21,7 +21,7 @@ int run_simulation(const RunOptions& opts);
 // Builds the platform without simulating and prints every parameter (of the
 // first case when the config declares cases and no --case is given).
 int list_params(const RunOptions& opts);
-// Prints the cases the config declares (format_cases_table; nothing if none).
+// Prints the cases the config declares (format_cases_table; nothing on stdout if none).
 int list_cases(const RunOptions& opts);
 
 }  // namespace m2

@@ -85,6 +85,10 @@ TEST_CASE("cases: m2vp-sim lists them, runs one with --case, and says how to run
   const SimResult none = sb.run({"run", config("mmp-pingpong"), "--case", "x"});
   CHECK(none.exited(64));
   CHECK(contains(none.err, "declares no cases"));
+  // Nothing on stdout for a config without cases: ./m2vp then runs it as it is.
+  const SimResult no_list = sb.run({"cases", config("mmp-pingpong")}, false);
+  CHECK(no_list.exited(0));
+  CHECK(no_list.out.empty());
 
   // params: the first case unless --case names another.
   const SimResult first = sb.run({"params", cfg}, false);
@@ -239,4 +243,19 @@ TEST_CASE("experiment 4 across two switch boxes: in-order deadlocks, 8 stations 
   // With 4 stations the requests into the shared link fill them and slow the rest.
   CHECK(r.at("ooo8", 65536, "mbps") > 1.15 * r.at("ooo4", 65536, "mbps"));
   CHECK(r.at("ooo4", 4096, "mbps") > 1.1 * r.at("inorder", 4096, "mbps"));
+}
+
+TEST_CASE("pingping: bad arguments and an odd number of hosts end the run cleanly with exit code 2",
+          "[integration][experiments]") {
+  Sandbox sb;
+  const std::string cfg = config("pingping");
+  const SimResult bad = sb.run({"run", cfg, "--case", "hosts=2,switch=ooo8", "--quiet", "--set",
+                                "node*.host.args=--pairing sideways"});
+  INFO(bad.describe());
+  CHECK(bad.exited(2));
+  CHECK(contains(bad.file("run.log"), "pingping: bad arguments"));
+  const SimResult odd = sb.run({"run", cfg, "--case", "hosts=2,switch=ooo8", "--quiet", "--set", "topology.nodes=3"});
+  INFO(odd.describe());
+  CHECK(odd.exited(2));  // --set wins over the case's topology.nodes
+  CHECK(contains(odd.file("run.log"), "pingping: needs an even number of hosts"));
 }
