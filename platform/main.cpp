@@ -27,7 +27,7 @@ const char* const USAGE =
     "  --trace PATTERN   record the transactions of the bindings PATTERN names (node*.pci,\n"
     "                    node0.ni.dma; adds to sim.trace) in transactions.csv and trace.json\n"
     "  --case NAME       which of the config's cases (its `cases:` key) to run; ./m2vp run runs them all\n"
-    "  --out DIR         output folder (default traces/<config name>)\n"
+    "  --out DIR         output folder (default traces/<config name>, a case in traces/<config name>/<case>)\n"
     "  --quiet           no firmware output on stdout (still in run.log)\n";
 
 int usage_error(const std::string& why) {
