@@ -13,8 +13,9 @@
 
 namespace m2 {
 
-// Presets every key of the YAML file at `path` in `reg`. Nothing is preset if
-// the file has any error. Throws ConfigError naming the file and line.
+// Presets every key of the YAML file at `path` in `reg`, except the top-level
+// `cases` (config_cases.h). Nothing is preset if the file has any error.
+// Throws ConfigError naming the file and line.
 void load_config_presets(const std::string& path, ParamRegistry& reg);
 
 // Presets one "NAME=VALUE" command-line assignment (origin "--set"); applied

@@ -1,6 +1,7 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
 //   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--out DIR] [--quiet]
-//   m2vp-sim params CONFIG [--set NAME=VALUE]...
+//   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]
+//   m2vp-sim cases CONFIG
 // (./m2vp at the top of the repository builds it and supplies defaults.)
 #include <cstdlib>
 #include <iostream>
@@ -16,14 +17,17 @@
 namespace {
 
 const char* const USAGE =
-    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--trace PATTERN]... [--out DIR] [--quiet]\n"
-    "       m2vp-sim params CONFIG [--set NAME=VALUE]...\n"
+    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--trace PATTERN]... [--case NAME]\n"
+    "                    [--out DIR] [--quiet]\n"
+    "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]\n"
+    "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
     "  --gdb CPU=PORT    GDB server for CPU on 127.0.0.1:PORT, e.g. --gdb ni0.cpu=1234; the CPU\n"
     "                    waits for GDB before its first instruction (--set CPU.gdb_wait=false: not)\n"
     "  --trace PATTERN   record the transactions of the bindings PATTERN names (node*.pci,\n"
     "                    node0.ni.dma; adds to sim.trace) in transactions.csv and trace.json\n"
-    "  --out DIR         output folder (default traces/<config name>)\n"
+    "  --case NAME       which of the config's cases (its `cases:` key) to run; ./m2vp run runs them all\n"
+    "  --out DIR         output folder (default traces/<config name>, a case in traces/<config name>/<case>)\n"
     "  --quiet           no firmware output on stdout (still in run.log)\n";
 
 int usage_error(const std::string& why) {
@@ -44,7 +48,7 @@ int sc_main(int argc, char* argv[]) {
     std::cout << USAGE;
     return 0;
   }
-  if (cmd != "run" && cmd != "params") return usage_error("unknown command '" + cmd + "'");
+  if (cmd != "run" && cmd != "params" && cmd != "cases") return usage_error("unknown command '" + cmd + "'");
   m2::RunOptions opts;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -57,6 +61,8 @@ int sc_main(int argc, char* argv[]) {
       else if (a.rfind("--set=", 0) == 0) opts.overrides.push_back(a.substr(6));
       else if (a == "--gdb") opts.gdb.push_back(value("--gdb"));
       else if (a.rfind("--gdb=", 0) == 0) opts.gdb.push_back(a.substr(6));
+      else if (a == "--case") opts.case_name = value("--case");
+      else if (a.rfind("--case=", 0) == 0) opts.case_name = a.substr(7);
       else if (a == "--out") opts.out_dir = value("--out");
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
       else if (a == "--trace") opts.trace.push_back(value("--trace"));
@@ -70,6 +76,7 @@ int sc_main(int argc, char* argv[]) {
   }
   if (opts.config_path.empty()) return usage_error("no config file given");
   try {
+    if (cmd == "cases") return m2::list_cases(opts);
     return cmd == "run" ? m2::run_simulation(opts) : m2::list_params(opts);
   } catch (const m2::ConfigError& e) {
     m2::Log::instance().error(e.what());

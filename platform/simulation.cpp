@@ -11,6 +11,7 @@
 #include "core/params.h"
 #include "core/run_control.h"
 #include "host/host_cpu.h"
+#include "platform/config_cases.h"
 #include "platform/config_loader.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
@@ -35,11 +36,37 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
-std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
+// A config that declares cases is one run per case: --case chooses it (the
+// listing of parameters takes the first when none is given).
+// Returns the chosen case's folder name ("" without cases).
+std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistry& reg) {
+  const ConfigCases cases = load_config_cases(opts.config_path);
+  if (cases.empty()) {
+    if (!opts.case_name.empty())
+      throw ConfigError(opts.config_path + ": --case " + opts.case_name + ": the config declares no cases");
+    return "";
+  }
+  if (opts.case_name.empty() && !listing)
+    throw ConfigError(opts.config_path + " declares " + std::to_string(cases.cases.size()) +
+                      " cases (first: " + cases.cases.front().name +
+                      "): './m2vp run CONFIG' runs them all and merges their tables; "
+                      "'m2vp-sim run CONFIG --case NAME' runs one ('m2vp-sim cases CONFIG' lists them)");
+  const ConfigCase& c = opts.case_name.empty() ? cases.cases.front()
+                                               : find_config_case(cases, opts.case_name, opts.config_path);
+  if (opts.case_name.empty())
+    std::cerr << "note: " << opts.config_path << " declares " << cases.cases.size()
+              << " cases; these are the parameters of the first, " << c.name << " (--case NAME for another)\n";
+  apply_case_presets(c, opts.config_path, reg);
+  return c.dir;
+}
+
+std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
   load_config_presets(opts.config_path, reg);
+  const std::string case_dir = apply_chosen_case(opts, listing, reg);
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   if (!opts.trace.empty()) {
@@ -49,6 +76,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
     reg.preset("sim.trace", patterns, ValueOrigin{"--trace"});
   }
   auto e = std::make_unique<Elaborated>();
+  e->case_dir = case_dir;
   // Taps and message probes are set while the platform is built: configure
   // tracing first.
   const uint64_t from_ps = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
@@ -79,17 +107,26 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts) {
 }  // namespace
 
 int list_params(const RunOptions& opts) {
-  auto e = elaborate(opts);
+  auto e = elaborate(opts, true);
   std::cout << format_params_table();
   return 0;
 }
 
+int list_cases(const RunOptions& opts) {
+  const ConfigCases cases = load_config_cases(opts.config_path);
+  // Nothing on stdout without cases: ./m2vp tells the two kinds of config apart by it.
+  if (cases.empty()) std::cerr << opts.config_path << " declares no cases\n";
+  else std::cout << format_cases_table(cases);
+  return 0;
+}
+
 int run_simulation(const RunOptions& opts) {
-  auto e = elaborate(opts);
+  auto e = elaborate(opts, false);
   RunSummary summary;
   summary.config_path = opts.config_path;
   summary.config_name = config_name_of(opts.config_path);
-  const fs::path out = opts.out_dir.empty() ? fs::path("traces") / summary.config_name : fs::path(opts.out_dir);
+  const fs::path out = !opts.out_dir.empty() ? fs::path(opts.out_dir)
+                       : fs::path("traces") / summary.config_name / e->case_dir;
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());

@@ -12,12 +12,16 @@ struct RunOptions {
   std::vector<std::string> overrides;  // "NAME=VALUE" from --set
   std::vector<std::string> gdb;        // "CPU=PORT" from --gdb
   std::vector<std::string> trace;      // binding patterns from --trace
+  std::string case_name;               // --case: which of the config's cases (config_cases.h)
   std::string out_dir;                 // empty: traces/<config name>
   bool quiet = false;                  // no firmware output on stdout (still logged)
 };
 
 int run_simulation(const RunOptions& opts);
-// Builds the platform without simulating and prints every parameter.
+// Builds the platform without simulating and prints every parameter (of the
+// first case when the config declares cases and no --case is given).
 int list_params(const RunOptions& opts);
+// Prints the cases the config declares (format_cases_table; nothing on stdout if none).
+int list_cases(const RunOptions& opts);
 
 }  // namespace m2

@@ -13,13 +13,12 @@ The summary goes to DIR/sweep.tsv; with a measurement table that has a
 per size and variant and plotted (DIR/sweep_<metric>.png/.svg).
 """
 import argparse
-import concurrent.futures
-import csv
 import itertools
 import os
 import re
-import subprocess
 import sys
+
+from runs import choose_metric, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
 
 
 def parse_args(argv):
@@ -48,29 +47,13 @@ def variant_dir(settings):
     return re.sub(r"[^A-Za-z0-9_.=-]+", "-", text.replace("*", "x"))[:150]
 
 
-def read_tsv(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.reader(f, delimiter="\t"))
-    except OSError:
-        return []
-
-
-def run_variant(sim, config, settings, common, out):
+def variant_command(sim, config, settings, common, out):
     cmd = [sim, "run", config, "--quiet", "--out", out]
     for s in common:
         cmd += ["--set", s]
     for n, v in settings:
         cmd += ["--set", f"{n}={v}"]
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    return proc.returncode, proc.stderr.strip().splitlines()[-1:] if proc.returncode else []
-
-
-def progress(done, total):
-    width = 30
-    filled = width * done // total
-    sys.stderr.write(f"\rsweep: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    sys.stderr.flush()
+    return cmd
 
 
 def main(argv):
@@ -79,55 +62,33 @@ def main(argv):
     out = a.out or os.path.join("traces", name, "sweep")
     os.makedirs(out, exist_ok=True)
     variants = [list(zip([n for n, _ in axes], combo)) for combo in itertools.product(*[vs for _, vs in axes])]
-    results = {}
-    progress(0, len(variants))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futures = {pool.submit(run_variant, a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v))): i
-                   for i, v in enumerate(variants)}
-        for k, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            results[futures[f]] = f.result()
-            progress(k, len(variants))
-    sys.stderr.write("\n")
+    results = run_parallel([variant_command(a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v)))
+                            for v in variants], a.jobs, "sweep")
 
     # Per variant: exit code, simulated time, and its measurement table.
     rows = []
     tables = []
     for i, v in enumerate(variants):
         d = os.path.join(out, variant_dir(v))
-        stats = {(r[0], r[1]): r[2] for r in read_tsv(os.path.join(d, "stats.tsv"))[1:] if len(r) == 3}
-        table = read_tsv(os.path.join(d, "results.tsv"))
-        tables.append(table)
+        tables.append(read_tsv(os.path.join(d, "results.tsv")))
         rc, err = results[i]
         rows.append({"variant": ", ".join(f"{n}={val}" for n, val in v), "dir": variant_dir(v), "exit": rc,
-                     "sim_time_us": stats.get(("run", "sim_time_us"), ""), "error": err[0] if err else ""})
+                     "sim_time_us": run_stats(d).get(("run", "sim_time_us"), ""), "error": err})
 
-    sized = [t for t in tables if t and "bytes" in t[0]]
-    metric = a.metric or next((m for m in ("mbps", "latency_us") if sized and m in sized[0][0]), None)
+    metric = choose_metric(tables, a.metric)
     summary = os.path.join(out, "sweep.tsv")
-    with open(summary, "w", newline="") as f:
-        w = csv.writer(f, delimiter="\t", lineterminator="\n")
-        if metric and sized:
-            sizes = sorted({r[t[0].index("bytes")] for t in sized for r in t[1:]}, key=lambda s: float(s))
-            w.writerow(["variant", "exit", "sim_time_us"] + [f"{metric}@{s}" for s in sizes])
-            for row, t in zip(rows, tables):
-                vals = {}
-                if t and "bytes" in t[0] and metric in t[0]:
-                    bi, mi = t[0].index("bytes"), t[0].index(metric)
-                    vals = {r[bi]: r[mi] for r in t[1:]}
-                w.writerow([row["variant"], row["exit"], row["sim_time_us"]] + [vals.get(s, "") for s in sizes])
-        else:
-            w.writerow(["variant", "exit", "sim_time_us"])
-            for row in rows:
-                w.writerow([row["variant"], row["exit"], row["sim_time_us"]])
+    sizes = sizes_of(tables) if metric else []
+    table = [["variant", "exit", "sim_time_us"] + [f"{metric}@{s}" for s in sizes]]
+    for row, t in zip(rows, tables):
+        vals = metric_by_size(t, metric) if metric else {}
+        table.append([row["variant"], str(row["exit"]), row["sim_time_us"]] + [vals.get(s, "") for s in sizes])
+    write_tsv(summary, table)
     # Side by side on the terminal.
-    table = read_tsv(summary)
-    widths = [max(len(r[c]) for r in table) for c in range(len(table[0]))]
-    for r in table:
-        print("  ".join(cell.rjust(widths[c]) if c else cell.ljust(widths[c]) for c, cell in enumerate(r)))
+    print_aligned(table)
     for row in rows:
         if row["exit"]:
             print(f"variant {row['variant']}: exit code {row['exit']} {row['error']}")
-    if metric and sized:
+    if metric:
         plot(out, metric, rows, tables)
     print(f"sweep: {len(variants)} variants in {out}/ (summary: {summary})")
     return 1 if any(r["exit"] for r in rows) else 0

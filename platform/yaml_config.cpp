@@ -1,0 +1,136 @@
+// YAML config documents and their flattening into dotted keys (see yaml_config.h).
+#include "platform/yaml_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/params.h"
+
+namespace m2 {
+
+bool valid_config_key(const std::string& key) {
+  if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos) return false;
+  for (const char c : key)
+    if (std::isspace(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+int yaml_line(const YAML::Node& node, int fallback) {
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() ? fallback : mark.line + 1;
+}
+
+namespace {
+
+// Walks the mapping tree into dotted keys, rejecting what cannot be a preset.
+class Flattener {
+ public:
+  Flattener(const std::string& path, const std::vector<std::string>& skip) : m_path(path), m_skip(skip) {}
+
+  void walk(const YAML::Node& mapping, const std::string& prefix) {
+    for (const auto& kv : mapping) {
+      const YAML::Node& k = kv.first;
+      const YAML::Node& v = kv.second;
+      const int key_line = yaml_line(k, 0);
+      if (!k.IsScalar()) fail(key_line, "keys must be plain names" + under(prefix));
+      const std::string& local = k.Scalar();
+      if (prefix.empty() && std::find(m_skip.begin(), m_skip.end(), local) != m_skip.end()) continue;
+      if (!valid_config_key(local))
+        fail(key_line, "bad key '" + local + "'" + under(prefix) + ": expected a dotted name without blanks");
+      const std::string key = prefix.empty() ? local : prefix + "." + local;
+      switch (v.Type()) {
+        case YAML::NodeType::Map:
+          walk(v, key);
+          break;
+        case YAML::NodeType::Scalar:
+          add(key, v.Scalar(), yaml_line(v, key_line));
+          break;
+        case YAML::NodeType::Sequence: {
+          std::string joined;
+          bool first = true;
+          for (const YAML::Node& item : v) {
+            if (!item.IsScalar())
+              fail(yaml_line(item, key_line),
+                   "key '" + key + "': list items must be plain values (a list of numbers or names)");
+            joined += (first ? "" : ",") + item.Scalar();
+            first = false;
+          }
+          add(key, joined, yaml_line(v, key_line));
+          break;
+        }
+        default:  // null ("key:" alone, "~", "null") or undefined
+          fail(key_line, "key '" + key + "' has no value");
+      }
+    }
+  }
+
+  std::vector<ConfigEntry> take() { return std::move(m_entries); }
+
+  [[noreturn]] void fail(int line, const std::string& what) const {
+    throw ConfigError(m_path + ":" + std::to_string(line) + ": " + what);
+  }
+
+ private:
+  static std::string under(const std::string& prefix) {
+    return prefix.empty() ? "" : " (under '" + prefix + "')";
+  }
+
+  // yaml-cpp keeps duplicate keys, and "a: {b: 1}" collides with "a.b: 2"
+  // only once flattened, so duplicates are caught here.
+  void add(const std::string& key, const std::string& text, int line) {
+    const auto [it, inserted] = m_first_line.emplace(key, line);
+    if (!inserted) fail(line, "key '" + key + "' given twice (first at line " + std::to_string(it->second) + ")");
+    m_entries.push_back({key, text, line});
+  }
+
+  std::string m_path;
+  std::vector<std::string> m_skip;
+  std::vector<ConfigEntry> m_entries;
+  std::map<std::string, int> m_first_line;
+};
+
+}  // namespace
+
+YAML::Node load_yaml_config(const std::string& path) {
+  // An ifstream opens a directory without complaint; reading it then fails.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(path + ": cannot open config file: " + std::strerror(EISDIR));
+  errno = 0;
+  std::ifstream in(path);
+  if (!in) {
+    const int err = errno;
+    throw ConfigError(path + ": cannot open config file: " + (err ? std::strerror(err) : "unknown error"));
+  }
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(in);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                      ": YAML syntax error: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path + ": YAML error: " + e.msg);
+  }
+  if (docs.size() > 1)
+    throw ConfigError(path + ":" + std::to_string(yaml_line(docs[1], 0)) + ": only one YAML document is allowed");
+  // An empty or comments-only file is a valid config that changes nothing.
+  if (docs.empty() || docs[0].IsNull()) return YAML::Node();
+  if (!docs[0].IsMap())
+    throw ConfigError(path + ":" + std::to_string(yaml_line(docs[0], 1)) +
+                      ": the top level must be a mapping of keys to values (e.g. 'ni0.cpu.clock_mhz: 300')");
+  return docs[0];
+}
+
+std::vector<ConfigEntry> flatten_yaml_mapping(const YAML::Node& mapping, const std::string& path,
+                                              const std::vector<std::string>& skip) {
+  Flattener flat(path, skip);
+  if (mapping.IsMap()) flat.walk(mapping, "");
+  return flat.take();
+}
+
+}  // namespace m2

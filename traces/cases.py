@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Runs every case a config declares (its `cases:` key), in parallel, and
+merges their tables (`./m2vp run CONFIG` on such a config).
+
+  cases.py --sim M2VP_SIM CONFIG [--out DIR] [--jobs N] [--metric COLUMN]
+           [--set NAME=VALUE]... [--trace PATTERN]... [--case NAME] [--quiet]
+
+Each case runs `m2vp-sim run CONFIG --case NAME` into DIR/<case folder>/
+(its own run.log, params.tsv, results.tsv ...). Then in DIR:
+  results.tsv  every case's table, one column per axis in front of the
+               table's own columns (the rows of the cases one after another)
+  cases.tsv    per case: its name, folder, exit code, simulated time and
+               error line
+  summary.tsv  with a `bytes` column: the compared column (the config's
+               `cases.show`, else --metric, else mbps, else latency_us) per
+               size (rows) and case (columns, labelled by their levels), the
+               table this script prints
+The exit code is 0 when every case exited with 0, else the first failing
+case's. With --case NAME only that case runs, as a plain m2vp-sim run.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+from runs import choose_metric, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="m2vp run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--sim", required=True, help="the m2vp-sim executable")
+    p.add_argument("config")
+    p.add_argument("--out", default=None, help="default: traces/<config name>")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--metric", default=None, help="results column to compare per size (default: cases.show)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="for every case")
+    p.add_argument("--trace", action="append", default=[], metavar="PATTERN", help="for every case")
+    p.add_argument("--case", default=None, help="run only this case (m2vp-sim run --case)")
+    p.add_argument("--quiet", "-q", action="store_true", help="(cases always run quietly; their output is in run.log)")
+    p.add_argument("--gdb", action="append", default=[], help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def list_cases(sim, config):
+    """(show column or None, axes, [(name, folder, levels)]) from `m2vp-sim cases`."""
+    proc = subprocess.run([sim, "cases", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode:
+        sys.stderr.write(proc.stderr)
+        sys.exit(proc.returncode)
+    show, header, cases = None, None, []
+    for line in proc.stdout.splitlines():
+        cols = line.split("\t")
+        if cols[0] == "#show":
+            show = cols[1]
+        elif header is None:
+            header = cols
+        elif line:
+            cases.append((cols[0], cols[1], cols[2:]))
+    if not cases:
+        sys.exit(f"m2vp run: {config} declares no cases")
+    return show, header[2:], cases
+
+
+def merge_tables(axes, cases, tables):
+    """One table: the axes' levels in front of every case's rows. An axis
+    named like a column of the tables gets the suffix `_case`."""
+    columns = []
+    for t in tables:
+        columns += [c for c in (t[0] if t else []) if c not in columns]
+    front = [a + "_case" if a in columns else a for a in axes]
+    merged = [front + columns]
+    for (_, _, levels), t in zip(cases, tables):
+        if not t:
+            continue
+        idx = [t[0].index(c) if c in t[0] else None for c in columns]
+        for r in t[1:]:
+            merged.append(levels + [r[i] if i is not None and i < len(r) else "" for i in idx])
+    return merged
+
+
+def per_size(metric, cases, tables):
+    """The metric per size (rows) and case (columns, labelled by their
+    levels); "-" where a case has no value."""
+    sizes = sizes_of(tables)
+    labels = ["/".join(levels) for _, _, levels in cases]
+    by_case = [metric_by_size(t, metric) for t in tables]
+    rows = [["bytes"] + labels]
+    rows += [[s] + [vals.get(s, "-") for vals in by_case] for s in sizes]
+    return rows
+
+
+def main(argv):
+    a = parse_args(argv)
+    if a.gdb:
+        sys.exit("m2vp run: --gdb needs one simulation: run one case with --case NAME "
+                 "(m2vp-sim cases CONFIG lists them)")
+    sets = [x for s in a.set for x in ("--set", s)] + [x for t in a.trace for x in ("--trace", t)]
+    name = os.path.splitext(os.path.basename(a.config))[0]
+    out = a.out or os.path.join("traces", name)
+    show, axes, cases = list_cases(a.sim, a.config)
+    if a.case:  # one case: a plain run into its folder
+        folder = next((d for n, d, _ in cases if a.case in (n, d)), a.case)
+        cmd = [a.sim, "run", a.config, "--case", a.case, "--out", os.path.join(out, folder)] + sets
+        os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
+    os.makedirs(out, exist_ok=True)
+    dirs = [os.path.join(out, d) for _, d, _ in cases]
+    for d in dirs:  # a case that fails early must not show an older run's table
+        for f in ("results.tsv", "stats.tsv"):
+            if os.path.exists(os.path.join(d, f)):
+                os.remove(os.path.join(d, f))
+    results = run_parallel([[a.sim, "run", a.config, "--case", n, "--quiet", "--out", d] + sets
+                            for (n, _, _), d in zip(cases, dirs)], a.jobs, f"{name}: {len(cases)} cases")
+    tables = [read_tsv(os.path.join(d, "results.tsv")) for d in dirs]
+
+    write_tsv(os.path.join(out, "results.tsv"), merge_tables(axes, cases, tables))
+    write_tsv(os.path.join(out, "cases.tsv"),
+              [["case", "dir", "exit", "sim_time_us", "error"]] +
+              [[n, d, str(rc), run_stats(os.path.join(out, d)).get(("run", "sim_time_us"), ""), err]
+               for (n, d, _), (rc, err) in zip(cases, results)])
+    metric = choose_metric(tables, a.metric or show)
+    if metric:
+        table = per_size(metric, cases, tables)
+        write_tsv(os.path.join(out, "summary.tsv"), table)
+        print(f"{name}: {metric} per size (rows) and case (columns: {'/'.join(axes)})")
+        print_aligned(table)
+    else:
+        print(f"{name}: results of {len(cases)} cases")
+        print_aligned(read_tsv(os.path.join(out, "results.tsv")))
+    failed = [(n, rc, err) for (n, _, _), (rc, err) in zip(cases, results) if rc]
+    for n, rc, err in failed:
+        print(f"case {n}: exit code {rc}: {err}")
+    print(f"{name}: {len(cases)} cases in {out}/ (merged: results.tsv, per case: cases.tsv)")
+    return failed[0][1] if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

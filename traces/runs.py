@@ -1,0 +1,95 @@
+"""Running m2vp-sim several times in parallel and comparing the tables the
+runs wrote; shared by sweep.py (--vary on the command line) and cases.py
+(the cases a config declares)."""
+import concurrent.futures
+import csv
+import os
+import subprocess
+import sys
+
+
+def read_tsv(path):
+    """The rows of a TSV file, header included; [] when it is missing."""
+    try:
+        with open(path, newline="") as f:
+            return list(csv.reader(f, delimiter="\t"))
+    except OSError:
+        return []
+
+
+def write_tsv(path, rows):
+    with open(path, "w", newline="") as f:
+        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
+
+
+def run_stats(run_dir):
+    """stats.tsv of a run as {(source, key): value}."""
+    return {(r[0], r[1]): r[2] for r in read_tsv(os.path.join(run_dir, "stats.tsv"))[1:] if len(r) == 3}
+
+
+def _run_one(cmd):
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+    # The first "error:" line says why; the lines after it are details.
+    why = next((l for l in lines if l.startswith("error:")), lines[-1] if lines else "")
+    return proc.returncode, why if proc.returncode else ""
+
+
+def _progress(what, done, total):
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r{what}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    sys.stderr.flush()
+
+
+def run_parallel(commands, jobs, what):
+    """Runs every command (an argv list), `jobs` at a time, with a progress
+    bar; per command in order: (exit code, its error line or "")."""
+    results = [None] * len(commands)
+    _progress(what, 0, len(commands))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_run_one, c): i for i, c in enumerate(commands)}
+        for k, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            results[futures[f]] = f.result()
+            _progress(what, k, len(commands))
+    sys.stderr.write("\n")
+    return results
+
+
+def choose_metric(tables, wanted=None):
+    """The column to compare per size: `wanted`, else mbps, else latency_us;
+    None when no table has a `bytes` column (or not the wanted one)."""
+    sized = [t for t in tables if t and "bytes" in t[0]]
+    for m in [wanted] if wanted else ["mbps", "latency_us"]:
+        if any(m in t[0] for t in sized):
+            return m
+    return None
+
+
+def metric_by_size(table, metric):
+    """{bytes: value} of one run's table ({} when it lacks either column)."""
+    if not table or "bytes" not in table[0] or metric not in table[0]:
+        return {}
+    bi, mi = table[0].index("bytes"), table[0].index(metric)
+    return {r[bi]: r[mi] for r in table[1:] if len(r) > max(bi, mi)}
+
+
+def sizes_of(tables):
+    """Every size any table has, in numeric order."""
+    sizes = set()
+    for t in tables:
+        if t and "bytes" in t[0]:
+            bi = t[0].index("bytes")
+            sizes.update(r[bi] for r in t[1:] if len(r) > bi)
+    return sorted(sizes, key=float)
+
+
+def print_aligned(rows, out=None):
+    """Prints rows as columns: the first left-aligned, the others right."""
+    out = out or sys.stdout
+    if not rows:
+        return
+    widths = [max(len(r[c]) if c < len(r) else 0 for r in rows) for c in range(max(len(r) for r in rows))]
+    for r in rows:
+        out.write("  ".join(cell.rjust(widths[c]) if c else cell.ljust(widths[c]) for c, cell in enumerate(r)).rstrip())
+        out.write("\n")
