@@ -3,8 +3,15 @@
  * the simulator wrote into SDRAM (ip/sb_routes.h), and pushes a switching
  * request for it (ip/sb_regs.h). A message it cannot route is discarded (a
  * request that consumes it), counted and reported on the console, so an
- * unknown destination never blocks its channel. Runs forever; dozes while
- * the header buffer is empty. */
+ * unknown destination never blocks its channel.
+ *
+ * At most one request per source channel is in the switch controller at a
+ * time: later ones wait here, in SDRAM, per source channel, until SB_SRC_BUSY
+ * shows the earlier one complete. So the request buffer never fills with
+ * requests that can only wait behind another of their channel, and a message
+ * arriving from a cascade link always finds room for its request (deadlock
+ * avoidance, docs/models/switchbox.md). The header buffer keeps being drained
+ * meanwhile. Runs forever; dozes while there is nothing to do. */
 #include <mlx.h>
 #include <ni_memory_map.h>
 #include <sb_memory_map.h>
@@ -37,6 +44,21 @@ static uint8_t table8(uint32_t off)
 
 static unsigned g_ports;
 static uint32_t g_routed, g_dropped;
+
+/* Requests waiting for their source channel's previous one, per source
+ * channel (index SB_SRC_BIT's shift), oldest first. */
+#define SOURCES       (2u * SB_MAX_PORTS)
+#define PENDING_DEPTH 64u
+struct pending {
+  uint32_t mask, bytes, flags;
+};
+static struct pending g_pending[SOURCES][PENDING_DEPTH];
+static unsigned g_first[SOURCES], g_count[SOURCES];
+static uint32_t g_waiting;  /* source bits with requests in g_pending */
+static uint32_t g_held;     /* source bits pushed and maybe not complete yet */
+static uint32_t g_watch;    /* SB_SRC_WATCH as last written */
+static int g_check_free;    /* the request buffer can be full: fewer entries than source channels */
+static int g_no_space;      /* a push found the request buffer full */
 
 /* The interrupt only ends a doze: silence it here, main() enables it again
  * before the next one. */
@@ -88,19 +110,70 @@ static uint32_t route(unsigned in, uint32_t w0, uint32_t w1)
   }
 }
 
-static void request(uint32_t source, uint32_t mask, uint32_t bytes, uint32_t flags)
+static unsigned source_index(uint32_t source)
 {
-  if (reg(SB_REQ_FREE) == 0)
-    wait_for(SB_IRQ_REQ_SPACE);
-  set_reg(SB_REQ_SOURCE, source);
-  set_reg(SB_REQ_DEST, mask);
-  set_reg(SB_REQ_BYTES, bytes);
-  set_reg(SB_REQ_PUSH, flags);
+  return (SB_SOURCE_PORT(source) << 1) + (SB_SOURCE_CHANNEL(source) & 1u);
 }
 
-static void switch_one(void)
+/* Pushes a request into the hardware; 0 if the request buffer is full. */
+static int push(unsigned i, const struct pending *p)
+{
+  if (g_check_free && reg(SB_REQ_FREE) == 0) {
+    g_no_space = 1;
+    return 0;
+  }
+  set_reg(SB_REQ_SOURCE, SB_SOURCE(i >> 1, i & 1u));
+  set_reg(SB_REQ_DEST, p->mask);
+  set_reg(SB_REQ_BYTES, p->bytes);
+  set_reg(SB_REQ_PUSH, p->flags);
+  g_held |= 1u << i;
+  return 1;
+}
+
+/* Pushes the oldest waiting request of every source channel whose previous
+ * request is complete. */
+static void push_waiting(void)
+{
+  if (g_waiting == 0)
+    return;
+  g_held &= reg(SB_SRC_BUSY);
+  const uint32_t ready = g_waiting & ~g_held;
+  for (unsigned i = 0; i < SOURCES; i++) {
+    if (!(ready & (1u << i)))
+      continue;
+    if (!push(i, &g_pending[i][g_first[i]]))
+      return;
+    g_first[i] = (g_first[i] + 1) % PENDING_DEPTH;
+    if (--g_count[i] == 0)
+      g_waiting &= ~(1u << i);
+  }
+}
+
+/* Requests (source, mask, bytes, flags) now if its source channel is free,
+ * else queues it behind the channel's earlier requests. */
+static void request(uint32_t source, uint32_t mask, uint32_t bytes, uint32_t flags)
+{
+  const unsigned i = source_index(source);
+  const uint32_t bit = 1u << i;
+  struct pending p = {mask, bytes, flags};
+  if (!(g_waiting & bit)) {
+    if (g_held & bit)
+      g_held &= reg(SB_SRC_BUSY);
+    if (!(g_held & bit) && push(i, &p))
+      return;
+  }
+  g_pending[i][(g_first[i] + g_count[i]) % PENDING_DEPTH] = p;
+  g_count[i]++;
+  g_waiting |= bit;
+}
+
+/* Routes the oldest header; 0 (and leaves it) if its source channel's queue
+ * is full. */
+static int switch_one(void)
 {
   const uint32_t source = reg(SB_HDR_SOURCE);
+  if (g_count[source_index(source)] == PENDING_DEPTH)
+    return 0;
   const uint32_t w0 = reg(SB_HDR_WORD0);
   const uint32_t w1 = reg(SB_HDR_WORD1);
   set_reg(SB_HDR_POP, 1);
@@ -110,29 +183,44 @@ static void switch_one(void)
   if (mask != 0) {
     request(source & ~SB_SOURCE_VALID, mask, bytes, 0);
     g_routed++;
-    return;
+    return 1;
   }
   request(source & ~SB_SOURCE_VALID, 0, bytes, SB_REQ_FLAG_DISCARD);
   /* A broadcast with nowhere else to go is normal (a leaf of the tree). */
   if (MLX_HDR_TYPE(w1) == MLX_TYPE_BROADCAST && tables_valid())
-    return;
+    return 1;
   g_dropped++;
   printf("sb: no route: port %u channel %u, type %u to 0x%04x from 0x%04x, %u bytes: discarded\n", in,
          (unsigned)SB_SOURCE_CHANNEL(source), (unsigned)MLX_HDR_TYPE(w1), MLX_HDR_DST(w0), MLX_HDR_SRC(w0),
          (unsigned)bytes);
   fw_result(RESULT_DROPPED, g_dropped);
+  return 1;
 }
 
 int main(void)
 {
   const uint32_t config = reg(SB_CONFIG);
   g_ports = SB_CONFIG_PORTS(config);
+  g_check_free = reg(SB_REQ_DEPTH) < 2u * g_ports;
+  if (tables_valid())
+    set_reg(SB_UP_PORTS, table32(SB_ROUTES_UP_PORTS_OFF));
   printf("sb router: %u ports, %u stations, %s, routes %s\n", g_ports, (unsigned)SB_CONFIG_STATIONS(config),
          config & SB_CONFIG_OOO ? "out-of-order" : "in-order", tables_valid() ? "loaded" : "missing");
   for (;;) {
+    int blocked = 0; /* the oldest header's source channel queue is full */
+    g_no_space = 0;
+    push_waiting();
     while (reg(SB_HDR_COUNT) != 0)
-      switch_one();
+      if (!switch_one()) {
+        blocked = 1;
+        break;
+      }
     fw_result(RESULT_ROUTED, g_routed);
-    wait_for(SB_IRQ_HEADER);
+    if (g_watch != g_waiting) {
+      g_watch = g_waiting;
+      set_reg(SB_SRC_WATCH, g_watch);
+    }
+    wait_for((blocked ? 0u : SB_IRQ_HEADER) | (g_waiting ? SB_IRQ_SRC_IDLE : 0u) |
+             (g_no_space ? SB_IRQ_REQ_SPACE : 0u));
   }
 }
