@@ -5,12 +5,13 @@
  * request that consumes it), counted and reported on the console, so an
  * unknown destination never blocks its channel.
  *
- * At most one request per source channel is in the switch controller at a
- * time: later ones wait here, in SDRAM, per source channel, until SB_SRC_BUSY
- * shows the earlier one complete. So the request buffer never fills with
- * requests that can only wait behind another of their channel, and a message
- * arriving from a cascade link always finds room for its request (deadlock
- * avoidance, docs/models/switchbox.md). The header buffer keeps being drained
+ * The request buffer keeps a free entry for every source channel with no
+ * request in the switch controller (SB_SRC_BUSY): a second request of a busy
+ * channel is pushed only when that leaves enough room, else it waits here, in
+ * SDRAM, per source channel. So the buffer never fills with requests that can
+ * only wait behind another of their channel, and a message arriving from a
+ * cascade link always finds room for its request (deadlock avoidance,
+ * docs/models/switchbox.md). The header buffer keeps being drained
  * meanwhile. Runs forever; dozes while there is nothing to do. */
 #include <mlx.h>
 #include <ni_memory_map.h>
@@ -58,9 +59,7 @@ struct pending {
 static struct pending g_pending[SOURCES][PENDING_DEPTH] __attribute__((section(".data.sb_pending")));
 static unsigned g_first[SOURCES], g_count[SOURCES];
 static uint32_t g_waiting;  /* source bits with requests in g_pending */
-static uint32_t g_held;     /* source bits pushed and maybe not complete yet */
 static uint32_t g_watch;    /* SB_SRC_WATCH as last written */
-static int g_check_free;    /* the request buffer can be full: fewer entries than source channels */
 static int g_no_space;      /* a push found the request buffer full */
 
 /* The interrupt only ends a doze: silence it here, main() enables it again
@@ -118,52 +117,68 @@ static unsigned source_index(uint32_t source)
   return (SB_SOURCE_PORT(source) << 1) + (SB_SOURCE_CHANNEL(source) & 1u);
 }
 
-/* Pushes a request into the hardware; 0 if the request buffer is full. */
-static int push(unsigned i, const struct pending *p)
+/* Pushes a request into the hardware (checked by may_push). */
+static void push(unsigned i, const struct pending *p)
 {
-  if (g_check_free && reg(SB_REQ_FREE) == 0) {
-    g_no_space = 1;
-    return 0;
-  }
   set_reg(SB_REQ_SOURCE, SB_SOURCE(i >> 1, i & 1u));
   set_reg(SB_REQ_DEST, p->mask);
   set_reg(SB_REQ_BYTES, p->bytes);
   set_reg(SB_REQ_PUSH, p->flags);
-  g_held |= 1u << i;
-  return 1;
 }
 
-/* Pushes the oldest waiting request of every source channel whose previous
- * request is complete. */
+static unsigned ones(uint32_t v)
+{
+  unsigned n = 0;
+  for (; v != 0; v &= v - 1)
+    n++;
+  return n;
+}
+
+/* May a request of source bit `bit` enter the request buffer now? A source
+ * channel with nothing in the controller always may; one that has a request
+ * there only while every idle source channel still finds a free entry after
+ * it (so the buffer never fills with requests that wait behind others). */
+static int may_push(uint32_t bit, uint32_t busy, uint32_t free)
+{
+  if (free == 0) {
+    g_no_space = 1;
+    return 0;
+  }
+  if (!(busy & bit))
+    return 1;
+  const uint32_t all = g_ports >= 16 ? ~0u : (1u << (2u * g_ports)) - 1u;
+  return free > ones(all & ~busy);
+}
+
+/* Pushes the oldest waiting request of every source channel that may. */
 static void push_waiting(void)
 {
   if (g_waiting == 0)
     return;
-  g_held &= reg(SB_SRC_BUSY);
-  const uint32_t ready = g_waiting & ~g_held;
+  uint32_t busy = reg(SB_SRC_BUSY), free = reg(SB_REQ_FREE);
   for (unsigned i = 0; i < SOURCES; i++) {
-    if (!(ready & (1u << i)))
+    const uint32_t bit = 1u << i;
+    if (!(g_waiting & bit) || !may_push(bit, busy, free))
       continue;
-    if (!push(i, &g_pending[i][g_first[i]]))
-      return;
+    push(i, &g_pending[i][g_first[i]]);
+    busy |= bit;
+    free--;
     g_first[i] = (g_first[i] + 1) % PENDING_DEPTH;
     if (--g_count[i] == 0)
-      g_waiting &= ~(1u << i);
+      g_waiting &= ~bit;
   }
 }
 
-/* Requests (source, mask, bytes, flags) now if its source channel is free,
- * else queues it behind the channel's earlier requests. */
+/* Requests (source, mask, bytes, flags) now if it may, else queues it behind
+ * the channel's earlier requests. */
 static void request(uint32_t source, uint32_t mask, uint32_t bytes, uint32_t flags)
 {
   const unsigned i = source_index(source);
   const uint32_t bit = 1u << i;
   struct pending p = {mask, bytes, flags};
-  if (!(g_waiting & bit)) {
-    if (g_held & bit)
-      g_held &= reg(SB_SRC_BUSY);
-    if (!(g_held & bit) && push(i, &p))
-      return;
+  if (!(g_waiting & bit) && may_push(bit, reg(SB_SRC_BUSY), reg(SB_REQ_FREE))) {
+    push(i, &p);
+    return;
   }
   g_pending[i][(g_first[i] + g_count[i]) % PENDING_DEPTH] = p;
   g_count[i]++;
@@ -175,7 +190,7 @@ static void request(uint32_t source, uint32_t mask, uint32_t bytes, uint32_t fla
 static int switch_one(void)
 {
   const uint32_t source = reg(SB_HDR_SOURCE);
-  if (g_count[source_index(source)] == PENDING_DEPTH)
+  if (g_waiting != 0 && g_count[source_index(source)] == PENDING_DEPTH)
     return 0;
   const uint32_t w0 = reg(SB_HDR_WORD0);
   const uint32_t w1 = reg(SB_HDR_WORD1);
@@ -204,7 +219,6 @@ int main(void)
 {
   const uint32_t config = reg(SB_CONFIG);
   g_ports = SB_CONFIG_PORTS(config);
-  g_check_free = reg(SB_REQ_DEPTH) < 2u * g_ports;
   if (tables_valid())
     set_reg(SB_UP_PORTS, table32(SB_ROUTES_UP_PORTS_OFF));
   printf("sb router: %u ports, %u stations, %s, routes %s\n", g_ports, (unsigned)SB_CONFIG_STATIONS(config),
