@@ -19,6 +19,16 @@
  * with bits at or above the port count is also refused; an empty mask without
  * REQ_FLAG_DISCARD is refused.
  *
+ * Deadlock avoidance in cascades (out-of-order mode; docs/models/switchbox.md):
+ * UP_PORTS names the ports cabled towards the root of the up / down routing
+ * tree (the firmware copies it from the routing tables); the fetch unit keeps
+ * one reservation station for requests that go to none of them. SRC_BUSY shows
+ * which source channels have a request in the request buffer or a station;
+ * the firmware keeps at most one there per source channel, so the request
+ * buffer (depth >= ports * channels) never fills with requests that wait
+ * behind others. SRC_WATCH + SB_IRQ_SRC_IDLE wake it when one of the watched
+ * source channels has no request left.
+ *
  * Interrupt: one level output to the manager's external interrupt, high while
  * IRQ_STATUS & IRQ_ENABLE != 0. Silence it by clearing IRQ_ENABLE bits (the
  * conditions are levels: they stay true until the buffer changes).
@@ -43,6 +53,10 @@
 #define SB_REQ_BYTES     0x03Cu /* RW: staged request's message bytes (8 + payload length)  */
 #define SB_REQ_PUSH      0x040u /* W: flags (SB_REQ_FLAG_*); pushes the staged request       */
 
+#define SB_UP_PORTS      0x044u /* RW: ports towards the root of the routing tree (0 at reset) */
+#define SB_SRC_BUSY      0x048u /* R: SB_SRC_BIT of every source channel with a request held */
+#define SB_SRC_WATCH     0x04Cu /* RW: SB_SRC_BIT mask for SB_IRQ_SRC_IDLE (0 at reset)   */
+
 #define SB_IRQ_ENABLE    0x050u /* RW: SB_IRQ_* mask (0 at reset)                           */
 #define SB_IRQ_STATUS    0x054u /* R: SB_IRQ_* conditions now, enabled or not               */
 
@@ -60,6 +74,8 @@
 #define SB_SOURCE_PORT(v)      (((v) >> 8) & 0xFFu)
 #define SB_SOURCE_CHANNEL(v)   ((v) & 0xFFu)
 #define SB_SOURCE_VALID        0x80000000u  /* set in SB_HDR_SOURCE when an entry exists */
+/* A source channel's bit in SB_SRC_BUSY / SB_SRC_WATCH (2 channels per port). */
+#define SB_SRC_BIT(port, ch)   (1u << (((unsigned)(port) << 1) + ((unsigned)(ch) & 1u)))
 
 #define SB_CONFIG_PORTS(v)     ((v) & 0xFFu)
 #define SB_CONFIG_STATIONS(v)  (((v) >> 8) & 0xFFu)
@@ -69,5 +85,6 @@
 
 #define SB_IRQ_HEADER          0x1u  /* the header buffer is not empty                   */
 #define SB_IRQ_REQ_SPACE       0x2u  /* the request buffer has a free entry              */
+#define SB_IRQ_SRC_IDLE        0x4u  /* SB_SRC_WATCH & ~SB_SRC_BUSY != 0                  */
 
 #endif

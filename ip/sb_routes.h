@@ -7,6 +7,10 @@
  *   0x0004  VERSION           SB_ROUTES_VERSION
  *   0x0008  PORTS             ports of this switch box
  *   0x000C  GROUPS            multicast entries in use (0..SB_ROUTES_MAX_GROUPS)
+ *   0x0010  UP_PORTS          ports cabled towards the root of the up / down
+ *                             routing tree (bit p = port p; 0 for the root or
+ *                             a lone switch box): the firmware writes it to
+ *                             SB_UP_PORTS (ip/sb_regs.h)
  *   0x0040  BCAST(in)         broadcast: output port mask for a message that came
  *                             in on port `in` (in < SB_MAX_PORTS)
  *   0x0100  MCAST(g)          multicast entry g (g < GROUPS), 0x80 bytes each:
@@ -34,6 +38,7 @@
 #define SB_ROUTES_VERSION_OFF   0x0004u
 #define SB_ROUTES_PORTS_OFF     0x0008u
 #define SB_ROUTES_GROUPS_OFF    0x000Cu
+#define SB_ROUTES_UP_PORTS_OFF  0x0010u
 #define SB_ROUTES_BCAST_OFF(in) (0x0040u + 4u * (unsigned)(in))
 #define SB_ROUTES_MCAST_OFF(g)  (0x0100u + 0x80u * (unsigned)(g))
 #define SB_ROUTES_MCAST_GROUP   0x00u

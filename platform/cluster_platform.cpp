@@ -187,6 +187,7 @@ class ClusterPlatform : public Platform {
     SbRoutes r;
     for (size_t n = 0; n < t.unicast.size(); ++n) r.unicast[static_cast<uint16_t>(n)] = static_cast<unsigned>(t.unicast[n]);
     r.broadcast = t.broadcast;
+    r.up_ports = t.up_ports;
     for (const auto& [g, masks] : t.multicast) r.multicast[static_cast<uint16_t>(g)] = masks;
     return r;
   }

@@ -228,6 +228,14 @@ void Topology::compute_routes(bool updown) {
         fanout |= 1u << p;
       }
     }
+    // Up ports: the switch-box reservation stations keep one station for
+    // requests going elsewhere (docs/models/switch-controller.md).
+    for (int p = 0; p < m_ports; ++p) {
+      const LinkEnd& peer = m_port_peer[static_cast<size_t>(s)][static_cast<size_t>(p)];
+      if (peer.sb < 0) continue;
+      const int lp = m_level[static_cast<size_t>(peer.sb)], ls = m_level[static_cast<size_t>(s)];
+      if (lp < ls || (lp == ls && peer.sb < s)) t.up_ports |= 1u << p;
+    }
     t.broadcast.assign(static_cast<size_t>(m_ports), 0);
     for (int in = 0; in < m_ports; ++in) t.broadcast[static_cast<size_t>(in)] = fanout & ~(1u << in);
     for (const auto& [group, members] : m_groups) {

@@ -33,6 +33,7 @@ struct SbRouteTable {
   std::vector<int> unicast;                  // node address -> output port
   std::vector<uint32_t> broadcast;           // input port -> output port mask
   std::map<int, std::vector<uint32_t>> multicast;  // group -> input port -> output port mask
+  uint32_t up_ports = 0;  // ports cabled to a switch box nearer the root (lower BFS level, then index)
 };
 
 struct TopologySpec {

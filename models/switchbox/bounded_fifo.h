@@ -47,6 +47,16 @@ class BoundedFifo {
     changed();
     return item;
   }
+  // Removes entry i (0 = oldest): a fetch unit that may skip entries.
+  T take(size_t i) {
+    if (i >= m_items.size())
+      throw std::logic_error(m_name + ": take entry " + std::to_string(i) + " of " + std::to_string(m_items.size()));
+    T item = std::move(m_items[i]);
+    m_items.erase(m_items.begin() + static_cast<std::ptrdiff_t>(i));
+    m_space.notify(sc_core::SC_ZERO_TIME);
+    changed();
+    return item;
+  }
 
   const sc_core::sc_event& data_event() const { return m_data; }
   const sc_core::sc_event& space_event() const { return m_space; }

@@ -42,6 +42,9 @@ std::vector<uint8_t> encode_routes(const SbRoutes& r, unsigned ports, const std:
   put32(img, SB_ROUTES_VERSION_OFF, SB_ROUTES_VERSION);
   put32(img, SB_ROUTES_PORTS_OFF, ports);
   const uint32_t all = (1u << ports) - 1;
+  if (r.up_ports & ~all)
+    throw ConfigError(owner + ": up-port mask " + hex(r.up_ports) + " names ports beyond " + std::to_string(ports - 1));
+  put32(img, SB_ROUTES_UP_PORTS_OFF, r.up_ports);
   if (r.broadcast.empty()) {
     for (unsigned in = 0; in < ports; ++in) put32(img, SB_ROUTES_BCAST_OFF(in), all & ~(1u << in));
   } else {

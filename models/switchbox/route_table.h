@@ -20,6 +20,8 @@ struct SbRoutes {
   // Multicast group id (the header's destination) -> per input port the
   // output port mask, one entry per port.
   std::map<uint16_t, std::vector<uint32_t>> multicast;
+  // Ports cabled towards the root of the up*/down* tree (bit p = port p).
+  uint32_t up_ports = 0;
 };
 
 // The SB_ROUTES_SIZE-byte table image for a switch box with `ports` ports.

@@ -92,19 +92,62 @@ void SwitchController::accept(SbRequest r, sc_core::sc_time at) {
 // --- request fetch unit ----------------------------------------------------
 
 void SwitchController::fetch_unit() {
+  auto free_station = [this] {
+    return std::find_if(m_stations.begin(), m_stations.end(), [](const auto& s) { return !s; });
+  };
   for (;;) {
-    while (m_requests.empty()) wait(m_requests.data_event());
-    auto free_station = [this] {
-      return std::find_if(m_stations.begin(), m_stations.end(), [](const auto& s) { return !s; });
-    };
-    while (free_station() == m_stations.end()) wait(m_station_freed);
+    // Only the request buffer (a push) and the stations (a completion) change
+    // what can be fetched; the chosen entry stays fetchable meanwhile.
+    int i = -1;
+    while (free_station() == m_stations.end() || (i = fetchable()) < 0)
+      wait(m_requests.data_event() | m_station_freed);
     if (m_fetch_latency != sc_core::SC_ZERO_TIME) wait(m_fetch_latency);
-    SbRequest r = m_requests.pop();
+    SbRequest r = m_requests.take(static_cast<size_t>(i));
     r.fetched = sc_core::sc_time_stamp();
     *free_station() = r;
     set_occupied(m_occupied + 1);
     m_fetched.notify(sc_core::SC_ZERO_TIME);
   }
+}
+
+int SwitchController::fetchable() const {
+  if (m_requests.empty()) return -1;
+  if (m_mode == Mode::InOrder) return 0;  // strictly the oldest
+  // Out of order: the oldest request that could run on its own. Skipped: a
+  // request whose source channel has an older request (in a station or
+  // earlier in the buffer: its bytes come first), one that shares a
+  // destination channel with a request in a station (it could only wait for
+  // it), and one that goes up while only one station is left for the others.
+  unsigned up = 0;
+  for (const auto& o : m_stations)
+    if (o && goes_up(*o)) ++up;
+  const bool up_room = m_stations.size() < 2 || up + 1 < m_stations.size();
+  uint32_t earlier = 0;  // source channels seen earlier in the buffer
+  for (size_t i = 0; i < m_requests.size(); ++i) {
+    const SbRequest& r = m_requests.at(i);
+    const uint32_t src = 1u << (r.port * NetBuf::kChannels + r.channel);
+    const bool behind = (earlier & src) != 0;
+    earlier |= src;
+    if (behind) continue;
+    bool blocked = false;
+    for (const auto& o : m_stations) {
+      if (!o) continue;
+      if ((o->port == r.port && o->channel == r.channel) || (o->channel == r.channel && (o->dest_mask & r.dest_mask)))
+        blocked = true;
+    }
+    if (blocked || (goes_up(r) && !up_room)) continue;
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+uint32_t SwitchController::busy_sources() const {
+  uint32_t busy = 0;
+  auto add = [&busy](const SbRequest& r) { busy |= 1u << (r.port * NetBuf::kChannels + r.channel); };
+  for (size_t i = 0; i < m_requests.size(); ++i) add(m_requests.at(i));
+  for (const auto& o : m_stations)
+    if (o) add(*o);
+  return busy;
 }
 
 // --- transfer unit ---------------------------------------------------------
@@ -220,6 +263,7 @@ void SwitchController::complete(unsigned station) {
   m_stations[station].reset();
   set_occupied(m_occupied - 1);
   m_station_freed.notify(sc_core::SC_ZERO_TIME);
+  if (m_on_complete) m_on_complete();
 }
 
 // --- statistics and state --------------------------------------------------
@@ -270,7 +314,7 @@ std::string SwitchController::blocker(const SbRequest& r) const {
 std::string SwitchController::describe() const {
   std::string s = "  " + std::string(name()) + ": " + (m_mode == Mode::InOrder ? "in-order" : "out-of-order") + ", " +
                   std::to_string(m_occupied) + "/" + std::to_string(m_stations.size()) +
-                  " stations occupied, switching bus " + m_bus.describe() + "\n";
+                  " stations occupied, up ports " + hex(m_up_ports) + ", switching bus " + m_bus.describe() + "\n";
   s += "    request buffer: " + std::to_string(m_requests.size()) + "/" + std::to_string(m_requests.depth()) + "\n";
   for (size_t i = 0; i < m_requests.size(); ++i) {
     const SbRequest& r = m_requests.at(i);

@@ -12,12 +12,19 @@
 // A message's bytes must not interleave with another's in a destination
 // channel: a started request owns its destination channels until it is
 // complete. Requests of one source channel run in order (their data is in
-// that order in the channel). See docs/models/switch-controller.md.
+// that order in the channel).
+// Out of order, the fetch unit skips requests that could only wait in a
+// station (behind their source channel or a claimed destination) and keeps
+// one station for requests that do not go up a cascade (up ports: set_up_ports),
+// so up*/down*-routed cascades cannot fill every station of two neighbouring
+// boxes with requests for the link between them. See
+// docs/models/switch-controller.md.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +66,15 @@ class SwitchController : public sc_core::sc_module {
   // request's push (MessagePoint::SbRequest) and its moves over the
   // switching bus (SbMoveStart before the first, SbMoveEnd after each).
   void set_message_probe(MessageProbe probe) { m_probe = probe; }
+  // Ports cabled towards the root of the up*/down* tree (bit p = port p;
+  // SB_UP_PORTS, written by the firmware from the routing tables).
+  void set_up_ports(uint32_t mask) { m_up_ports = mask; }
+  uint32_t up_ports() const { return m_up_ports; }
+  // Source channels with a request in the request buffer or a station: bit
+  // port * NetBuf::kChannels + channel (SB_SRC_BUSY).
+  uint32_t busy_sources() const;
+  // Called when a request leaves its station (the register side's interrupt).
+  void on_complete(std::function<void()> f) { m_on_complete = std::move(f); }
 
   struct Stats {
     uint64_t headers = 0;    // messages the analyzers saw
@@ -92,6 +108,8 @@ class SwitchController : public sc_core::sc_module {
 
  private:
   void fetch_unit();
+  int fetchable() const;
+  bool goes_up(const SbRequest& r) const { return !r.discard && (r.dest_mask & m_up_ports) != 0; }
   void transfer_unit();
   int pick() const;
   void serve(unsigned station);
@@ -104,6 +122,8 @@ class SwitchController : public sc_core::sc_module {
   std::string blocker(const SbRequest& r) const;
 
   Mode m_mode;
+  uint32_t m_up_ports = 0;
+  std::function<void()> m_on_complete;
   uint64_t m_burst;
   sc_core::sc_time m_fetch_latency;
   std::vector<NetBuf*> m_ports;

@@ -19,6 +19,7 @@ SwitchRegs::SwitchRegs(sc_core::sc_module_name name, uint32_t config, BoundedFif
   add_registers(config);
   m_headers.on_change([this] { update_irq(); });
   m_requests.on_change([this] { update_irq(); });
+  m_controller.on_complete([this] { update_irq(); });
 }
 
 void SwitchRegs::add_registers(uint32_t config) {
@@ -44,8 +45,15 @@ void SwitchRegs::add_registers(uint32_t config) {
   m_regs.add(SB_REQ_PUSH, "REQ_PUSH", nullptr, [this](uint32_t flags) {
     m_controller.accept(staged(flags), m_access_time);
   });
+  m_regs.add(SB_UP_PORTS, "UP_PORTS", [this] { return m_controller.up_ports(); },
+             [this](uint32_t v) { m_controller.set_up_ports(v); });
+  m_regs.add(SB_SRC_BUSY, "SRC_BUSY", [this] { return m_controller.busy_sources(); }, nullptr);
+  m_regs.add(SB_SRC_WATCH, "SRC_WATCH", [this] { return m_watch; }, [this](uint32_t v) {
+    m_watch = v;
+    update_irq();
+  });
   m_regs.add(SB_IRQ_ENABLE, "IRQ_ENABLE", [this] { return m_enable; }, [this](uint32_t v) {
-    m_enable = v & (SB_IRQ_HEADER | SB_IRQ_REQ_SPACE);
+    m_enable = v & (SB_IRQ_HEADER | SB_IRQ_REQ_SPACE | SB_IRQ_SRC_IDLE);
     update_irq();
   });
   m_regs.add(SB_IRQ_STATUS, "IRQ_STATUS", [this] { return irq_status(); }, nullptr);
@@ -69,7 +77,8 @@ SbRequest SwitchRegs::staged(uint32_t flags) const {
 }
 
 uint32_t SwitchRegs::irq_status() const {
-  return (m_headers.empty() ? 0u : SB_IRQ_HEADER) | (m_requests.full() ? 0u : SB_IRQ_REQ_SPACE);
+  return (m_headers.empty() ? 0u : SB_IRQ_HEADER) | (m_requests.full() ? 0u : SB_IRQ_REQ_SPACE) |
+         ((m_watch & ~m_controller.busy_sources()) != 0 ? SB_IRQ_SRC_IDLE : 0u);
 }
 
 void SwitchRegs::update_irq() { irq.set((irq_status() & m_enable) != 0); }

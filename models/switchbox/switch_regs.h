@@ -1,6 +1,7 @@
 // The switch controller's register page on the SB manager's bus
 // (ip/sb_regs.h): the firmware's side of the header buffer and the request
-// buffer, the "header available" / "request room" interrupt and the counters.
+// buffer, the up-port and source-busy registers, the "header available" /
+// "request room" / "source idle" interrupt and the counters.
 // A request push the controller cannot take is refused with an error
 // response (the 603e reports a bus error) and a logged reason.
 #pragma once
@@ -45,7 +46,7 @@ class SwitchRegs : public sc_core::sc_module {
   RegisterBank m_regs;
   sc_core::sc_time m_access;
   sc_core::sc_time m_access_time;  // of the access being served
-  uint32_t m_source = 0, m_dest = 0, m_bytes = 0, m_enable = 0;
+  uint32_t m_source = 0, m_dest = 0, m_bytes = 0, m_enable = 0, m_watch = 0;
   std::string m_last_error;
 };
 

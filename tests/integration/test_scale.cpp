@@ -140,3 +140,20 @@ TEST_CASE("scale: bad arguments end the run with a message naming the option", "
     CHECK(contains(r.file("run.log"), "scale: " + c.message));
   }
 }
+
+// The cascade deadlock (docs/models/switchbox.md, deadlock avoidance): 16
+// nodes on three switch boxes, all-to-all of 256-byte messages used to stop
+// with the network watchdog (exit 66).
+TEST_CASE("scale: 16-node all-to-all at 256 B over cascaded switch boxes completes intact", "[integration][scale]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("scale-16"), "--quiet", "--set",
+                              "node*.host.args=--patterns alltoall --sizes 256 --msgs 1"},
+                             true, 300);
+  INFO(r.describe());
+  REQUIRE(r.exited(0));  // not 66: no stall
+  CHECK(r.result("node0.host", "missing") == std::optional<std::string>("0"));
+  CHECK(r.result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
+  const auto rows = table(r);
+  REQUIRE(rows.count({"alltoall", 256}) == 1);
+  CHECK(rows.at({"alltoall", 256}).messages == 16 * 15);
+}
