@@ -18,6 +18,7 @@ import os
 import re
 import sys
 
+from plots import figure
 from runs import choose_metric, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
 
 
@@ -95,29 +96,26 @@ def main(argv):
 
 
 def plot(out, metric, rows, tables):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    """The metric per size, one line per variant (figure.save: PNG, SVG and
+    the plotted numbers as .tsv)."""
+    if figure.plt is None:
         print("sweep: python3-matplotlib is missing; no plots")
         return
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = figure.plt.subplots(figsize=(7, 4.5))
+    data = []
     for row, t in zip(rows, tables):
-        if not t or "bytes" not in t[0] or metric not in t[0]:
+        pts = sorted((int(b), float(v)) for b, v in metric_by_size(t, metric).items() if v != "")
+        if not pts:
             continue
-        bi, mi = t[0].index("bytes"), t[0].index(metric)
-        pts = sorted((float(r[bi]), float(r[mi])) for r in t[1:])
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=row["variant"])
+        data += [(row["variant"], b, v) for b, v in pts]
     ax.set_xscale("log")
     ax.set_xlabel("bytes")
     ax.set_ylabel(metric)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, f"sweep_{metric}.{ext}"))
-
+    figure.save(fig, out, f"sweep_{metric}", ["variant", "bytes", metric], data)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -61,6 +61,9 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
   host_window.register_b_transport(this, &NiPciInterface::b_transport_window);
   host_window.register_transport_dbg(this, &NiPciInterface::transport_dbg_window);
   regs.register_b_transport(this, &NiPciInterface::b_transport_regs);
+  m_target_latency = sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
+  m_master_latency = sc_core::sc_time(master_latency_ns.get(), sc_core::SC_NS);
+  m_access = sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
   add_registers();
   SC_METHOD(apply_due_host_writes);
   sensitive << m_host_write_due;
@@ -100,15 +103,20 @@ void NiPciInterface::update_irqs() {
   inta.set(m_host_irq != 0);
 }
 
+// A host write into the NI (a request, a doorbell) for the message breakdown.
+void NiPciInterface::report_request(const tlm::tlm_generic_payload& t, const sc_core::sc_time& delay) {
+  if (m_probe && t.is_write())
+    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
+}
+
 void NiPciInterface::b_transport_bar0(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   if (!fits(t, PCI_NI_BAR0_SIZE)) {
     t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
+  delay += m_target_latency;
   forward(local, t, NI_SDRAM_BASE + t.get_address(), delay);
-  if (m_probe && t.is_write())
-    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
+  report_request(t, delay);
 }
 
 unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
@@ -117,9 +125,8 @@ unsigned NiPciInterface::transport_dbg_bar0(tlm::tlm_generic_payload& t) {
 }
 
 void NiPciInterface::b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-  delay += sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
-  if (m_probe && t.is_write())
-    m_probe(MessagePoint::RequestIn, message_of(t), (sc_core::sc_time_stamp() + delay).value());
+  delay += m_target_latency;
+  report_request(t, delay);
   if (t.is_write() && delay > sc_core::SC_ZERO_TIME && t.get_data_length() <= 8 && !t.get_byte_enable_ptr()) {
     // Posted: accepted now, applied at its time (a write that fails then is
     // lost and logged, as a posted write on PCI).
@@ -161,7 +168,7 @@ void NiPciInterface::b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc
     t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  delay += sc_core::sc_time(master_latency_ns.get(), sc_core::SC_NS);
+  delay += m_master_latency;
   forward(pci_master, t, t.get_address(), delay);  // PCI address = window offset
 }
 
@@ -172,7 +179,7 @@ unsigned NiPciInterface::transport_dbg_window(tlm::tlm_generic_payload& t) {
 
 void NiPciInterface::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   m_ni_regs.access(t);
-  delay += sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
+  delay += m_access;
 }
 
 }  // namespace m2

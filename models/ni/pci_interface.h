@@ -80,6 +80,7 @@ class NiPciInterface : public sc_core::sc_module {
   void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void add_registers();
   void update_irqs();
+  void report_request(const tlm::tlm_generic_payload& t, const sc_core::sc_time& delay);
   void apply_due_host_writes();  // SC_METHOD on m_host_write_due
   void apply_host_writes(bool all);
 
@@ -93,6 +94,7 @@ class NiPciInterface : public sc_core::sc_module {
   std::deque<HostWrite> m_host_writes;  // in bus order, so in order of `due`
   sc_core::sc_event m_host_write_due;
 
+  sc_core::sc_time m_target_latency, m_master_latency, m_access;  // the parameters, as times
   uint32_t m_doorbell = 0, m_host_irq = 0;
   std::array<uint32_t, NIPCI_MAILBOXES> m_mailbox{};
   RegisterBank m_ni_regs, m_host_regs;
