@@ -50,6 +50,7 @@ struct m2x_reply {
   uint64_t now_ns;      /* the host's simulated time at the return                 */
   uint64_t clock_read_ns; /* HELLO: simulated cost of one clock read (a syscall)   */
   uint64_t epoch_s;     /* HELLO: wall-clock seconds that simulated time 0 stands for */
+  double cpu_scale;     /* HELLO: simulated ns per ns of the program's CPU time     */
 };
 
 #endif

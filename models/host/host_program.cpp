@@ -80,6 +80,7 @@ int HostProgram::serve() {
         hello = true;
         rep.clock_read_ns = static_cast<uint64_t>(m_host.syscall_ns.get());
         rep.epoch_s = kEpochSeconds;
+        rep.cpu_scale = m_opt.cpu_scale;
         break;
       case M2X_UNSUPPORTED:
         req.name[M2X_NAME_BYTES - 1] = '\0';
