@@ -15,6 +15,10 @@
 
 /* X(name, number): every forwarded function. Arguments per function:
  *   INIT, FINALIZE                  -
+ *   INIT_THREAD                     a0 required; out0 provided
+ *   GET_VERSION                     out0 version, out1 subversion
+ *   TYPE_SIZE                       a0 type; out0 size
+ *   ERROR_STRING                    a0 code, a1 buffer (M2X_ERROR_STRING bytes); out0 length
  *   INITIALIZED, FINALIZED          out0 flag
  *   ABORT                           a0 comm, a1 error code
  *   COMM_RANK, COMM_SIZE            a0 comm; out0
@@ -46,7 +50,7 @@
   X(BARRIER, 11) X(BCAST, 12) X(REDUCE, 13) X(ALLREDUCE, 14) X(GATHER, 15)             \
   X(ALLTOALL, 16) X(SEND, 17) X(SSEND, 18) X(ISEND, 19) X(RECV, 20) X(IRECV, 21)       \
   X(WAIT, 22) X(TEST, 23) X(WAITALL, 24) X(SENDRECV, 25) X(PROBE, 26) X(IPROBE, 27)    \
-  X(GET_COUNT, 28)
+  X(GET_COUNT, 28) X(INIT_THREAD, 29) X(GET_VERSION, 30) X(TYPE_SIZE, 31) X(ERROR_STRING, 32)
 
 enum m2x_mpi_fn {
 #define M2X_ENUM(name, n) M2X_MPI_##name = n,
@@ -56,6 +60,7 @@ enum m2x_mpi_fn {
 };
 
 #define M2X_PROCESSOR_NAME 128 /* MPI_MAX_PROCESSOR_NAME of the MPICH ABI */
+#define M2X_ERROR_STRING 512   /* MPI_MAX_ERROR_STRING */
 #define M2X_STATUS_INTS 5      /* sizeof(MPI_Status) / sizeof(int) in the MPICH ABI */
 
 /* Bytes of one element of a predefined MPICH-ABI datatype: such handles

@@ -5,7 +5,6 @@
  * does move it. Sleeps pass in simulated time at once. Process and thread
  * CPU-time clocks stay the real ones. Outside the simulator every clock is
  * the real one. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <sys/syscall.h>
 #include <sys/time.h>

@@ -92,12 +92,43 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-  /* The platform's processes are single-threaded, which MPI allows to offer
-   * whatever is asked. */
-  (void)required;
-  const int rc = MPI_Init(argc, argv);
-  if (provided) *provided = MPI_THREAD_SINGLE;
-  return rc;
+  CALL;
+  (void)argc, (void)argv;
+  rq.a[0] = required;
+  SEND_CALL(INIT_THREAD);
+  *provided = (int)rp.out[0];
+  return (int)rp.ret;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+  CALL;
+  SEND_CALL(GET_VERSION);
+  *version = (int)rp.out[0];
+  *subversion = (int)rp.out[1];
+  return (int)rp.ret;
+}
+
+int MPI_Type_size(MPI_Datatype type, int *size)
+{
+  CALL;
+  rq.a[0] = type;
+  SEND_CALL(TYPE_SIZE);
+  *size = (int)rp.out[0];
+  return (int)rp.ret;
+}
+
+int MPI_Error_string(int code, char *string, int *resultlen)
+{
+  CALL;
+  rq.a[0] = code;
+  rq.a[1] = m2s_alloc(M2X_ERROR_STRING, string, "MPI_Error_string");
+  SEND_CALL(ERROR_STRING);
+  memcpy(string, m2s_ptr(rq.a[1]), M2X_ERROR_STRING);
+  string[M2X_ERROR_STRING - 1] = '\0';
+  *resultlen = (int)rp.out[0];
+  m2s_free(rq.a[1]);
+  return (int)rp.ret;
 }
 
 int MPI_Initialized(int *flag)
@@ -446,7 +477,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 /* ---- the profiling interface: PMPI_ names for every entry point ------------- */
 #define PMPI(name) __typeof__(MPI_##name) PMPI_##name __attribute__((alias("MPI_" #name)));
-PMPI(Init) PMPI(Init_thread) PMPI(Initialized) PMPI(Finalize) PMPI(Finalized) PMPI(Abort)
+PMPI(Init) PMPI(Init_thread) PMPI(Get_version) PMPI(Type_size) PMPI(Error_string) PMPI(Initialized) PMPI(Finalize) PMPI(Finalized) PMPI(Abort)
 PMPI(Comm_rank) PMPI(Comm_size) PMPI(Get_processor_name) PMPI(Wtime) PMPI(Wtick)
 PMPI(Send) PMPI(Ssend) PMPI(Isend) PMPI(Recv) PMPI(Irecv) PMPI(Wait) PMPI(Test) PMPI(Waitall)
 PMPI(Sendrecv) PMPI(Probe) PMPI(Iprobe) PMPI(Get_count)

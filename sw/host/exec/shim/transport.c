@@ -1,7 +1,6 @@
 /* The connection to the simulated host: the request socket, the shared
  * arena and its allocator, the program's CPU-time accounting and its
  * simulated clock. Set up by a constructor, before the program's main. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
