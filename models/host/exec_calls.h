@@ -35,8 +35,6 @@ struct ExecCallHandler {
   // Names of the calls that start and finish the library, for messages.
   const char* init_name = "";
   const char* finalize_name = "";
-  // The shared library the program must load for its calls to arrive here.
-  const char* library = "";
 };
 
 void register_exec_handler(const ExecCallHandler& handler);

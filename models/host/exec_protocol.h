@@ -23,6 +23,7 @@
 #define M2X_ENV_NODE "M2VP_NODE"                     /* the host's name, for messages         */
 
 #define M2X_VERSION 1
+#define M2X_LIBRARY "libmpich.so.12" /* what the program loads: the project's, in build/lib */
 
 enum m2x_kind {
   M2X_HELLO = 1,       /* first message, from the library's constructor            */

@@ -150,6 +150,10 @@ HostCpu::~HostCpu() {
   m_trans.clear_extension(&m_pio_tag);  // a member: the payload must not delete it
 }
 
+void HostCpu::start_of_simulation() {
+  if (m_program) m_program->start();
+}
+
 HostCpu& HostCpu::current() {
   if (!g_current) throw std::logic_error("host environment called outside a host thread");
   return *g_current;

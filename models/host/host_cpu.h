@@ -103,6 +103,7 @@ class HostCpu : public sc_core::sc_module {
   void set_pio_message(MessageId id) { m_pio_tag.id = id; }
 
  private:
+  void start_of_simulation() override;
   void run();
   void finish(int rc);  // the software ended with `rc`: the host's exit
   void sync();

@@ -35,7 +35,7 @@ void HostProgram::fail(const std::string& what) {
   if (m_proc) m_proc->stop();
 }
 
-int HostProgram::run() {
+void HostProgram::start() {
   HostProcess::Spec spec;
   spec.program = m_opt.program;
   spec.argv.push_back(m_opt.program);
@@ -49,11 +49,17 @@ int HostProgram::run() {
   spec.arena_bytes = m_opt.arena_bytes;
   try {
     m_proc = std::make_unique<HostProcess>(spec, m_host.console);
+    m_phase = "starting";
   } catch (const std::exception& e) {
-    fail(std::string("could not be started: ") + e.what());
+    m_start_error = e.what();
+  }
+}
+
+int HostProgram::run() {
+  if (!m_proc) {
+    fail("could not be started: " + (m_start_error.empty() ? std::string("not started") : m_start_error));
     return -1;
   }
-  m_phase = "starting";
   return serve();
 }
 
@@ -65,6 +71,12 @@ int HostProgram::serve() {
   m2x_request req;
   for (;;) {
     m_phase = "running its own code";
+    // The run may have ended (another host failed) while this thread was
+    // not running: never wait for a program then.
+    if (m_run.finished()) {
+      m_proc->stop();
+      return -1;
+    }
     if (!m_proc->next(req)) break;
     // Its own computation since the last call, and what its clocks charged.
     m_host.charge_ns(static_cast<double>(req.compute_ns) * m_opt.cpu_scale + static_cast<double>(req.local_ns));
@@ -120,7 +132,7 @@ int HostProgram::serve() {
   // The program ended.
   const std::string how = m_proc->end();
   if (!hello) {
-    fail(how + " without loading the platform's " + std::string(handler ? handler->library : "library") +
+    fail(how + " without loading the platform's " M2X_LIBRARY
          " (is it a dynamically linked MPI program? the platform runs programs built against the MPICH ABI)");
     return -1;
   }

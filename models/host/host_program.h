@@ -36,6 +36,9 @@ class HostProgram {
   HostProgram(HostCpu& host, RunControl& run, Options options);
   ~HostProgram();
 
+  // Starts the program (before the simulation runs, so that every host's
+  // program is up before any is waited for); a failure is reported by run().
+  void start();
   // On the host's thread: the program's whole life. Returns its exit status
   // once it finished the library and exited; -1 when it failed (the run is
   // then ended with the error) or the run ended while it ran.
@@ -52,6 +55,7 @@ class HostProgram {
   RunControl& m_run;
   Options m_opt;
   std::string m_name;  // the program's file name, for messages
+  std::string m_start_error;
   std::unique_ptr<HostProcess> m_proc;
   std::string m_pending;  // the call being served ("" between calls)
   std::string m_phase = "not started";

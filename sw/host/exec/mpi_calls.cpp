@@ -282,7 +282,6 @@ __attribute__((constructor)) void register_mpi_calls() {
   h.describe = describe;
   h.init_name = "MPI_Init";
   h.finalize_name = "MPI_Finalize";
-  h.library = "libmpich.so.12";
   m2::register_exec_handler(h);
 }
 

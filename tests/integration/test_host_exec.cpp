@@ -1,0 +1,159 @@
+// Integration tests of outside programs as simulated hosts (host.exec,
+// docs/models/host-process.md): the test program mpi_exec_probe (built
+// against the project's mpi.h and libmpich.so.12) and Debian's NPmpich2 run
+// unmodified; every failure path ends the run with a clear error and leaves
+// no process behind.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+// A 2..n-node cluster whose hosts run `program` with `args`; `per_node`
+// adds YAML lines (e.g. another node's args) at the end.
+fs::path exec_config(Sandbox& sb, const std::string& program, const std::string& args, int nodes = 2,
+                     const std::string& extra = "") {
+  return sb.write("exec.yaml", "platform: cluster\nsim:\n  max_time_ms: 200\ntopology:\n  nodes: " +
+                                   std::to_string(nodes) + "\nnode*:\n  host:\n    exec: " + program +
+                                   "\n    args: \"" + args + "\"\n  ni:\n    firmware: mmp\n" + extra);
+}
+
+// Whether process `pid` still runs (a zombie does not).
+bool running(int pid) {
+  if (pid <= 0) return false;
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return false;
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' && stat[paren + 2] != 'X';
+}
+
+int pid_in(const fs::path& file) {
+  const std::string t = read_text(file);
+  return t.empty() ? -1 : std::stoi(t);
+}
+
+// Every pid file the probe wrote under the run's node folders.
+std::vector<int> probe_pids(const fs::path& out, int nodes) {
+  std::vector<int> pids;
+  for (int n = 0; n < nodes; ++n)
+    for (const char* f : {"pid", "child.pid"}) {
+      const int p = pid_in(out / ("node" + std::to_string(n)) / f);
+      if (p > 0) pids.push_back(p);
+    }
+  return pids;
+}
+
+void check_none_left(const std::vector<int>& pids) {
+  for (int p : pids) {
+    INFO("pid " << p);
+    CHECK_FALSE(running(p));
+  }
+}
+
+const std::string kProbe = M2VP_MPI_PROBE;
+
+}  // namespace
+
+TEST_CASE("host.exec: missing, non-regular and non-executable programs are configuration errors naming the key",
+          "[integration][exec]") {
+  Sandbox sb;
+  struct Case {
+    std::string program, expect;
+  } cases[] = {
+      {"m2vp-no-such-program", "node0.host.exec = 'm2vp-no-such-program': no such program in PATH"},
+      {"./no-such-file", "no-such-file: no such file"},
+      {".", "is not a regular file"},
+      {"./plain.txt", "plain.txt is not executable"},
+  };
+  sb.write("plain.txt", "not a program\n");
+  for (const Case& c : cases) {
+    INFO(c.program);
+    const SimResult r = sb.run({"run", exec_config(sb, c.program, "").string(), "--quiet"});
+    INFO(r.describe());
+    CHECK(r.exited(64));
+    CHECK(contains(r.err, c.expect));
+  }
+  // app and exec together
+  const SimResult r = sb.run({"run", exec_config(sb, kProbe, "", 2, "node1:\n  host:\n    app: netpipe\n").string()});
+  INFO(r.describe());
+  CHECK(r.exited(64));
+  CHECK(contains(r.err, "node1.host.app = 'netpipe': a host runs either an application or an outside program"));
+}
+
+TEST_CASE("host.exec: early exit, crash and unsupported call before MPI_Init end the run naming node and program",
+          "[integration][exec]") {
+  Sandbox sb;
+  struct Case {
+    std::string args, expect;
+  } cases[] = {
+      {"exit-early 3", "exited with status 3 before MPI_Init"},
+      {"crash-early", "was killed by signal 11 (Segmentation fault) before MPI_Init"},
+      {"unsupported-early", "called MPI_Comm_dup, which the platform's MPI library does not implement"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    // node1 hangs with a child of its own: both must be gone afterwards.
+    const fs::path cfg = exec_config(sb, kProbe, c.args, 2, "node1:\n  host:\n    args: hang-early\n");
+    const SimResult r = sb.run({"run", cfg.string(), "--quiet"});
+    INFO(r.describe());
+    CHECK(r.exited(65));
+    CHECK(contains(r.err, "node0.host: program mpi_exec_probe (" + kProbe + ", pid "));
+    CHECK(contains(r.err, c.expect));
+    check_none_left(probe_pids(r.out_dir, 2));
+  }
+}
+
+TEST_CASE("host.exec: a program that is not an MPI program of the MPICH ABI is named as such", "[integration][exec]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", exec_config(sb, "true", "").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.err, "node0.host: program true ("));
+  CHECK(contains(r.err, "exited with status 0 without loading the platform's libmpich.so.12"));
+}
+
+TEST_CASE("host.exec: SIGINT or SIGTERM to the simulator stops every program and its children",
+          "[integration][exec]") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    INFO("signal " << sig);
+    Sandbox sb;
+    auto p = sb.start({"run", exec_config(sb, kProbe, "hang-early", 2).string(), "--quiet"});
+    const fs::path out = sb.dir() / "out0";
+    // Both programs and their children are up once the four pid files exist
+    // (a wall-clock wait for the processes, not a timing measurement).
+    std::vector<int> pids;
+    for (int i = 0; i < 2000 && pids.size() < 4; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      pids = probe_pids(out, 2);
+    }
+    REQUIRE(pids.size() == 4);
+    for (int pid : pids) CHECK(running(pid));
+    kill(p.pid(), sig);
+    const SimResult r = p.wait(30);
+    INFO(r.describe());
+    CHECK(r.term_signal == sig);
+    check_none_left(pids);
+  }
+}
+
+TEST_CASE("host.exec: the program's clocks read simulated time, its output goes to the log with the node's prefix",
+          "[integration][exec]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", exec_config(sb, kProbe, "clocks-early", 1).string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));  // it exits before MPI_Init on purpose
+  const std::string log = r.file("run.log");
+  // Simulated time 0 is 2001-01-01 00:00:00 UTC (978307200); each clock read
+  // costs host.syscall_ns (1 us) and the sleep passes 1.5 ms at once.
+  CHECK(contains(log, "[node0.host] clocks start: gettimeofday 978307200.000001 realtime 978307200.000002000 "
+                      "monotonic 0.000003000 time 978307200"));
+  CHECK(contains(log, "[node0.host] clocks after 1.5 ms sleep: gettimeofday 978307200.001505 realtime "
+                      "978307200.001506000 monotonic 0.001507000 time 978307200"));
+}
