@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
 #include <cmath>
 #include <regex>
 #include <string>
@@ -259,4 +262,39 @@ TEST_CASE("MMP ping-pong: a slower PCI bus slows the request and the data, in LT
     CHECK(one_kb[tm][1] - one_kb[tm][0] >= 8.0);
   }
   CHECK(std::abs(request[0][1] - request[1][1]) <= 0.5);  // LT and AT agree
+}
+
+// The host level's calibration (issue 12, docs/experiments.md, bench
+// calibration): the sizes where the model is calibrated, 4 KB and up, stay in
+// their bands of the published MMP NetPIPE curve (10% for latency, 5% for
+// the peak over 512 KB - 2 MB). Below 4 KB the model is still about 5 us
+// short, a known open gap that the bench prints and the docs explain.
+TEST_CASE("MMP ping-pong (host level): 4 KB and the peak throughput within the published bands",
+          "[integration][mmp][calibration]") {
+  // Published one-way latencies from the bench's copy of the spec's table.
+  std::map<unsigned, double> published;
+  for (const auto& row : read_tsv(std::filesystem::path(M2VP_SOURCE_DIR) / "bench/data/mmp-netpipe-published.tsv"))
+    if (row.size() == 2 && !row[0].empty() && std::isdigit(static_cast<unsigned char>(row[0][0])))
+      published[static_cast<unsigned>(std::stoul(row[0]))] = std::stod(row[1]);
+  REQUIRE(published.count(4096));
+
+  Sandbox sb;
+  const std::string args = "--sizes 4k,512k,1M,2M --iters 3 --warmup 1";
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  check_clean(r);
+  const auto rows = table(r);
+  REQUIRE(rows.size() == 4);
+  double peak = 0;
+  for (const auto& row : rows) {
+    INFO(row[0] << " B: " << row[1] << " us, " << row[2] << " Mbit/s");
+    if (row[0] >= 512 * 1024) peak = std::max(peak, row[2]);
+    if (published.count(static_cast<unsigned>(row[0]))) {
+      const double pub = published.at(static_cast<unsigned>(row[0]));
+      CHECK(std::abs(row[1] - pub) <= 0.10 * pub);
+    }
+  }
+  INFO("peak " << peak << " Mbit/s, published 1875");
+  CHECK(std::abs(peak - 1875) <= 0.05 * 1875);
 }
