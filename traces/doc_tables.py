@@ -84,7 +84,17 @@ def render(rows, columns):
         if col not in header:
             raise ValueError(f"no column '{col}' in the source (it has: {', '.join(header)})")
         index.append(header.index(col))
-    out = ["| " + " | ".join(h for _, h in columns) + " |", "|" + "|".join("---:" for _ in columns) + "|"]
+    def numeric(i):
+        values = [r[i] for r in rows[1:] if i < len(r) and r[i] != ""]
+        try:
+            [float(v) for v in values]
+        except ValueError:
+            return False
+        return True
+
+    # Numbers right-aligned, words (a pattern's or a case's name) left-aligned.
+    align = ["---:" if numeric(i) else "---" for i in index]
+    out = ["| " + " | ".join(h for _, h in columns) + " |", "|" + "|".join(align) + "|"]
     for r in rows[1:]:
         cells = [format_number(r[i]) if i < len(r) and r[i] != "" else "–" for i in index]
         out.append("| " + " | ".join(cells) + " |")

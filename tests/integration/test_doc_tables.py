@@ -65,6 +65,12 @@ class DocTablesTests(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no column 'nope'"):
             doc_tables.render(rows, [("nope", "nope")])
 
+    def test_a_column_of_words_is_left_aligned(self):
+        rows = [["pattern", "bytes", "p50_us"], ["alltoall", "16", "9.76"], ["hotspot", "16", "7.49"]]
+        lines = doc_tables.render(rows, None)
+        self.assertEqual(lines[1], "|---|---:|---:|")
+        self.assertEqual(lines[2], "| alltoall | 16 | 9.76 |")
+
     def test_a_marker_whose_headings_differ_from_its_table_is_found(self):
         text = ("<!-- table: configs/x.yaml | results.tsv | bytes mbps=Mbit/s -->\n| bytes | mbps |\n|---:|---:|\n"
                 "| 1 | 2 |\n<!-- end table -->\n")
