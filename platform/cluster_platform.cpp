@@ -1,5 +1,6 @@
 #include "platform/cluster_platform.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <ip/ni_memory_map.h>
@@ -31,6 +32,15 @@ struct TopologySettings {
                             "multicast groups, e.g. '1=0,2,3; 2=1,4' (group id = member nodes)"};
 };
 
+// A small non-negative decimal number ("0".."999999"), or -1.
+int parse_small_number(const std::string& text) {
+  const size_t a = text.find_first_not_of(" \t"), b = text.find_last_not_of(" \t");
+  if (a == std::string::npos) return -1;
+  const std::string t = text.substr(a, b - a + 1);
+  if (t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(t);
+}
+
 std::map<int, std::vector<int>> parse_groups(const Param<std::string>& p) {
   std::map<int, std::vector<int>> groups;
   std::string text = p.get();
@@ -39,19 +49,25 @@ std::map<int, std::vector<int>> parse_groups(const Param<std::string>& p) {
   std::istringstream in(text);
   for (std::string item; std::getline(in, item);) {
     if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    auto bad = [&](const std::string& why) {
+      return ConfigError(p.origin().where + ": key '" + p.name() + "': '" + item + "' " + why +
+                         " (expected GROUP=NODE,NODE,..., e.g. '1=0,2,3')");
+    };
     const auto eq = item.find('=');
-    try {
-      if (eq == std::string::npos) throw std::invalid_argument("no '='");
-      const int id = std::stoi(item.substr(0, eq));
-      std::string members = item.substr(eq + 1);
-      for (char& c : members)
-        if (c == ',') c = ' ';
-      std::istringstream ms(members);
-      for (std::string m; ms >> m;) groups[id].push_back(std::stoi(m));
-    } catch (const std::exception&) {
-      throw ConfigError(p.origin().where + ": key '" + p.name() + "': '" + item +
-                        "' is not GROUP=NODE,NODE,... (e.g. '1=0,2,3')");
+    if (eq == std::string::npos) throw bad("has no '='");
+    const int id = parse_small_number(item.substr(0, eq));
+    if (id < 0) throw bad("has no group number before '='");
+    if (groups.count(id)) throw bad("gives group " + std::to_string(id) + " a second time");
+    std::vector<int>& members = groups[id];
+    std::istringstream ms(item.substr(eq + 1));
+    for (std::string m; std::getline(ms, m, ',');) {
+      const int node = parse_small_number(m);
+      if (node < 0) throw bad("has '" + m + "' where a node number belongs");
+      if (std::find(members.begin(), members.end(), node) != members.end())
+        throw bad("names node " + std::to_string(node) + " twice");
+      members.push_back(node);
     }
+    if (members.empty()) throw bad("has no member nodes");
   }
   return groups;
 }
@@ -65,7 +81,10 @@ class ClusterPlatform : public Platform {
     spec.links = m_settings.links.get();
     spec.routing = m_settings.routing.get();
     spec.groups = parse_groups(m_settings.groups);
-    spec.origin = m_settings.nodes.origin().where == "default" ? "topology" : m_settings.nodes.origin().where;
+    // Errors of explicit cabling come from topology.links (maybe a --set),
+    // the others from the node count.
+    const ValueOrigin& from = spec.links.empty() ? m_settings.nodes.origin() : m_settings.links.origin();
+    spec.origin = from.where == "default" ? "topology" : from.where;
     // The switch boxes' port count comes from their variant: build them first.
     const int sbs_guess = spec.switch_boxes > 0 ? spec.switch_boxes : 1;
     for (int s = 0; s < sbs_guess; ++s) add_switch_box(ctx, s);
