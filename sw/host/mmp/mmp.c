@@ -61,6 +61,7 @@ struct pool {
   size_t blocks;
 };
 #define POOL_BLOCK 256u
+#define MAX_CONNECTS (2 * (int)MMP_MAX_NODES) /* a remote endpoint per node, and then some */
 
 struct host {
   struct MMP_options opt;
@@ -84,6 +85,11 @@ struct host {
    * the user's pool is full). */
   struct MMP_send_handle sends[2 * MMP_MAX_SENDS];
   struct MMP_recv_handle recvs[2 * MMP_MAX_RECVS];
+  /* Endpoints handed out by MMP_Make_connect. The API has no call to free
+   * one, so they live here, with the rest of the host's state, instead of
+   * being allocated one by one and never freed. */
+  struct MMP_connect connects[MAX_CONNECTS];
+  int n_connects;
 };
 
 static struct host *g_hosts[MAX_HOSTS];
@@ -188,8 +194,8 @@ struct MMP_connect *MMP_Make_connect(int network_addr, int port)
   struct host *H = self();
   if (network_addr < 0 || network_addr > (int)MMP_MAX_NODES || port < 0 || port > MMP_MAX_PORT)
     return fail_null(H, MMP_EINVAL);
-  struct MMP_connect *c = calloc(1, sizeof *c);
-  if (!c) return fail_null(H, MMP_EINVAL);
+  if (!H || H->n_connects >= MAX_CONNECTS) return fail_null(H, MMP_EBUSY);
+  struct MMP_connect *c = &H->connects[H->n_connects++];
   c->network_addr = network_addr;
   c->port = port;
   c->magic = CONNECT_MAGIC;
