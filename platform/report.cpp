@@ -106,6 +106,7 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
   for (Processor* p : cpus) {
     f << p->name() << "\tinstructions\t" << p->instructions() << "\n";
     f << p->name() << "\tidle_us\t" << fmt("%.6f", p->idle_time().to_seconds() * 1e6) << "\n";
+    f << p->name() << "\tio_syncs_skipped\t" << p->syncs_skipped() << "\n";
   }
   for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
   for (const Statistic& st : stats) f << st.source << "\t" << st.key << "\t" << fmt("%.6f", st.value) << "\n";
