@@ -32,9 +32,6 @@ struct ExecCallHandler {
   Outcome (*run)(ExecCall& call) = nullptr;
   // "MPI_Recv(source 1, tag 7, 4096 bytes)": for state and stall reports.
   std::string (*describe)(const m2x_request& req) = nullptr;
-  // Names of the calls that start and finish the library, for messages.
-  const char* init_name = "";
-  const char* finalize_name = "";
 };
 
 void register_exec_handler(const ExecCallHandler& handler);

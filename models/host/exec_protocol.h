@@ -24,6 +24,8 @@
 
 #define M2X_VERSION 1
 #define M2X_LIBRARY "libmpich.so.12" /* what the program loads: the project's, in build/lib */
+#define M2X_INIT_NAME "MPI_Init"         /* the call that starts the library (for messages)    */
+#define M2X_FINALIZE_NAME "MPI_Finalize" /* the call after which the program may exit          */
 
 enum m2x_kind {
   M2X_HELLO = 1,       /* first message, from the library's constructor            */

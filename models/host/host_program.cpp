@@ -31,7 +31,7 @@ void HostProgram::fail(const std::string& what) {
   if (m_proc) who += ", pid " + std::to_string(m_proc->pid());
   who += ")";
   m_phase = "failed";
-  m_run.fault(m_host.name(), std::string(m_host.name()) + ": " + who + " " + what);
+  m_run.fault(m_host.name(), std::string(m_host.name()) + ": " + who + " " + what, "program");
   if (m_proc) m_proc->stop();
 }
 
@@ -52,7 +52,35 @@ void HostProgram::start() {
     m_phase = "starting";
   } catch (const std::exception& e) {
     m_start_error = e.what();
+    return;
   }
+  handshake();
+}
+
+void HostProgram::handshake() {
+  // The library's first message comes from its constructor, before the
+  // program's main. Answered here, before the simulation runs, so that every
+  // program gets to its main at once: a program's start never waits for
+  // another host's thread (the simulation serves one program at a time).
+  m2x_request req;
+  if (!m_proc->next(req)) return;  // it ended without loading the library: run() says so
+  if (req.kind != M2X_HELLO) {
+    m_start_error = "sent request kind " + std::to_string(req.kind) + " before the library's greeting";
+    return;
+  }
+  req.name[M2X_NAME_BYTES - 1] = '\0';
+  if (std::strcmp(req.name, std::to_string(M2X_VERSION).c_str()) != 0) {
+    m_start_error = std::string("loaded a library of another protocol version (") + req.name + ", expected " +
+                    std::to_string(M2X_VERSION) + "): rebuild the project";
+    return;
+  }
+  m2x_reply rep{};
+  rep.clock_read_ns = static_cast<uint64_t>(m_host.syscall_ns.get());
+  rep.epoch_s = kEpochSeconds;
+  rep.cpu_scale = m_opt.cpu_scale;
+  rep.now_ns = 0;
+  m_hello = true;
+  m_proc->reply(rep);
 }
 
 int HostProgram::run() {
@@ -60,14 +88,17 @@ int HostProgram::run() {
     fail("could not be started: " + (m_start_error.empty() ? std::string("not started") : m_start_error));
     return -1;
   }
+  if (!m_start_error.empty()) {
+    fail(m_start_error);
+    return -1;
+  }
   return serve();
 }
 
 int HostProgram::serve() {
   const ExecCallHandler* handler = exec_handler();
-  const char* init = handler ? handler->init_name : "its library's initialisation";
-  const char* finalize = handler ? handler->finalize_name : "its library's finalisation";
-  bool hello = false;
+  const char* init = M2X_INIT_NAME;
+  const char* finalize = M2X_FINALIZE_NAME;
   m2x_request req;
   for (;;) {
     m_phase = "running its own code";
@@ -82,18 +113,6 @@ int HostProgram::serve() {
     m_host.charge_ns(static_cast<double>(req.compute_ns) * m_opt.cpu_scale + static_cast<double>(req.local_ns));
     m2x_reply rep{};
     switch (req.kind) {
-      case M2X_HELLO:
-        req.name[M2X_NAME_BYTES - 1] = '\0';
-        if (std::strcmp(req.name, std::to_string(M2X_VERSION).c_str()) != 0) {
-          fail(std::string("loaded a library of another protocol version (") + req.name + ", expected " +
-               std::to_string(M2X_VERSION) + "): rebuild the project");
-          return -1;
-        }
-        hello = true;
-        rep.clock_read_ns = static_cast<uint64_t>(m_host.syscall_ns.get());
-        rep.epoch_s = kEpochSeconds;
-        rep.cpu_scale = m_opt.cpu_scale;
-        break;
       case M2X_UNSUPPORTED:
         req.name[M2X_NAME_BYTES - 1] = '\0';
         fail(std::string("called ") + req.name + ", which the platform's MPI library does not implement");
@@ -131,7 +150,7 @@ int HostProgram::serve() {
   }
   // The program ended.
   const std::string how = m_proc->end();
-  if (!hello) {
+  if (!m_hello) {
     fail(how + " without loading the platform's " M2X_LIBRARY
          " (is it a dynamically linked MPI program? the platform runs programs built against the MPICH ABI)");
     return -1;

@@ -49,6 +49,7 @@ class HostProgram {
 
  private:
   void fail(const std::string& what);
+  void handshake();  // the library's greeting, answered at start()
   int serve();
 
   HostCpu& m_host;
@@ -59,7 +60,7 @@ class HostProgram {
   std::unique_ptr<HostProcess> m_proc;
   std::string m_pending;  // the call being served ("" between calls)
   std::string m_phase = "not started";
-  bool m_initialized = false, m_finalized = false;
+  bool m_hello = false, m_initialized = false, m_finalized = false;
 };
 
 }  // namespace m2

@@ -280,8 +280,6 @@ __attribute__((constructor)) void register_mpi_calls() {
   m2::ExecCallHandler h;
   h.run = run;
   h.describe = describe;
-  h.init_name = "MPI_Init";
-  h.finalize_name = "MPI_Finalize";
   m2::register_exec_handler(h);
 }
 
