@@ -93,6 +93,10 @@ typedef int MPI_Fint;
 #define MPI_LXOR ((MPI_Op)0x58000009)
 #define MPI_BXOR ((MPI_Op)0x5800000a)
 
+/* ---- error handlers ------------------------------------------------------------- */
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
+
 /* ---- status ------------------------------------------------------------------ */
 typedef struct MPI_Status {
   int count_lo;               /* received bytes, low 32 bits                 */
@@ -159,6 +163,9 @@ int MPI_Get_processor_name(char* name, int* resultlen);
 int MPI_Get_version(int* version, int* subversion);
 int MPI_Error_string(int errorcode, char* string, int* resultlen);
 int MPI_Type_size(MPI_Datatype datatype, int* size);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr); /* pinned memory: zero copy */
+int MPI_Free_mem(void* base);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 
@@ -202,6 +209,11 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+
+/* ---- platform extension (not MPI) ------------------------------------------------------ */
+/* Ends the run: "<name> is not implemented by the platform's MPI library"
+ * (for shims that forward a program's calls). Never returns. */
+void m2mpi_unimplemented(const char* name) __attribute__((noreturn));
 
 #ifdef __cplusplus
 }
