@@ -157,3 +157,88 @@ TEST_CASE("host.exec: the program's clocks read simulated time, its output goes 
   CHECK(contains(log, "[node0.host] clocks after 1.5 ms sleep: gettimeofday 978307200.001505 realtime "
                       "978307200.001506000 monotonic 0.001507000 time 978307200"));
 }
+
+TEST_CASE("host.exec: an outside MPI program's calls run on 2 and 4 simulated hosts with payloads intact",
+          "[integration][exec]") {
+  for (int nodes : {2, 4}) {
+    INFO(nodes << " nodes");
+    Sandbox sb;
+    // Every implemented function, eager and rendezvous sizes around the
+    // eager limit, byte-checked payloads (the program counts its own errors).
+    const SimResult r = sb.run({"run", exec_config(sb, kProbe, "calls", nodes).string(), "--quiet"});
+    INFO(r.describe());
+    REQUIRE(r.exited(0));
+    const std::string log = r.file("run.log");
+    for (int n = 0; n < nodes; ++n) {
+      const std::string node = "[node" + std::to_string(n) + ".host] ";
+      CHECK(contains(log, node + "rank " + std::to_string(n) + " of " + std::to_string(nodes) + " (calls)"));
+      CHECK(contains(log, node + "calls: 0 errors (rank " + std::to_string(n) + " of " + std::to_string(nodes) + ")"));
+      CHECK(contains(log, node + "program exited with code 0"));
+    }
+    CHECK_FALSE(contains(log, "FAIL"));
+    check_none_left(probe_pids(r.out_dir, nodes));
+  }
+}
+
+TEST_CASE("host.exec: the same config gives the same simulated times", "[integration][exec]") {
+  Sandbox sb;
+  const fs::path cfg = exec_config(sb, kProbe, "calls", 2);
+  const SimResult a = sb.run({"run", cfg.string(), "--quiet"}), b = sb.run({"run", cfg.string(), "--quiet"});
+  INFO(a.describe());
+  REQUIRE(a.exited(0));
+  REQUIRE(b.exited(0));
+  auto exits = [](const std::string& log) {
+    std::string s;
+    for (size_t p = log.find("program exited with code"); p != std::string::npos;
+         p = log.find("program exited with code", p + 1))
+      s += log.substr(p, log.find('\n', p) - p) + "\n";
+    return s;
+  };
+  CHECK_FALSE(exits(a.file("run.log")).empty());
+  CHECK(exits(a.file("run.log")) == exits(b.file("run.log")));
+}
+
+TEST_CASE("host.exec: a crash, an exit before MPI_Finalize, an unsupported call or MPI_Abort after MPI_Init end the "
+          "run, stopping the other program and its child",
+          "[integration][exec]") {
+  Sandbox sb;
+  struct Case {
+    std::string args, expect;
+  } cases[] = {
+      {"crash", "was killed by signal 11 (Segmentation fault) before MPI_Finalize"},
+      {"no-finalize", "exited with status 0 before MPI_Finalize"},
+      {"unsupported", "called MPI_Comm_dup, which the platform's MPI library does not implement"},
+      {"abort", "called MPI_Abort(MPI_COMM_WORLD, 7)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    // node1 starts a child and waits in MPI_Recv for node0, which never sends.
+    const fs::path cfg = exec_config(sb, kProbe, c.args, 2, "node1:\n  host:\n    args: deadlock\n");
+    const SimResult r = sb.run({"run", cfg.string(), "--quiet"});
+    INFO(r.describe());
+    CHECK(r.exited(65));
+    CHECK(contains(r.err, "node0.host: program mpi_exec_probe (" + kProbe + ", pid "));
+    CHECK(contains(r.err, c.expect));
+    CHECK(contains(r.err, "program fault on node0.host"));
+    const std::vector<int> pids = probe_pids(r.out_dir, 2);
+    CHECK(pids.size() == 3);  // both programs and node1's child
+    check_none_left(pids);
+  }
+}
+
+TEST_CASE("host.exec: two ranks that wait for each other forever are caught, with each rank's pending call",
+          "[integration][exec]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", exec_config(sb, kProbe, "deadlock", 2).string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(66));
+  CHECK(contains(r.err, "time limit sim.max_time_ms = 200 ms reached"));
+  for (int n = 0; n < 2; ++n) {
+    const std::string peer = std::to_string(1 - n);
+    CHECK(contains(r.err, "node" + std::to_string(n) + ".host: mpi_exec_probe (pid "));
+    CHECK(contains(r.err, ") in MPI_Recv(source " + peer + ", tag 5, up to 4 bytes, MPI_COMM_WORLD)"));
+  }
+  const std::vector<int> pids = probe_pids(r.out_dir, 2);
+  CHECK(pids.size() == 4);
+  check_none_left(pids);
+}

@@ -104,7 +104,7 @@ static void pairs(int rank, int peer)
 }
 
 /* Rank 0 takes one message from everyone with ANY_SOURCE/ANY_TAG, after
- * probing for it; then five in a row from rank 1 arrive in order. */
+ * probing for it; then (after a barrier) five in a row from rank 1 arrive in order. */
 static void wildcards(int rank, int size)
 {
   if (rank == 0) {
@@ -125,6 +125,9 @@ static void wildcards(int rank, int size)
       seen |= 1 << st.MPI_SOURCE;
     }
     CHECK(seen == ((1 << size) - 2), "sources seen %#x", seen);
+    /* Rank 1's sequence only after every wildcard message was taken (else
+     * ANY_TAG may rightly match one of them). */
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int k = 0; k < 5; k++) {
       int v = -1;
       MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -134,6 +137,7 @@ static void wildcards(int rank, int size)
     int v[8];
     for (int k = 0; k < 8; k++) v[k] = rank * 1000 + k;
     MPI_Send(v, rank, MPI_INT, 0, 100 + rank, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1)
       for (int k = 0; k < 5; k++) MPI_Send(&k, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
   }

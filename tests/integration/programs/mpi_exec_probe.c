@@ -6,11 +6,12 @@
  *   exit-early N        exits with status N before MPI_Init
  *   crash-early         dies of SIGSEGV before MPI_Init
  *   unsupported-early   calls MPI_Comm_dup before MPI_Init
- *   hang-early          writes pid files, starts a child that sleeps, waits forever
+ *   hang-early          starts a child that sleeps, waits forever
  *   clocks-early        prints its clocks and sleeps 1.5 ms, then exits 0 before MPI_Init
  *   crash | no-finalize | unsupported | hang | deadlock | abort
- *                       the same after MPI_Init (deadlock: every rank receives
- *                       from its neighbour; abort: MPI_Abort(MPI_COMM_WORLD, 7))
+ *                       the same after MPI_Init (deadlock: starts a child, then
+ *                       every rank receives from its neighbour; abort:
+ *                       MPI_Abort(MPI_COMM_WORLD, 7))
  *   clocks              clocks around MPI calls (prints them)
  *   calls               every implemented MPI function, payloads checked
  *                       byte for byte; prints "calls: N errors"
@@ -36,14 +37,20 @@ static void write_pid(const char *file, pid_t pid)
   fclose(f);
 }
 
-static void hang(void)
+/* A child that sleeps until it is killed: whoever stops this program must
+ * stop it too. */
+static void start_child(void)
 {
   const pid_t child = fork();
   if (child == 0) {
     for (;;) pause();
   }
   write_pid("child.pid", child);
-  write_pid("pid", getpid());
+}
+
+static void hang(void)
+{
+  start_child();
   printf("hanging\n");
   fflush(stdout);
   for (;;) pause();
@@ -66,6 +73,7 @@ int calls(int rank, int size);
 int main(int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "calls";
+  write_pid("pid", getpid());
   if (!strcmp(mode, "exit-early")) return argc > 2 ? atoi(argv[2]) : 3;
   if (!strcmp(mode, "crash-early")) raise(SIGSEGV);
   if (!strcmp(mode, "unsupported-early")) {
@@ -80,6 +88,9 @@ int main(int argc, char **argv)
     return 0;
   }
 
+  /* Before MPI_Init, which returns only once every rank called it: so the
+   * child runs by the time any rank gets further. */
+  if (!strcmp(mode, "deadlock")) start_child();
   MPI_Init(&argc, &argv);
   int rank = -1, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
