@@ -48,6 +48,10 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
                     "shared memory for the outside program's message buffers in flight (largest message, and all "
                     "nonblocking ones at once, must fit)",
                     Range<uint64_t>{1, 65536}),
+      exec_np_out(this->name(), "exec_np_out", "", "",
+                  "file in the program's working folder in NetPIPE's np.out format (bytes, Mbit/s, seconds) that "
+                  "becomes the run's results.tsv (bytes, latency_us, mbps) when the program ends; read where it "
+                  "exists (NetPIPE's rank 0 writes it); empty: none"),
       clock_mhz(this->name(), "clock_mhz", 1000.0, "MHz", "host CPU clock (Pentium III 1 GHz)",
                 Range<double>{1, 10000}),
       memcpy_mbps(this->name(), "memcpy_mbps", 300.0, "MB/s",
@@ -142,6 +146,9 @@ void HostCpu::configure_program(const std::string& config_dir) {
            "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : "")};
   o.cpu_scale = exec_cpu_scale.get();
   o.arena_bytes = exec_arena_mb.get() << 20;
+  o.np_out = exec_np_out.get();
+  if (o.np_out.find('/') != std::string::npos || o.np_out == "." || o.np_out == "..")
+    throw ConfigError(me + ".exec_np_out = '" + o.np_out + "': expected a plain file name (the program's working folder)");
   m_program = std::make_unique<HostProgram>(*this, m_run, std::move(o));
   m_run.add_participant(name());
 }

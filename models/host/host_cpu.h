@@ -38,6 +38,7 @@ class HostCpu : public sc_core::sc_module {
   Param<std::string> args;
   Param<double> exec_cpu_scale;
   Param<uint64_t> exec_arena_mb;
+  Param<std::string> exec_np_out;
   Param<double> clock_mhz;
   Param<double> memcpy_mbps;
   Param<double> memcpy_setup_ns;

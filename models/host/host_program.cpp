@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "host/exec_calls.h"
 #include "host/host_cpu.h"
+#include "host/netpipe_table.h"
 
 namespace m2 {
 namespace {
@@ -35,13 +36,17 @@ void HostProgram::fail(const std::string& what) {
   if (m_proc) m_proc->stop();
 }
 
+std::string HostProgram::workdir() const {
+  const std::string out = HostCpu::output_dir();
+  return (std::filesystem::path(out.empty() ? "." : out) / m_opt.node).string();
+}
+
 void HostProgram::start() {
   HostProcess::Spec spec;
   spec.program = m_opt.program;
   spec.argv.push_back(m_opt.program);
   spec.argv.insert(spec.argv.end(), m_opt.args.begin(), m_opt.args.end());
-  const std::string out = HostCpu::output_dir();
-  spec.workdir = (std::filesystem::path(out.empty() ? "." : out) / m_opt.node).string();
+  spec.workdir = workdir();
   spec.env.push_back(std::string(M2X_ENV_SOCKET) + "=3");  // where HostProcess puts them
   spec.env.push_back(std::string(M2X_ENV_ARENA) + "=4");
   spec.env.push_back(std::string(M2X_ENV_ARENA_BYTES) + "=" + std::to_string(m_opt.arena_bytes));
@@ -168,6 +173,16 @@ int HostProgram::serve() {
     return -1;
   }
   m_phase = how;
+  if (!m_opt.np_out.empty()) {
+    const std::string file = (std::filesystem::path(workdir()) / m_opt.np_out).string();
+    if (std::filesystem::exists(file)) {
+      const std::string err = load_netpipe_table(file, m_host.name());
+      if (!err.empty()) {
+        fail("ended, but its output cannot be read (" + std::string(m_host.name()) + ".exec_np_out): " + err);
+        return -1;
+      }
+    }
+  }
   return m_proc->exit_status();
 }
 

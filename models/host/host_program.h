@@ -31,6 +31,7 @@ class HostProgram {
     std::vector<std::string> env;  // launcher variables (rank, size, library path)
     double cpu_scale = 0;          // simulated ns per ns of the program's own CPU time
     uint64_t arena_bytes = 0;
+    std::string np_out;            // NetPIPE output file to load into the run's table ("" none)
   };
 
   HostProgram(HostCpu& host, RunControl& run, Options options);
@@ -49,7 +50,8 @@ class HostProgram {
 
  private:
   void fail(const std::string& what);
-  void handshake();  // the library's greeting, answered at start()
+  void handshake();
+  std::string workdir() const;  // the library's greeting, answered at start()
   int serve();
 
   HostCpu& m_host;
