@@ -242,3 +242,36 @@ TEST_CASE("host.exec: two ranks that wait for each other forever are caught, wit
   CHECK(pids.size() == 4);
   check_none_left(pids);
 }
+
+TEST_CASE("host.exec: a program that cannot be executed is named with the system's reason", "[integration][exec]") {
+  Sandbox sb;
+  const fs::path bad = sb.write("garbage.bin", "this is not an executable\n");
+  fs::permissions(bad, fs::perms::owner_all);
+  const SimResult r = sb.run({"run", exec_config(sb, "./garbage.bin", "").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.err, "node0.host: program garbage.bin ("));
+  CHECK(contains(r.err, "could not be started: cannot start "));
+  CHECK(contains(r.err, "garbage.bin: Exec format error"));
+}
+
+TEST_CASE("host.exec: the program's own CPU time is charged through exec_cpu_scale", "[integration][exec]") {
+  // 50 ms of CPU time: free at scale 0; at scale 10 at least 0.5 s of
+  // simulated time (CPU time is never below what the program spun).
+  auto spun = [](double scale) {
+    Sandbox sb;
+    const fs::path cfg = exec_config(sb, kProbe, "spin", 1);
+    const SimResult r = sb.run({"run", cfg.string(), "--quiet", "--set", "sim.max_time_ms=5000", "--set",
+                                "node*.host.exec_cpu_scale=" + std::to_string(scale)});
+    INFO(r.describe());
+    REQUIRE(r.exited(0));
+    const std::string log = r.file("run.log");
+    const size_t at = log.find("spin: ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(log.substr(at + 6));
+  };
+  CHECK(spun(0) < 1e-4);
+  const double s10 = spun(10);
+  CHECK(s10 >= 0.5);
+  CHECK(s10 < 5);
+}

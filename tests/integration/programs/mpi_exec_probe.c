@@ -13,6 +13,8 @@
  *                       every rank receives from its neighbour; abort:
  *                       MPI_Abort(MPI_COMM_WORLD, 7))
  *   clocks              clocks around MPI calls (prints them)
+ *   spin                spends 50 ms of its own CPU time between two MPI_Wtime
+ *                       calls; prints the simulated time that passed
  *   calls               every implemented MPI function, payloads checked
  *                       byte for byte; prints "calls: N errors"
  *
@@ -117,6 +119,15 @@ int main(int argc, char **argv)
     const double w1 = MPI_Wtime();
     printf("wtime %.9f %.9f\n", w0, w1);
     print_clocks("after barrier");
+  }
+  if (!strcmp(mode, "spin")) {
+    /* 50 ms of this process' own CPU time between two calls. */
+    const double w0 = MPI_Wtime();
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    while ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) < 50e6);
+    printf("spin: %.6f s of simulated time for 0.05 s of CPU time\n", MPI_Wtime() - w0);
   }
   if (!strcmp(mode, "calls")) rc = calls(rank, size) != 0;
   MPI_Finalize();
