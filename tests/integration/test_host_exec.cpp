@@ -59,6 +59,30 @@ void check_none_left(const std::vector<int>& pids) {
 
 const std::string kProbe = M2VP_MPI_PROBE;
 
+struct FailureCase {
+  std::string args, expect;
+};
+
+// node0 runs the probe with each case's args, node1 with `node1_args`; each
+// run must end as a program fault of node0 saying what happened, with
+// `pids_expected` pid files written and none of those processes left.
+void check_failures(const std::vector<FailureCase>& cases, const std::string& node1_args, size_t pids_expected) {
+  Sandbox sb;
+  for (const FailureCase& c : cases) {
+    INFO(c.args);
+    const fs::path cfg = exec_config(sb, kProbe, c.args, 2, "node1:\n  host:\n    args: " + node1_args + "\n");
+    const SimResult r = sb.run({"run", cfg.string(), "--quiet"});
+    INFO(r.describe());
+    CHECK(r.exited(65));
+    CHECK(contains(r.err, "node0.host: program mpi_exec_probe (" + kProbe + ", pid "));
+    CHECK(contains(r.err, c.expect));
+    CHECK(contains(r.err, "program fault on node0.host"));
+    const std::vector<int> pids = probe_pids(r.out_dir, 2);
+    CHECK(pids.size() == pids_expected);
+    check_none_left(pids);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("host.exec: missing, non-regular and non-executable programs are configuration errors naming the key",
@@ -89,25 +113,12 @@ TEST_CASE("host.exec: missing, non-regular and non-executable programs are confi
 
 TEST_CASE("host.exec: early exit, crash and unsupported call before MPI_Init end the run naming node and program",
           "[integration][exec]") {
-  Sandbox sb;
-  struct Case {
-    std::string args, expect;
-  } cases[] = {
-      {"exit-early 3", "exited with status 3 before MPI_Init"},
-      {"crash-early", "was killed by signal 11 (Segmentation fault) before MPI_Init"},
-      {"unsupported-early", "called MPI_Comm_dup, which the platform's MPI library does not implement"},
-  };
-  for (const Case& c : cases) {
-    INFO(c.args);
-    // node1 hangs with a child of its own: both must be gone afterwards.
-    const fs::path cfg = exec_config(sb, kProbe, c.args, 2, "node1:\n  host:\n    args: hang-early\n");
-    const SimResult r = sb.run({"run", cfg.string(), "--quiet"});
-    INFO(r.describe());
-    CHECK(r.exited(65));
-    CHECK(contains(r.err, "node0.host: program mpi_exec_probe (" + kProbe + ", pid "));
-    CHECK(contains(r.err, c.expect));
-    check_none_left(probe_pids(r.out_dir, 2));
-  }
+  // node1 hangs with a child of its own: node0's program, node1's and its
+  // child must all be gone afterwards.
+  check_failures({{"exit-early 3", "exited with status 3 before MPI_Init"},
+                  {"crash-early", "was killed by signal 11 (Segmentation fault) before MPI_Init"},
+                  {"unsupported-early", "called MPI_Comm_dup, which the platform's MPI library does not implement"}},
+                 "hang-early", 3);
 }
 
 TEST_CASE("host.exec: a program that is not an MPI program of the MPICH ABI is named as such", "[integration][exec]") {
@@ -201,29 +212,12 @@ TEST_CASE("host.exec: the same config gives the same simulated times", "[integra
 TEST_CASE("host.exec: a crash, an exit before MPI_Finalize, an unsupported call or MPI_Abort after MPI_Init end the "
           "run, stopping the other program and its child",
           "[integration][exec]") {
-  Sandbox sb;
-  struct Case {
-    std::string args, expect;
-  } cases[] = {
-      {"crash", "was killed by signal 11 (Segmentation fault) before MPI_Finalize"},
-      {"no-finalize", "exited with status 0 before MPI_Finalize"},
-      {"unsupported", "called MPI_Comm_dup, which the platform's MPI library does not implement"},
-      {"abort", "called MPI_Abort(MPI_COMM_WORLD, 7)"},
-  };
-  for (const Case& c : cases) {
-    INFO(c.args);
-    // node1 starts a child and waits in MPI_Recv for node0, which never sends.
-    const fs::path cfg = exec_config(sb, kProbe, c.args, 2, "node1:\n  host:\n    args: deadlock\n");
-    const SimResult r = sb.run({"run", cfg.string(), "--quiet"});
-    INFO(r.describe());
-    CHECK(r.exited(65));
-    CHECK(contains(r.err, "node0.host: program mpi_exec_probe (" + kProbe + ", pid "));
-    CHECK(contains(r.err, c.expect));
-    CHECK(contains(r.err, "program fault on node0.host"));
-    const std::vector<int> pids = probe_pids(r.out_dir, 2);
-    CHECK(pids.size() == 3);  // both programs and node1's child
-    check_none_left(pids);
-  }
+  // node1 starts a child and waits in MPI_Recv for node0, which never sends.
+  check_failures({{"crash", "was killed by signal 11 (Segmentation fault) before MPI_Finalize"},
+                  {"no-finalize", "exited with status 0 before MPI_Finalize"},
+                  {"unsupported", "called MPI_Comm_dup, which the platform's MPI library does not implement"},
+                  {"abort", "called MPI_Abort(MPI_COMM_WORLD, 7)"}},
+                 "deadlock", 3);
 }
 
 TEST_CASE("host.exec: two ranks that wait for each other forever are caught, with each rank's pending call",
