@@ -53,18 +53,6 @@ std::map<long long, double> latency_by_size(const fs::path& tsv) {
   return m;
 }
 
-// Processes whose working folder is inside `dir` (the programs of a run).
-std::vector<std::string> processes_in(const fs::path& dir) {
-  std::vector<std::string> found;
-  const std::string want = fs::weakly_canonical(dir).string();
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::error_code ec;
-    const fs::path cwd = fs::read_symlink(e.path() / "cwd", ec);
-    if (!ec && cwd.string().rfind(want, 0) == 0) found.push_back(e.path().filename().string() + " in " + cwd.string());
-  }
-  return found;
-}
-
 }  // namespace
 
 TEST_CASE("NPmpich2 (Debian netpipe-mpich2) runs unmodified up to 64 KB, MPI latency above MMP latency at every size",
