@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -71,6 +73,26 @@ void forget_group(pid_t pgid) {
 }
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// Whether a process of group `pgid` is still alive (zombies do not count:
+// they run nothing, and a container's init may never reap them).
+bool group_alive(pid_t pgid) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string stat;
+    if (!std::getline(f, stat)) continue;
+    const size_t paren = stat.rfind(')');  // the command may hold spaces and parentheses
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(stat.substr(paren + 1));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (rest >> state >> ppid >> pgrp && pgrp == pgid && state != 'Z' && state != 'X') return true;
+  }
+  return false;
+}
 
 // The simulator's environment with `extra` NAME=VALUE entries replacing or added.
 std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
@@ -257,8 +279,10 @@ void HostProcess::reap(bool block) {
   m_reaped = true;
   if (WIFEXITED(status)) m_exit_status = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) m_signal = WTERMSIG(status);
-  // Whatever it left in its group goes with it.
+  // Whatever it left in its group goes with it, and is gone before we go
+  // on (SIGKILL takes effect when the kernel next schedules each process).
   ::kill(-m_pid, SIGKILL);
+  for (int i = 0; i < 400 && group_alive(m_pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   forget_group(m_pid);
 }
 

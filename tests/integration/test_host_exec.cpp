@@ -57,6 +57,18 @@ void check_none_left(const std::vector<int>& pids) {
   }
 }
 
+// After the simulator died of a signal: its handler sent SIGKILL to every
+// program's group, which the kernel carries out when it next schedules each
+// process; wait (up to 5 s of wall time, a bound, not a measurement) for that.
+void await_gone(const std::vector<int>& pids) {
+  for (int i = 0; i < 1000; ++i) {
+    bool any = false;
+    for (int p : pids) any = any || running(p);
+    if (!any) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 const std::string kProbe = M2VP_MPI_PROBE;
 
 struct FailureCase {
@@ -153,6 +165,7 @@ TEST_CASE("host.exec: SIGINT or SIGTERM to the simulator stops every program and
     const SimResult r = p.wait(30);
     INFO(r.describe());
     CHECK(r.term_signal == sig);
+    await_gone(pids);
     check_none_left(pids);
     CHECK(processes_in(out).empty());
   }
