@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -287,4 +288,36 @@ TEST_CASE("host.exec: the program's own CPU time is charged through exec_cpu_sca
   const double s10 = spun(10);
   CHECK(s10 >= 0.5);
   CHECK(s10 < 5);
+}
+
+TEST_CASE("host.exec: after MPI_Init every clock of the program, MPI_Wtime included, reads its host's simulated time",
+          "[integration][exec]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", exec_config(sb, kProbe, "clocks", 2).string(), "--quiet"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  const std::string log = r.file("run.log");
+  for (int n = 0; n < 2; ++n) {
+    const std::string node = "[node" + std::to_string(n) + ".host] ";
+    // "clocks WHEN: gettimeofday S.US realtime S.NS monotonic S.NS time S" -> the monotonic reading
+    auto monotonic = [&](const std::string& when) {
+      const size_t at = log.find(node + "clocks " + when + ": ");
+      REQUIRE(at != std::string::npos);
+      const size_t m = log.find("monotonic ", at);
+      return std::stod(log.substr(m + 10));
+    };
+    const size_t w = log.find(node + "wtime ");
+    REQUIRE(w != std::string::npos);
+    std::istringstream in(log.substr(w + node.size() + 6));
+    double w0 = 0, w1 = 0;
+    in >> w0 >> w1;
+    const double m0 = monotonic("after init"), m1 = monotonic("after barrier");
+    INFO(node << "monotonic " << m0 << " wtime " << w0 << " " << w1 << " monotonic " << m1);
+    // One clock read (host.syscall_ns = 1 us) apart; the barrier takes
+    // simulated time (messages both ways over the network: over 5 us).
+    CHECK(m0 > 0.001);
+    CHECK(w0 == Approx(m0 + 1e-6).margin(1e-9));
+    CHECK(w1 - w0 > 5e-6);
+    CHECK(m1 == Approx(w1 + 3e-6).margin(1e-9));  // after two more reads: gettimeofday, realtime
+  }
 }
