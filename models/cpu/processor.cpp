@@ -97,6 +97,7 @@ void Processor::start_debugger() {
     return socket->transport_dbg(t);
   };
   access.now_ps = [this] { return now_ps(); };
+  access.commands = m_monitor_commands;
   m_debug = std::make_unique<ProcessorDebug>(name(), m_image->path(), *m_core, m_run, std::move(access),
                                              std::move(code));
   try {
