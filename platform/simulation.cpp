@@ -65,8 +65,14 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
 
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
-  load_config_presets(opts.config_path, reg);
+  const size_t file_keys = load_config_presets(opts.config_path, reg);
   const std::string case_dir = apply_chosen_case(opts, listing, reg);
+  // Without a single setting the default platform has nothing to run and
+  // would only end as a stall: say what is wrong instead.
+  if (!listing && file_keys == 0 && case_dir.empty() && opts.overrides.empty() && opts.gdb.empty())
+    throw ConfigError(opts.config_path +
+                      ": the config is empty (no keys, only comments or nothing): nothing to simulate; expected at "
+                      "least 'platform:' and what it runs (see configs/ for examples)");
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   if (!opts.trace.empty()) {
@@ -77,6 +83,11 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   }
   auto e = std::make_unique<Elaborated>();
   e->case_dir = case_dir;
+  if (e->sim.trace_to_us.get() > 0 && e->sim.trace_from_us.get() >= e->sim.trace_to_us.get())
+    throw ConfigError(e->sim.trace_from_us.origin().where + ": key 'sim.trace_from_us' = " +
+                      e->sim.trace_from_us.value_string() + " us is not before sim.trace_to_us = " +
+                      e->sim.trace_to_us.value_string() + " us (set at " + e->sim.trace_to_us.origin().where +
+                      "): expected the window's start below its end (or trace_to_us 0 for the end of the run)");
   // Taps and message probes are set while the platform is built: configure
   // tracing first.
   const uint64_t from_ps = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
@@ -161,7 +172,9 @@ int run_simulation(const RunOptions& opts) {
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);
-  log.out(report);
+  // --quiet keeps a failed run's report: a non-zero outcome is always told.
+  if (e->run.exit_code() != 0) log.always(report);
+  else log.out(report);
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;

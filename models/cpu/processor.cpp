@@ -204,6 +204,25 @@ std::string Processor::describe(uint64_t addr) const {
   return "";
 }
 
+// A stack that has grown down over the data or code corrupts it, and the
+// fault that follows (often an illegal instruction) says nothing of the
+// stack: name it when the stack pointer is below the firmware's stack limit
+// (__stack_limit, sw/firmware/common/ni.ld) or inside a loaded segment.
+std::string Processor::stack_note() const {
+  const std::optional<uint64_t> sp = m_core->stack_pointer();
+  if (!sp || !m_image) return "";
+  const std::optional<uint64_t> limit = m_image->symbol("__stack_limit");
+  std::string why;
+  if (limit && *sp < *limit) why = "below __stack_limit " + hex(*limit);
+  for (const ElfSegment& seg : m_image->segments())
+    if (why.empty() && *sp >= seg.paddr && *sp < seg.paddr + seg.memsz)
+      why = std::string("inside the firmware's ") + (seg.executable ? "code" : "data") + " segment at " + hex(seg.paddr);
+  if (why.empty()) return "";
+  return "  stack:     the stack pointer " + hex(*sp) + " is " + why +
+         ": the stack has probably overflowed (too deep recursion or too large local arrays) and overwritten "
+         "code or data\n";
+}
+
 void Processor::report_fault() {
   const iss::Fault& f = m_core->fault();
   std::string r = "firmware fault on " + std::string(name()) + ": " + f.kind + "\n";
@@ -215,6 +234,7 @@ void Processor::report_fault() {
   if (f.address) r += "  address:   " + hex(*f.address) + "\n";
   if (!f.detail.empty()) r += "  detail:    " + f.detail + "\n";
   if (m_image) r += "  firmware:  " + m_image->path() + "\n";
+  r += stack_note();
   const sc_core::sc_time t = sc_core::sc_time_stamp() + m_qk.offset();
   r += "  time:      " + t.to_string() + " simulated, after " + std::to_string(m_core->instruction_count()) +
        " instructions\n";

@@ -74,6 +74,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   void end_of_elaboration() override;
   void run();
   void halt();
+  std::string stack_note() const;
   void report_fault();
   uint64_t budget_until(sc_core::sc_time deadline_local) const;
   void start_debugger();

@@ -124,6 +124,15 @@ std::string MlxEngine::describe_state() const {
   return o.str();
 }
 
+MlxEngine::ResendStreak MlxEngine::longest_resend_streak() const {
+  ResendStreak r;
+  for (unsigned c = 0; c < kChannels; ++c) {
+    const TxChannel& tx = m_tx[c];
+    if (tx.awaiting && tx.repeats > r.repeats) r = {c, tx.out_seq, tx.repeats, tx.frame.wire_bytes()};
+  }
+  return r;
+}
+
 // ---------------------------------------------------------------- registers
 
 void MlxEngine::add_registers() {
@@ -204,6 +213,7 @@ void MlxEngine::tx_thread() {
       f.copy_from(tx->frame);
       f.retransmission = true;
       tx->repeat = false;
+      ++tx->repeats;
       ++m_stats.retransmissions;
       ++m_ch_stats[ch].retransmissions;
       m_stats.continues += f.continues();
@@ -219,6 +229,7 @@ void MlxEngine::tx_thread() {
       f.kind = MlxFrame::Kind::Data;
       f.channel = static_cast<uint8_t>(ch);
       f.seq = tx->out_seq = tx->next_seq++;
+      tx->repeats = 0;
       f.packets.reserve(max_frame_packets.get() * MLX_PACKET_BYTES);  // continuations do not reallocate
       const uint64_t max = std::min({burst_packets.get(), max_frame_packets.get(), tx_credit(ch)});
       cut_burst(ch, f, static_cast<unsigned>(max));

@@ -131,6 +131,15 @@ class MlxEngine : public sc_core::sc_module {
   uint32_t status() const;
   // Credits, outstanding frames and buffer levels per channel, one line.
   std::string describe_state() const;
+  // The outstanding data frame resent most often in a row (none: repeats 0):
+  // what a stall report needs to tell a livelock at a high bit error rate.
+  struct ResendStreak {
+    unsigned channel = 0;
+    uint32_t seq = 0;
+    uint64_t repeats = 0;     // retransmissions of this frame so far
+    uint64_t wire_bytes = 0;  // its size on the wire
+  };
+  ResendStreak longest_resend_streak() const;
 
   // Message tracing (docs/models/message-breakdown.md): the engine names the
   // messages with packets in each data frame it sends (MlxFrame::message_ids,
@@ -149,6 +158,7 @@ class MlxEngine : public sc_core::sc_module {
     uint32_t out_seq = 0;     // sequence number of the frame awaiting its ack
     bool awaiting = false;    // that frame waits for its ack
     bool repeat = false;      // its ack timed out
+    uint64_t repeats = 0;     // times that frame has been resent
     sc_core::sc_time deadline;  // ack timeout of `frame`
     bool stalled = false;     // packets ready, no credit
     sc_core::sc_time credit_ask_at;  // when to ask for credit if still stalled
