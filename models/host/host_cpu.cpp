@@ -104,16 +104,8 @@ void HostCpu::sync() {
 
 void HostCpu::wait_for(const sc_core::sc_event& e, double timeout_us) {
   sync();
-  if (timeout_us < 0) {
-    wait(e);
-  } else {
-    // A lazy timer (core/lazy_timer.h) may fire early, for an older deadline.
-    const sc_core::sc_time until = sc_core::sc_time_stamp() + sc_core::sc_time(timeout_us, sc_core::SC_US);
-    do {
-      m_timeout.arm(until);
-      wait(e | m_timeout.event());
-    } while (!e.triggered() && sc_core::sc_time_stamp() < until);
-  }
+  if (timeout_us < 0) wait(e);
+  else wait(sc_core::sc_time(timeout_us, sc_core::SC_US), e);
   g_current = this;
   m_qk.reset();
 }

@@ -16,7 +16,6 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "core/lazy_timer.h"
 #include "core/memory.h"
 #include "core/params.h"
 #include "core/run_control.h"
@@ -109,7 +108,6 @@ class HostCpu : public sc_core::sc_module {
   LocalTime m_qk;
   bool m_inta = false;
   sc_core::sc_event m_inta_event, m_memory_event;
-  LazyTimer m_timeout;  // wait_for's timeouts
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
   tlm::tlm_generic_payload m_trans;
