@@ -38,8 +38,10 @@ Fn next(const char* symbol) {
 
 struct Report {
   ~Report() {
+    // Programs the simulator starts inherit the preload; one without the
+    // SystemC kernel counts nothing and must not overwrite the file.
     const char* path = std::getenv("M2VP_EVENT_COUNT_FILE");
-    if (!path) return;
+    if (!path || g_inserts == 0) return;
     if (FILE* f = std::fopen(path, "w")) {
       std::fprintf(f, "%llu %llu\n", g_inserts, g_extracts);
       std::fclose(f);
