@@ -7,14 +7,16 @@
 //    the published testbed's hosts) against bench/data/mmp-netpipe-published.tsv
 //    (shared/spec/calibration/mmp-netpipe.tsv); bands 1 us below 256 B, 10%
 //    from 256 B up; peak throughput (512 KB - 2 MB) against the published
-//    1875 Mbit/s, band 5%.
+//    1875 Mbit/s, band 5%; and the same with NetPIPE's own method
+//    (configs/netpipe.yaml: sizes c-p, c, c+p, best of three trials).
 // Arguments are passed on to both runs, so a parameter change can be judged
 // before it becomes a default:
 //
 //   ./m2vp bench calibration --set 'node*.ni.dma.rate_mbps=800'
 //
 // Not a test: an error outside its band is a result (tests/integration/
-// test_ni_pingpong.cpp enforces the NI level's bands); it exits non-zero only
+// test_ni_pingpong.cpp enforces the NI level's bands, test_mmp.cpp the host
+// level's that hold); it exits non-zero only
 // when a run fails or prints no table.
 #include <cctype>
 #include <cmath>
@@ -52,6 +54,8 @@ const Level kLevels[] = {
     {"host level (MMP, experiment 2)", "mmp-pingpong.yaml",
      "--set 'node*.host.args=--sizes 32,64,128,256,512,1k,2k,4k,512k,1M,2M --iters 10 --warmup 2'",
      "mmp-netpipe-published.tsv", 1.0, 1875, 0.05, 512 * 1024, 2 * 1024 * 1024},
+    {"host level (NetPIPE over MMP, experiment 2)", "netpipe.yaml", "--set 'node*.host.args=--max 2M'",
+     "mmp-netpipe-published.tsv", 1.0, 1875, 0.05, 512 * 1024 - 3, 2 * 1024 * 1024 + 3},
 };
 
 [[noreturn]] void die(const std::string& why) {

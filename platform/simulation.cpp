@@ -13,6 +13,7 @@
 #include "host/host_cpu.h"
 #include "platform/config_cases.h"
 #include "platform/config_loader.h"
+#include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
 #include "platform/report.h"
@@ -172,9 +173,20 @@ int run_simulation(const RunOptions& opts) {
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);
-  // --quiet keeps a failed run's report: a non-zero outcome is always told.
-  if (e->run.exit_code() != 0) log.always(report);
-  else log.out(report);
+  // The console gets the outcome, the results and a summary per kind of
+  // component; run.log and report.txt the full report. --quiet keeps the
+  // outcome and the results (a failed run's summary too: a non-zero outcome
+  // is always told).
+  log.file_only(report);
+  if (!opts.quiet || e->run.exit_code() != 0) {
+    std::string console = format_console_report(summary, e->run, cpus, stats, out.string());
+    if (ledger.enabled()) console += "\n" + format_message_summary(ledger);
+    if (e->run.exit_code() != 0) log.always(console);
+    else log.out(console);
+  } else {
+    log.result(format_outcome_line(summary, e->run) + "\n" + format_results_table() + "output in " + out.string() +
+               "/");
+  }
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;

@@ -32,6 +32,15 @@ void check_clean(const SimResult& r) {
   CHECK_FALSE(contains(log, "mmp: "));  // the firmware's complaints
 }
 
+// The MMP ping-pong with these application arguments, required to end well.
+SimResult pingpong(Sandbox& sb, const std::string& args) {
+  SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  INFO(args << "\n" << r.describe());
+  REQUIRE(r.exited(0));
+  check_clean(r);
+  return r;
+}
+
 // results.tsv as (bytes, latency_us, mbps) rows after checking its header.
 std::vector<std::vector<double>> table(const SimResult& r) {
   std::vector<std::vector<double>> rows;
@@ -50,10 +59,8 @@ std::vector<std::vector<double>> table(const SimResult& r) {
 TEST_CASE("MMP ping-pong: odd sizes and alignments arrive intact both ways", "[integration][mmp]") {
   Sandbox sb;
   const std::string args = "--sizes 1,3,31,33,2047,2049,4097,65537 --iters 2 --warmup 1 --offset 3";
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  const SimResult r = pingpong(sb, args);
   INFO(r.describe());
-  REQUIRE(r.exited(0));
-  check_clean(r);
   for (const char* host : {"node0.host", "node1.host"}) {
     INFO(host);
     CHECK(r.result(host, "payload_errors") == std::optional<std::string>("0"));
@@ -83,10 +90,8 @@ TEST_CASE("MMP ping-pong through unpinned buffers: heap (bounce copy) and physic
   Sandbox sb;
   for (const std::string kind : {"heap", "phys"}) {
     const std::string args = "--sizes 1,2049,65537 --iters 1 --warmup 1 --offset 5 --buffers " + kind;
-    const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+    const SimResult r = pingpong(sb, args);
     INFO(kind << "\n" << r.describe());
-    REQUIRE(r.exited(0));
-    check_clean(r);
     CHECK(r.result("node0.host", "payload_errors") == std::optional<std::string>("0"));
     CHECK(r.result("node1.host", "payload_errors") == std::optional<std::string>("0"));
     CHECK(table(r).size() == 3);
@@ -280,10 +285,8 @@ TEST_CASE("MMP ping-pong (host level): 4 KB and the peak throughput within the p
 
   Sandbox sb;
   const std::string args = "--sizes 4k,512k,1M,2M --iters 3 --warmup 1";
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  const SimResult r = pingpong(sb, args);
   INFO(r.describe());
-  REQUIRE(r.exited(0));
-  check_clean(r);
   const auto rows = table(r);
   REQUIRE(rows.size() == 4);
   double peak = 0;
