@@ -16,6 +16,7 @@
 #include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
+#include "platform/progress_meter.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
@@ -37,6 +38,7 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::unique_ptr<ProgressMeter> progress; // only on a terminal
   std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
@@ -113,6 +115,8 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
         to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
   reg.check_all_presets_used();
+  if (!listing && !opts.quiet && ProgressMeter::wanted())
+    e->progress = std::make_unique<ProgressMeter>(sc_core::sc_time(e->sim.max_time_ms.get(), sc_core::SC_MS));
   return e;
 }
 
@@ -153,6 +157,7 @@ int run_simulation(const RunOptions& opts) {
   const auto wall0 = std::chrono::steady_clock::now();
   sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (e->progress) e->progress->stop();
   summary.sim_seconds = std::max(sc_core::sc_time_stamp(), e->run.last_exit_time()).to_seconds();
   if (!e->run.finished() && sc_core::sc_pending_activity()) summary.sim_seconds = limit.to_seconds();
 
