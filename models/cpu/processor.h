@@ -22,6 +22,7 @@
 #include "core/params.h"
 #include "core/run_control.h"
 #include "cpu/iss.h"
+#include "core/lazy_timer.h"
 #include "core/read_hint.h"
 #include "cpu/local_time.h"
 
@@ -102,6 +103,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   uint64_t m_committed_icount = 0;
   uint64_t m_fs_carry = 0;  // committed time below 1 ps
   sc_core::sc_event m_irq_event;
+  LazyTimer m_doze_timer;  // the next decrementer event while dozing
   sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
