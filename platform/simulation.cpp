@@ -13,6 +13,7 @@
 #include "host/host_cpu.h"
 #include "platform/config_cases.h"
 #include "platform/config_loader.h"
+#include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
 #include "platform/report.h"
@@ -65,8 +66,14 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
 
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
-  load_config_presets(opts.config_path, reg);
+  const size_t file_keys = load_config_presets(opts.config_path, reg);
   const std::string case_dir = apply_chosen_case(opts, listing, reg);
+  // Without a single setting the default platform has nothing to run and
+  // would only end as a stall: say what is wrong instead.
+  if (!listing && file_keys == 0 && case_dir.empty() && opts.overrides.empty() && opts.gdb.empty())
+    throw ConfigError(opts.config_path +
+                      ": the config is empty (no keys, only comments or nothing): nothing to simulate; expected at "
+                      "least 'platform:' and what it runs (see configs/ for examples)");
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   if (!opts.trace.empty()) {
@@ -77,6 +84,11 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   }
   auto e = std::make_unique<Elaborated>();
   e->case_dir = case_dir;
+  if (e->sim.trace_to_us.get() > 0 && e->sim.trace_from_us.get() >= e->sim.trace_to_us.get())
+    throw ConfigError(e->sim.trace_from_us.origin().where + ": key 'sim.trace_from_us' = " +
+                      e->sim.trace_from_us.value_string() + " us is not before sim.trace_to_us = " +
+                      e->sim.trace_to_us.value_string() + " us (set at " + e->sim.trace_to_us.origin().where +
+                      "): expected the window's start below its end (or trace_to_us 0 for the end of the run)");
   // Taps and message probes are set while the platform is built: configure
   // tracing first.
   const uint64_t from_ps = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
@@ -161,7 +173,20 @@ int run_simulation(const RunOptions& opts) {
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);
-  log.out(report);
+  // The console gets the outcome, the results and a summary per kind of
+  // component; run.log and report.txt the full report. --quiet keeps the
+  // outcome and the results (a failed run's summary too: a non-zero outcome
+  // is always told).
+  log.file_only(report);
+  if (!opts.quiet || e->run.exit_code() != 0) {
+    std::string console = format_console_report(summary, e->run, cpus, stats, out.string());
+    if (ledger.enabled()) console += "\n" + format_message_summary(ledger);
+    if (e->run.exit_code() != 0) log.always(console);
+    else log.out(console);
+  } else {
+    log.result(format_outcome_line(summary, e->run) + "\n" + format_results_table() + "output in " + out.string() +
+               "/");
+  }
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;

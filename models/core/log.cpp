@@ -25,6 +25,20 @@ void Log::out(const std::string& line) {
   if (m_file) m_file << line << '\n' << std::flush;
 }
 
+void Log::always(const std::string& line) {
+  (m_quiet ? std::cerr : std::cout) << line << '\n' << std::flush;
+  if (m_file) m_file << line << '\n' << std::flush;
+}
+
+void Log::result(const std::string& line) {
+  std::cout << line << '\n' << std::flush;
+  if (m_file) m_file << line << '\n' << std::flush;
+}
+
+void Log::file_only(const std::string& line) {
+  if (m_file) m_file << line << '\n' << std::flush;
+}
+
 void Log::warning(const std::string& line) {
   std::cerr << "warning: " << line << '\n' << std::flush;
   if (m_file) m_file << "warning: " << line << '\n' << std::flush;

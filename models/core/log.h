@@ -17,6 +17,14 @@ class Log {
   void set_quiet(bool quiet) { m_quiet = quiet; }  // stdout suppressed, file kept
 
   void out(const std::string& line);      // normal output (stdout)
+  // Output the user must see even with --quiet (the run waits for them, or
+  // it tells how a failed run ended): stdout when not quiet, else stderr.
+  void always(const std::string& line);
+  // A run's results and outcome: stdout even with --quiet (only progress and
+  // firmware chatter are quiet), and the file.
+  void result(const std::string& line);
+  // The file only (the full end-of-run report, which the console summarises).
+  void file_only(const std::string& line);
   void warning(const std::string& line);  // "warning: ..." (stderr)
   void error(const std::string& line);    // "error: ..." (stderr)
 

@@ -51,7 +51,7 @@ void ProcessorDebug::start(bool wait) {
     return;
   }
   const std::string p = std::to_string(port());
-  Log::instance().out(m_name + ": waiting for GDB on 127.0.0.1:" + p + ": gdb-multiarch " + m_firmware +
+  Log::instance().always(m_name + ": waiting for GDB on 127.0.0.1:" + p + ": gdb-multiarch " + m_firmware +
                       " -ex 'target remote :" + p + "'");
   m_server.wait_for_connection();
   halt(GdbServer::SIG_TRAP);

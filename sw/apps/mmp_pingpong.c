@@ -106,7 +106,8 @@ static int mmp_pingpong(int argc, char **argv)
     }
   }
   if (n_sizes <= 0 || iters < 1 || warmup < 0 || offset > 4096) {
-    m2host_printf("mmp_pingpong: bad arguments\n");
+    m2host_printf("mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1G, --iters N >= 1, "
+                  "--warmup N >= 0, --offset at most 4096)\n");
     app_release_ni();
     return 2;
   }

@@ -91,6 +91,8 @@ struct MMP_recv_handle;
 struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks);
 void MMP_add_PNA_to_table(struct MMP_PNA_table *t, int pna);
 
+/* Endpoints are kept by the library (never freed); at most 512 per host
+ * (MMP_EBUSY beyond). */
 struct MMP_connect *MMP_Make_connect(int network_addr, int port);
 struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table *t); /* NULL on error */
 void MMP_finalize(struct MMP_connect *me);
