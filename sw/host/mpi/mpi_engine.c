@@ -401,9 +401,12 @@ void mpi_wait_req(struct mpi_host *H, int r)
   for (;;) {
     mpi_progress(H);
     if (H->reqs[r].state == RS_DONE) return;
-    /* The data of a transfer under way needs nothing more from this host:
-     * its sender got CTS, its receiver posted the receive. */
-    advance(H, r, -1);
+    /* Never an unbounded wait on one transfer: this host may owe another rank
+     * a clear-to-send (or take its data) while it waits, and two ranks each
+     * waiting for the other's data would deadlock. So the wait on this
+     * request's word (which wakes at once when it is written) gives up after
+     * progress_poll_us and every channel is looked at again. */
+    advance(H, r, H->p.poll_us);
     if (H->reqs[r].state == RS_DONE) return;
   }
 }
