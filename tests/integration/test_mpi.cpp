@@ -105,6 +105,15 @@ TEST_CASE("MPI: an unimplemented function ends the run naming it", "[integration
   CHECK_FALSE(contains(r.file("run.log"), "FAIL: MPI_Comm_dup returned"));
 }
 
+TEST_CASE("MPI: a call before MPI_Init ends the run naming it", "[integration][mpi]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("mpi-selftest"), "--set", "node*.host.args=--before-init"});
+  INFO(r.describe());
+  CHECK(r.exit_code > 0);
+  CHECK(contains(r.out + r.err, "MPI_Send called before MPI_Init"));
+  CHECK_FALSE(contains(r.file("run.log"), "FAIL: MPI_Send before MPI_Init returned"));
+}
+
 TEST_CASE("MPI_Abort ends the run with its error code", "[integration][mpi]") {
   Sandbox sb;
   const SimResult r = sb.run({"run", config("mpi-selftest"), "--set", "node*.host.args=--abort 7"});
