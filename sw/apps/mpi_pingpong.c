@@ -16,26 +16,13 @@
 #include <string.h>
 
 #include "app_args.h"
+#include "app_payload.h"
 #include "host/host_env.h"
 #include "mpi.h"
 
-#define GUARD 16u
 #define MAX_SIZES 64
 
 static const char *kDefaultSizes = "1,4,16,64,256,1k,1952,1953,4k,8k,16k,32k,64k,128k";
-
-static uint8_t pattern(size_t i, size_t size, int it, int dir)
-{
-  return (uint8_t)(i * 7u + size * 13u + (unsigned)it * 31u + (unsigned)dir * 101u);
-}
-
-static size_t check(const uint8_t *p, size_t size, int it, int dir)
-{
-  size_t bad = 0;
-  for (size_t i = 0; i < size; i++) bad += p[i] != pattern(i, size, it, dir);
-  for (size_t i = size; i < size + GUARD; i++) bad += p[i] != 0xEE;
-  return bad;
-}
 
 enum kind { PHYS, HEAP, ALLOC };
 
@@ -97,9 +84,9 @@ static int mpi_pingpong(int argc, char **argv)
   uint8_t *base[2] = {NULL, NULL};
   size_t errors = 0;
   if (rank < 2) {
-    for (int i = 0; i < 2; i++) base[i] = alloc_buf(kind, max + (size_t)offset + GUARD);
+    for (int i = 0; i < 2; i++) base[i] = alloc_buf(kind, max + (size_t)offset + APP_GUARD);
     if (!base[0] || !base[1]) {
-      m2host_printf("mpi_pingpong: cannot allocate 2 x %zu bytes\n", max + (size_t)offset + GUARD);
+      m2host_printf("mpi_pingpong: cannot allocate 2 x %zu bytes\n", max + (size_t)offset + APP_GUARD);
       MPI_Abort(MPI_COMM_WORLD, 4);
     }
   }
@@ -110,8 +97,8 @@ static int mpi_pingpong(int argc, char **argv)
     const size_t n = sizes[s];
     double total_us = 0;
     for (int it = 0; it < warmup + iters; it++) {
-      memset(rbuf, 0xEE, n + GUARD);
-      for (size_t i = 0; i < n; i++) sbuf[i] = pattern(i, n, it, rank);
+      app_clear(rbuf, n);
+      app_fill(sbuf, n, it, rank);
       MPI_Status st;
       int count = -1;
       const double t0 = MPI_Wtime();
@@ -124,7 +111,7 @@ static int mpi_pingpong(int argc, char **argv)
       }
       const double dt = (MPI_Wtime() - t0) * 1e6;
       MPI_Get_count(&st, MPI_BYTE, &count);
-      const size_t bad = check(rbuf, n, it, peer) + (count != (int)n);
+      const size_t bad = app_check(rbuf, n, it, peer) + (count != (int)n);
       if (bad) m2host_printf("bytes %zu round %d: %zu bytes wrong, count %d\n", n, it, bad, count);
       errors += bad;
       if (it >= warmup) total_us += dt;
