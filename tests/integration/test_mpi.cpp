@@ -181,3 +181,43 @@ TEST_CASE("MPI: the same config gives the same results", "[integration][mpi]") {
   const SimResult b = pingpong(sb, "mpi-pingpong", sizes);
   CHECK(a.file("results.tsv") == b.file("results.tsv"));
 }
+
+TEST_CASE("LogP of MMP and MPI: the table, the signature's slope, RTT/2 as the ping-pong's", "[integration][mpi]") {
+  Sandbox sb;
+  std::map<std::string, std::vector<double>> row;  // per layer: o_s, o_r, g, L, rtt2
+  for (const char* layer : {"mmp", "mpi"}) {
+    const SimResult r = sb.run({"run", config("logp"), "--quiet", "--case", std::string("layer=") + layer}, true, 120);
+    INFO(layer << "\n" << r.describe());
+    REQUIRE(r.exited(0));
+    const auto tsv = read_tsv(r.out_dir / "results.tsv");
+    REQUIRE(tsv.size() == 2);
+    CHECK(tsv[0] == std::vector<std::string>{"o_s_us", "o_r_us", "g_us", "L_us", "rtt2_us"});
+    for (const auto& v : tsv[1]) row[layer].push_back(std::stod(v));
+    // The signature: once delta dominates, the interval per request grows
+    // with slope 1 (interval - delta constant), which is what o_r is read from.
+    const auto sig = read_tsv(r.out_dir / "signature.tsv");
+    REQUIRE(sig.size() == 22);
+    CHECK(sig[0] == std::vector<std::string>{"delta_us", "interval_us"});
+    const double excess_last = std::stod(sig[21][1]) - std::stod(sig[21][0]);
+    for (size_t i = 16; i < 21; ++i) CHECK(std::abs(std::stod(sig[i][1]) - std::stod(sig[i][0]) - excess_last) < 0.05);
+    CHECK(std::stod(sig[1][1]) > 1.0);
+  }
+  const auto& mmp = row.at("mmp");
+  const auto& mpi = row.at("mpi");
+  REQUIRE(mmp.size() == 5);
+  REQUIRE(mpi.size() == 5);
+  for (const auto* v : {&mmp, &mpi}) {
+    CHECK((*v)[0] > 0.05);  // o_s: a send call costs at least its PIO request
+    CHECK((*v)[1] > 0.05);
+    CHECK((*v)[2] > (*v)[0]);  // a 1952-byte message's gap exceeds a minimum-size send call
+    CHECK((*v)[3] > 3.0);      // L: DMA, link, switch box, DMA at least
+    CHECK(std::abs((*v)[0] + (*v)[1] + (*v)[3] - (*v)[4]) < 0.01);
+  }
+  // MPI's calls do more than MMP's (header, matching, copies, channel polls).
+  CHECK(mpi[0] > mmp[0]);
+  CHECK(mpi[1] > mmp[1]);
+  CHECK(mpi[4] > mmp[4]);
+  // MMP's RTT/2 is the MMP ping-pong's one-byte latency (same hosts, same path).
+  const auto pp = latencies(pingpong(sb, "mmp-pingpong", "--sizes 1 --iters 10 --warmup 1"));
+  CHECK(std::abs(mmp[4] - pp.at(1)) < 0.2);
+}
