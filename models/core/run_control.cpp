@@ -47,6 +47,12 @@ void RunControl::killed(const std::string& who) {
   finish(Outcome::Killed, EXIT_KILLED, "killed from GDB on " + who);
 }
 
+void RunControl::aborted(const std::string& who, int code, const std::string& report) {
+  if (finished()) return;
+  Log::instance().error(report);
+  finish(Outcome::Error, code < 1 ? 1 : code > 63 ? 63 : code, who + " ended the run: " + report);
+}
+
 void RunControl::record_result(const std::string& source, const std::string& key, int64_t value) {
   for (Result& r : m_results) {
     if (r.source == source && r.key == key) {

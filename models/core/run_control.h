@@ -33,6 +33,9 @@ class RunControl {
   void error(const std::string& report);
   // GDB's kill request on `who`'s debug connection.
   void killed(const std::string& who);
+  // Host software ended the whole run (MPI_Abort, an unimplemented MPI
+  // function): exit code `code` clamped to 1..63, like a firmware exit code.
+  void aborted(const std::string& who, int code, const std::string& report);
 
   struct Result {
     std::string source, key;

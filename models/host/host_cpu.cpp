@@ -208,6 +208,16 @@ void HostCpu::memory_written(const sc_core::sc_time& after) { m_memory_event.not
 
 void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
 
+void HostCpu::abort_run(int code, const std::string& why) {
+  sync();
+  console.flush();
+  m_exit_code = code;
+  m_doing = "aborted the run";
+  m_run.aborted(name(), code, std::string(name()) + ": " + why);
+  // The run stops at the end of this delta cycle; this thread stays parked.
+  for (;;) sc_core::wait(m_never);
+}
+
 void HostCpu::set_output_dir(const std::string& dir) { g_output_dir = dir; }
 const std::string& HostCpu::output_dir() { return g_output_dir; }
 

@@ -79,6 +79,8 @@ class HostCpu : public sc_core::sc_module {
   bool poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
   bool wait_interrupt(double timeout_us);
   void result(const std::string& key, int64_t value);
+  // Ends the whole run (m2host_abort); the host's thread never returns.
+  [[noreturn]] void abort_run(int code, const std::string& why);
 
   // The run's output folder, for m2host_output_path (empty: none). Set by the
   // simulation before it starts; shared by every host.
@@ -107,7 +109,7 @@ class HostCpu : public sc_core::sc_module {
   PhysAllocator m_alloc;
   LocalTime m_qk;
   bool m_inta = false;
-  sc_core::sc_event m_inta_event, m_memory_event;
+  sc_core::sc_event m_inta_event, m_memory_event, m_never;
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
   tlm::tlm_generic_payload m_trans;
