@@ -16,6 +16,7 @@
 #include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
+#include "platform/progress_meter.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
@@ -23,6 +24,7 @@
 #include "trace/message_ledger.h"
 #include "trace/perfetto_writer.h"
 #include "trace/trace_recorder.h"
+#include "trace/gtkw_writer.h"
 #include "trace/vcd_writer.h"
 
 namespace fs = std::filesystem;
@@ -37,6 +39,7 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::unique_ptr<ProgressMeter> progress; // only on a terminal
   std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
@@ -113,6 +116,8 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
         to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
   reg.check_all_presets_used();
+  if (!listing && !opts.quiet && ProgressMeter::wanted())
+    e->progress = std::make_unique<ProgressMeter>(sc_core::sc_time(e->sim.max_time_ms.get(), sc_core::SC_MS));
   return e;
 }
 
@@ -153,6 +158,7 @@ int run_simulation(const RunOptions& opts) {
   const auto wall0 = std::chrono::steady_clock::now();
   sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (e->progress) e->progress->stop();
   summary.sim_seconds = std::max(sc_core::sc_time_stamp(), e->run.last_exit_time()).to_seconds();
   if (!e->run.finished() && sc_core::sc_pending_activity()) summary.sim_seconds = limit.to_seconds();
 
@@ -193,7 +199,18 @@ int run_simulation(const RunOptions& opts) {
   }
   write_stats_tsv((out / "stats.tsv").string(), summary, e->run, cpus, stats);
   write_results_tsv((out / "results.tsv").string(), e->run);
-  if (e->sampler) e->vcd.write((out / "signals.vcd").string());
+  if (e->sampler) {
+    e->vcd.write((out / "signals.vcd").string());
+    // The GTKWave view of it: groups per component, zoomed to the window.
+    std::vector<GtkwSignal> sigs;
+    for (const auto& [name, width] : e->vcd.signal_list()) sigs.push_back({name, width});
+    const uint64_t from = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
+    const uint64_t to = e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
+                                                     : static_cast<uint64_t>(summary.sim_seconds * 1e12);
+    std::ofstream g(out / "signals.gtkw", std::ios::trunc);
+    g << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
+    if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
+  }
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) {
     if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");

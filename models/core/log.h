@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fstream>
+#include <mutex>
 #include <string>
 
 namespace m2 {
@@ -25,12 +26,18 @@ class Log {
   void result(const std::string& line);
   // The file only (the full end-of-run report, which the console summarises).
   void file_only(const std::string& line);
+  // A status line on stderr, rewritten in place (the progress meter, only on
+  // a terminal); every other line clears it first. "" clears it.
+  void status(const std::string& line);
   void warning(const std::string& line);  // "warning: ..." (stderr)
   void error(const std::string& line);    // "error: ..." (stderr)
 
  private:
+  void clear_status();
   std::ofstream m_file;
   bool m_quiet = false;
+  bool m_status_shown = false;
+  std::mutex m_mutex;  // the progress meter's thread writes the status line
 };
 
 }  // namespace m2

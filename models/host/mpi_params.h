@@ -20,9 +20,8 @@ struct MpiParams {
   Param<bool> pin_cache;
   Param<uint64_t> pin_cache_bytes;
   Param<uint64_t> eager_slots;
-  Param<double> call_ns;
-  Param<double> match_ns;
-  Param<double> reduce_ns_per_element;
+  Param<uint64_t> call_cycles;
+  Param<uint64_t> match_cycles;
   Param<double> progress_poll_us;
 };
 

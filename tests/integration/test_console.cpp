@@ -99,3 +99,30 @@ TEST_CASE("console: m2vp-sim started directly prints no SystemC banner", "[integ
   CHECK_FALSE(contains(out, "Copyright"));
   CHECK_FALSE(contains(out, "SystemC 2."));
 }
+
+TEST_CASE("console: on a terminal a progress line shows the simulated time, and it changes no result",
+          "[integration][console]") {
+  // script(1) gives the simulator a pseudo-terminal; the line is rewritten
+  // every M2VP_PROGRESS_INTERVAL_MS of wall time (here 1 ms, so that a fast
+  // run shows it too).
+  Sandbox sb;
+  const std::string args = "node*.host.args=--sizes 1,64k --iters 20 --warmup 1";
+  const SimResult plain = sb.run({"run", config("mmp-pingpong"), "--set", args});
+  INFO(plain.describe());
+  REQUIRE(plain.exited(0));
+  CHECK_FALSE(contains(plain.out + plain.err, "of at most"));  // not a terminal: no progress
+
+  const fs::path dir = plain.out_dir.parent_path() / "on-a-terminal";
+  const fs::path typescript = plain.out_dir.parent_path() / "typescript";
+  const std::string inner = std::string("M2VP_PROGRESS_INTERVAL_MS=1 SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ") +
+                            "M2VP_FIRMWARE_DIR=" + M2VP_TEST_FIRMWARE_DIR + " " + M2VP_SIM + " run " +
+                            config("mmp-pingpong") + " --set '" + args + "' --out " + dir.string();
+  const std::string cmd = "script -qec \"" + inner + "\" " + typescript.string() + " > /dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string tty = read_text(typescript);
+  INFO(tty.substr(0, 2000));
+  CHECK(std::regex_search(tty, std::regex(R"(\r  simulated \d+\.\d{3} ms of at most 2000 ms in \d+\.\d s wall, at most \d+ s left)")));
+  CHECK(contains(tty, "\r\033[K"));  // cleared before the next line
+  // The meter schedules no SystemC event: the results are the same.
+  CHECK(read_text(dir / "results.tsv") == read_text(plain.out_dir / "results.tsv"));
+}

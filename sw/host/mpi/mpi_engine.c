@@ -178,7 +178,7 @@ static void on_message(struct mpi_host *H, const struct mpi_hdr *h, const uint8_
 {
   int prev = -1;
   for (int r = H->posted_head; r >= 0; prev = r, r = H->reqs[r].next) {
-    m2host_compute_ns(H->p.match_ns);
+    m2host_compute_cycles(H->p.match_cycles);
     struct mpi_req *R = &H->reqs[r];
     if (!matches(R->peer, R->tag, R->ctx, h)) continue;
     if (prev < 0) H->posted_head = R->next;
@@ -343,7 +343,7 @@ int mpi_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int
   R->ctx = ctx;
   struct unexpected *prev = NULL;
   for (struct unexpected *u = H->unexp_head; u; prev = u, u = u->next) {
-    m2host_compute_ns(H->p.match_ns);
+    m2host_compute_cycles(H->p.match_cycles);
     if (!matches(src, tag, ctx, &u->h)) continue;
     if (prev) prev->next = u->next;
     else H->unexp_head = u->next;
@@ -401,9 +401,12 @@ void mpi_wait_req(struct mpi_host *H, int r)
   for (;;) {
     mpi_progress(H);
     if (H->reqs[r].state == RS_DONE) return;
-    /* The data of a transfer under way needs nothing more from this host:
-     * its sender got CTS, its receiver posted the receive. */
-    advance(H, r, -1);
+    /* Never an unbounded wait on one transfer: this host may owe another rank
+     * a clear-to-send (or take its data) while it waits, and two ranks each
+     * waiting for the other's data would deadlock. So the wait on this
+     * request's word (which wakes at once when it is written) gives up after
+     * progress_poll_us and every channel is looked at again. */
+    advance(H, r, H->p.poll_us);
     if (H->reqs[r].state == RS_DONE) return;
   }
 }
@@ -435,7 +438,7 @@ const struct mpi_hdr *mpi_probe(struct mpi_host *H, int src, int tag, int ctx, i
   for (;;) {
     mpi_progress(H);
     for (struct unexpected *u = H->unexp_head; u; u = u->next) {
-      m2host_compute_ns(H->p.match_ns);
+      m2host_compute_cycles(H->p.match_cycles);
       if (matches(src, tag, ctx, &u->h)) return &u->h;
     }
     if (!wait) return NULL;

@@ -27,7 +27,7 @@ struct mpi_host *mpi_ready(const char *fn)
   struct mpi_host *H = mpi_self();
   if (!H->initialized || H->finalized)
     m2host_abort(1, "%s called %s MPI_Init", fn, H->finalized ? "after MPI_Finalize, not between" : "before");
-  m2host_compute_ns(H->p.call_ns);
+  m2host_compute_cycles(H->p.call_cycles);
   return H;
 }
 
@@ -86,9 +86,9 @@ static void read_params(struct mpi_params *p)
   p->pin_cache = param("mpi.pin_cache", 0) != 0;
   p->pin_cache_bytes = (size_t)param("mpi.pin_cache_bytes", 64.0 * 1024 * 1024);
   p->eager_slots = (int)param("mpi.eager_slots", 8);
-  p->call_ns = param("mpi.call_ns", 200);
-  p->match_ns = param("mpi.match_ns", 50);
-  p->reduce_ns = param("mpi.reduce_ns_per_element", 5);
+  p->call_cycles = (uint64_t)param("mpi.call_cycles", 200);
+  p->match_cycles = (uint64_t)param("mpi.match_cycles", 25);
+  p->memcpy_mbps = param("memcpy_mbps", 300);
   p->poll_us = param("mpi.progress_poll_us", 5);
 }
 
@@ -101,7 +101,7 @@ int MPI_Init(int *argc, char ***argv)
   struct mpi_host *H = mpi_self();
   if (H->initialized) return mpi_fail(H, "MPI_Init", MPI_ERR_OTHER, "called twice");
   read_params(&H->p);
-  m2host_compute_ns(H->p.call_ns);
+  m2host_compute_cycles(H->p.call_cycles);
   /* World: every host of the platform, rank = host number. */
   H->rank = m2host_id();
   H->size = m2host_count();

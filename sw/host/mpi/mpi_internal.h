@@ -107,7 +107,9 @@ struct alloc_mem {
 struct mpi_params {
   size_t eager_limit, zcopy_threshold, pin_cache_bytes;
   int pin_cache, eager_slots;
-  double call_ns, match_ns, reduce_ns, poll_us;
+  uint64_t call_cycles, match_cycles;
+  double memcpy_mbps; /* the host's copy bandwidth: reductions stream their data at it */
+  double poll_us;
 };
 
 struct mpi_host {
