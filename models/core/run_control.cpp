@@ -17,10 +17,10 @@ void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::s
   }
 }
 
-void RunControl::fault(const std::string& who, const std::string& report) {
+void RunControl::fault(const std::string& who, const std::string& report, const char* what) {
   if (finished()) return;
   Log::instance().error(report);
-  finish(Outcome::FirmwareFault, EXIT_FAULT, "firmware fault on " + who);
+  finish(Outcome::FirmwareFault, EXIT_FAULT, std::string(what) + " fault on " + who);
 }
 
 void RunControl::time_limit(const std::string& report) {

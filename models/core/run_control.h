@@ -26,7 +26,9 @@ class RunControl {
   // `what` names what exited in the log line: "firmware" (an NI's or a switch
   // box's CPU) or "program" (a host's application).
   void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what = "firmware");
-  void fault(const std::string& who, const std::string& report);
+  // `what` names what failed in the summary: "firmware" (a CPU's fault) or
+  // "program" (a host's outside program, docs/models/host-process.md).
+  void fault(const std::string& who, const std::string& report, const char* what = "firmware");
   void time_limit(const std::string& report);
   void stalled(const std::string& report,
                const std::string& summary = "simulation stalled: nothing left to happen but firmware has not exited");

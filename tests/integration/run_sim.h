@@ -203,6 +203,7 @@ class Sandbox {
       r.err = read_text(m_err_file);
       return r;
     }
+    pid_t pid() const { return m_pid; }
     // What the process has written to stdout so far.
     std::string out_so_far() const { return read_text(m_out_file); }
     Process(Process&& o) noexcept
