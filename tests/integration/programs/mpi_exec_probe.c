@@ -18,8 +18,14 @@
  *   calls               every implemented MPI function, payloads checked
  *                       byte for byte; prints "calls: N errors"
  *
+ * A trailing "--after FILE" makes it wait (in real time, up to 10 s) until
+ * FILE exists before it does anything else: a test that needs another
+ * host's program and child started before this one fails passes that
+ * program's child.pid, so the order does not depend on the machine's speed.
+ *
  * pid files: "pid" (this process) and "child.pid" (its child) in the
  * working folder, so that a test can tell whether they still run. */
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,8 +78,18 @@ static void print_clocks(const char *when)
 
 int calls(int rank, int size);
 
+/* Real time, not the simulated clocks the library gives the program. */
+static void wait_for_file(const char *path)
+{
+  for (int i = 0; i < 1000 && access(path, F_OK) != 0; i++) poll(NULL, 0, 10);
+}
+
 int main(int argc, char **argv)
 {
+  if (argc >= 3 && !strcmp(argv[argc - 2], "--after")) {
+    wait_for_file(argv[argc - 1]);
+    argc -= 2;
+  }
   const char *mode = argc > 1 ? argv[1] : "calls";
   write_pid("pid", getpid());
   if (!strcmp(mode, "exit-early")) return argc > 2 ? atoi(argv[2]) : 3;
