@@ -15,6 +15,7 @@
 #include "platform/config_loader.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
+#include "platform/renamed_names.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
@@ -65,6 +66,7 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
 
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
+  reg.set_renamed_names(renamed_name);
   load_config_presets(opts.config_path, reg);
   const std::string case_dir = apply_chosen_case(opts, listing, reg);
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
@@ -77,6 +79,8 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   }
   auto e = std::make_unique<Elaborated>();
   e->case_dir = case_dir;
+  check_no_old_names(e->sim.trace.get(), e->sim.trace.origin().where + ": key 'sim.trace'");
+  check_no_old_names(e->sim.vcd.get(), e->sim.vcd.origin().where + ": key 'sim.vcd'");
   // Taps and message probes are set while the platform is built: configure
   // tracing first.
   const uint64_t from_ps = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
