@@ -1,5 +1,7 @@
 #include "platform/cluster_platform.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include <ip/ni_memory_map.h>
@@ -32,6 +34,15 @@ struct TopologySettings {
                             "multicast groups, e.g. '1=0,2,3; 2=1,4' (group id = member nodes)"};
 };
 
+// A small non-negative decimal number ("0".."999999"), or -1.
+int parse_small_number(const std::string& text) {
+  const size_t a = text.find_first_not_of(" \t"), b = text.find_last_not_of(" \t");
+  if (a == std::string::npos) return -1;
+  const std::string t = text.substr(a, b - a + 1);
+  if (t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(t);
+}
+
 std::map<int, std::vector<int>> parse_groups(const Param<std::string>& p) {
   std::map<int, std::vector<int>> groups;
   std::string text = p.get();
@@ -40,19 +51,25 @@ std::map<int, std::vector<int>> parse_groups(const Param<std::string>& p) {
   std::istringstream in(text);
   for (std::string item; std::getline(in, item);) {
     if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    auto bad = [&](const std::string& why) {
+      return ConfigError(p.origin().where + ": key '" + p.name() + "': '" + item + "' " + why +
+                         " (expected GROUP=NODE,NODE,..., e.g. '1=0,2,3')");
+    };
     const auto eq = item.find('=');
-    try {
-      if (eq == std::string::npos) throw std::invalid_argument("no '='");
-      const int id = std::stoi(item.substr(0, eq));
-      std::string members = item.substr(eq + 1);
-      for (char& c : members)
-        if (c == ',') c = ' ';
-      std::istringstream ms(members);
-      for (std::string m; ms >> m;) groups[id].push_back(std::stoi(m));
-    } catch (const std::exception&) {
-      throw ConfigError(p.origin().where + ": key '" + p.name() + "': '" + item +
-                        "' is not GROUP=NODE,NODE,... (e.g. '1=0,2,3')");
+    if (eq == std::string::npos) throw bad("has no '='");
+    const int id = parse_small_number(item.substr(0, eq));
+    if (id < 0) throw bad("has no group number before '='");
+    if (groups.count(id)) throw bad("gives group " + std::to_string(id) + " a second time");
+    std::vector<int>& members = groups[id];
+    std::istringstream ms(item.substr(eq + 1));
+    for (std::string m; std::getline(ms, m, ',');) {
+      const int node = parse_small_number(m);
+      if (node < 0) throw bad("has '" + m + "' where a node number belongs");
+      if (std::find(members.begin(), members.end(), node) != members.end())
+        throw bad("names node " + std::to_string(node) + " twice");
+      members.push_back(node);
     }
+    if (members.empty()) throw bad("has no member nodes");
   }
   return groups;
 }
@@ -66,7 +83,10 @@ class ClusterPlatform : public Platform {
     spec.links = m_settings.links.get();
     spec.routing = m_settings.routing.get();
     spec.groups = parse_groups(m_settings.groups);
-    spec.origin = m_settings.nodes.origin().where == "default" ? "topology" : m_settings.nodes.origin().where;
+    // Errors of explicit cabling come from topology.links (maybe a --set),
+    // the others from the node count.
+    const ValueOrigin& from = spec.links.empty() ? m_settings.nodes.origin() : m_settings.links.origin();
+    spec.origin = from.where == "default" ? "topology" : from.where;
     // The switch boxes' port count comes from their variant: build them first.
     const int sbs_guess = spec.switch_boxes > 0 ? spec.switch_boxes : 1;
     for (int s = 0; s < sbs_guess; ++s) add_switch_box(ctx, s);
@@ -87,14 +107,14 @@ class ClusterPlatform : public Platform {
         m_links.push_back(std::make_unique<Link>("link", ctx.timing));
       }
       Link& link = *m_links.back();
-      connect(link.a_in, link.a_out, c.a, ctx);
-      connect(link.b_in, link.b_out, c.b, ctx);
+      m_senders.push_back({connect(link.a_in, link.a_out, c.a, ctx), &link});
+      m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link});
     }
     for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
     m_watchdog = std::make_unique<NetworkWatchdog>(
         "watchdog", ctx.run,
         NetworkWatchdog::Probes{[this] { return progress(); }, [this] { return pending(); },
-                                [this] { return network_state(); }});
+                                [this] { return network_state(); }, [this] { return resend_livelock(); }});
   }
 
   std::vector<Processor*> processors() override {
@@ -163,7 +183,7 @@ class ClusterPlatform : public Platform {
 
   // Binds one end of a link: an NI's MLC-X, or a new engine on a switch-box port.
   template <typename In, typename Out>
-  void connect(In& link_in, Out& link_out, const LinkEnd& end, PlatformContext& ctx) {
+  MlxEngine* connect(In& link_in, Out& link_out, const LinkEnd& end, PlatformContext& ctx) {
     MlxEngine* e = nullptr;
     std::string binding;  // for trace patterns: node3.ni.mlcx.link, sb0.port3.mlx.link
     if (end.is_node()) {
@@ -182,6 +202,7 @@ class ClusterPlatform : public Platform {
     }
     bind_traced(e->link_out, binding, m_taps, [&link_in](auto& s) { s.bind(link_in); });
     link_out.bind(e->link_in);
+    return e;
   }
 
   SbRoutes routes_of(int s) const {
@@ -222,6 +243,35 @@ class ClusterPlatform : public Platform {
         if (busy(s->port_buffer(p))) return true;
     return false;
   }
+  // Frames resent again and again without one arriving intact: at a high
+  // bit error rate a full-size frame may practically never pass, which is a
+  // livelock (wire busy, nothing delivered), not a deadlock. Names each such
+  // sender with its link, frame size, resends so far and the chance that
+  // one sending of the frame arrives without a bit error.
+  std::string resend_livelock() const {
+    constexpr uint64_t kManyResends = 100;
+    std::string r;
+    for (const auto& [engine, link] : m_senders) {
+      const MlxEngine::ResendStreak st = engine->longest_resend_streak();
+      if (st.repeats < kManyResends) continue;
+      const double ber = link->bit_error_rate.get();
+      const double bits = 8.0 * double(st.wire_bytes);
+      const double p_intact = ber >= 1 ? 0.0 : std::exp(bits * std::log1p(-ber));
+      std::ostringstream o;
+      o << "  " << engine->name() << " on " << link->name() << " (bit error rate " << ber << "): data frame seq "
+        << st.seq << " on channel " << st.channel << ", " << st.wire_bytes << " bytes on the wire, resent "
+        << st.repeats << " times; one sending arrives intact with probability " << p_intact;
+      if (p_intact > 0) o << " (1 in " << std::llround(1.0 / p_intact) << ")";
+      if (p_intact < 1e-3)
+        o << ": a frame of this size practically cannot pass this link (lower the bit error rate or the frame size)";
+      else
+        o << ": it may still pass after more sendings (watchdog.patience waits longer)";
+      o << "\n";
+      r += o.str();
+    }
+    return r;
+  }
+
   std::string network_state() const {
     std::string r;
     for (auto& n : m_nodes) r += "  " + n->ni.mlcx->describe_state() + "\n";
@@ -236,6 +286,7 @@ class ClusterPlatform : public Platform {
   std::vector<std::unique_ptr<HostNode>> m_nodes;
   std::vector<std::unique_ptr<Link>> m_links;
   std::vector<std::unique_ptr<MlxEngine>> m_engines;
+  std::vector<std::pair<MlxEngine*, Link*>> m_senders;  // every MLX engine and the link it sends on
   std::unique_ptr<NetworkWatchdog> m_watchdog;
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced links only
 };

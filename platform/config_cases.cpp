@@ -169,7 +169,7 @@ const ConfigCase& find_config_case(const ConfigCases& cases, const std::string& 
 
 void apply_case_presets(const ConfigCase& c, const std::string& path, ParamRegistry& reg) {
   for (const ConfigEntry& e : c.settings)
-    reg.preset(e.key, e.text, ValueOrigin{path + ":" + std::to_string(e.line) + ", case " + c.name});
+    reg.preset(e.key, e.text, ValueOrigin{path + ":" + std::to_string(e.line) + ", case " + c.name}, e.list);
 }
 
 std::string format_cases_table(const ConfigCases& cases) {

@@ -8,11 +8,12 @@
 
 namespace m2 {
 
-void load_config_presets(const std::string& path, ParamRegistry& reg) {
+size_t load_config_presets(const std::string& path, ParamRegistry& reg) {
   // `cases` declares runs of this config, not presets (config_cases.h).
   const std::vector<ConfigEntry> entries = flatten_yaml_mapping(load_yaml_config(path), path, {"cases"});
   // Preset only once the whole file is known to be good.
-  for (const ConfigEntry& e : entries) reg.preset(e.key, e.text, ValueOrigin{path + ":" + std::to_string(e.line)});
+  for (const ConfigEntry& e : entries) reg.preset(e.key, e.text, ValueOrigin{path + ":" + std::to_string(e.line)}, e.list);
+  return entries.size();
 }
 
 void apply_set_override(const std::string& assignment, ParamRegistry& reg) {

@@ -15,8 +15,9 @@ namespace m2 {
 
 // Presets every key of the YAML file at `path` in `reg`, except the top-level
 // `cases` (config_cases.h). Nothing is preset if the file has any error.
-// Throws ConfigError naming the file and line.
-void load_config_presets(const std::string& path, ParamRegistry& reg);
+// Throws ConfigError naming the file and line. Returns the number of keys
+// preset (0 for an empty or comments-only file).
+size_t load_config_presets(const std::string& path, ParamRegistry& reg);
 
 // Presets one "NAME=VALUE" command-line assignment (origin "--set"); applied
 // after the config file, it overrides the file's value.

@@ -18,8 +18,10 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
       bridge("bridge", timing),
       pci("pci", timing),
       host("host", run, memory, PCI_HOST_MEMORY_BASE, id, count),
+      mpi(std::string(this->name()) + ".host.mpi"),
       ni("ni", run, config_dir, timing, with_link) {
   if (ni.mlcx) ni.mlcx->set_node_address(static_cast<uint16_t>(id));
+  host.configure_program(config_dir);
   // Host side: the CPU's programmed I/O and the NI's DMA both meet the
   // memory at the bridge.
   const std::string me = this->name();
@@ -64,6 +66,7 @@ void HostNode::append_statistics(std::vector<Statistic>& out) const {
   out.push_back({bridge.name(), "cpu_writes", static_cast<double>(b.cpu_writes)});
   out.push_back({bridge.name(), "write_stall_us", us(b.stall_time)});
   out.push_back({bridge.name(), "dma_bytes", static_cast<double>(b.dma_bytes)});
+  out.push_back({bridge.name(), "dma_read_retries", static_cast<double>(b.dma_read_retries)});
   const DmaEngine::Stats& d = ni.dma.stats();
   out.push_back({ni.dma.name(), "descriptors", static_cast<double>(d.descriptors)});
   out.push_back({ni.dma.name(), "errors", static_cast<double>(d.errors)});

@@ -32,6 +32,16 @@ void NetworkWatchdog::watch() {
       continue;
     }
     if (++idle_looks < patience.get()) continue;
+    const std::string livelock = m_probes.livelock ? m_probes.livelock() : "";
+    if (!livelock.empty()) {
+      m_run.stalled("network livelocked at " + sc_core::sc_time_stamp().to_string() +
+                        ": frames keep being resent but none has arrived intact for " +
+                        std::to_string(patience.get()) + " x " + interval_us.value_string() +
+                        " us (no payload byte delivered):\n" + livelock + "network state:\n" + m_probes.state(),
+                    "network livelocked: frames resent, none arrives intact (bit error rate too high for the frame "
+                    "size; see the log)");
+      return;
+    }
     m_run.stalled("network stalled at " + sc_core::sc_time_stamp().to_string() + ": messages are pending but no " +
                   "byte has moved for " + std::to_string(patience.get()) + " x " + interval_us.value_string() +
                   " us; network state:\n" + m_probes.state(),

@@ -26,6 +26,9 @@ class NetworkWatchdog : public sc_core::sc_module {
     std::function<uint64_t()> progress;  // grows whenever data moves anywhere
     std::function<bool()> pending;       // messages are somewhere in the network
     std::function<std::string()> state;  // every buffer, credit and station
+    // Senders resending one frame over and over ("" when none): a livelock
+    // at a high bit error rate rather than a deadlock. Optional.
+    std::function<std::string()> livelock = nullptr;
   };
 
   SC_HAS_PROCESS(NetworkWatchdog);

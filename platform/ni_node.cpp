@@ -1,5 +1,7 @@
 #include "platform/ni_node.h"
 
+#include "trace/trace_recorder.h"
+
 #include <ip/ni_intc.h>
 #include <ip/ni_memory_map.h>
 #include <ip/ni_netbuf.h>
@@ -38,6 +40,10 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   const std::string me = this->name();
   bind_traced(cpu.socket, me + ".cpu", m_taps, [this](auto& s) { s.bind(bus.target); });
   bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
+  // The cache-inhibited view: no DMI, so each access costs the bus crossing
+  // plus the SDRAM's own latency (60 ns a read, 40 ns a write).
+  bus.attach_view(NI_SDRAM_UNCACHED_BASE, sdram.size(), std::string(sdram.name()) + " (cache-inhibited)",
+                  NI_SDRAM_BASE, false);
   bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
   bus.attach(simctrl->socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
   bus.attach(netbuf.regs, NI_NETBUF_BASE, NI_DEVICE_SIZE, netbuf.name());
@@ -49,6 +55,14 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   bind_traced(dma.master, me + ".dma", m_taps, [this](auto& s) { s.bind(bus.target); });
   pci.local.bind(bus.target);
   dma.connect_netbuf(&netbuf);
+  // What a firmware engineer asks GDB about the NI around the CPU.
+  const std::string node = me.substr(0, me.find('.')) + ".";
+  cpu.add_monitor_command({"dma", "the DMA engine: busy or idle, its descriptor queue, counters",
+                           [this] { return dma.describe_state(); }});
+  cpu.add_monitor_command({"netbuf", "bytes in each network-buffer channel, TX and RX",
+                           [this] { return netbuf.describe_levels(); }});
+  cpu.add_monitor_command({"trace", "the last 16 traced transactions of " + node + "* (needs --trace)",
+                           [node] { return TraceRecorder::instance().last_records(node, 16); }});
   // Interrupt sources into the controller, the controller into the 603e.
   auto source = [this](unsigned n) { return [this, n](bool level) { intc.set_source(n, level); }; };
   dma.irq_done.connect(source(NI_IRQ_DMA_DONE));

@@ -13,8 +13,10 @@
 #include "host/host_cpu.h"
 #include "platform/config_cases.h"
 #include "platform/config_loader.h"
+#include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
+#include "platform/progress_meter.h"
 #include "platform/renamed_names.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
@@ -23,6 +25,7 @@
 #include "trace/message_ledger.h"
 #include "trace/perfetto_writer.h"
 #include "trace/trace_recorder.h"
+#include "trace/gtkw_writer.h"
 #include "trace/vcd_writer.h"
 
 namespace fs = std::filesystem;
@@ -37,6 +40,7 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::unique_ptr<ProgressMeter> progress; // only on a terminal
   std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
@@ -67,8 +71,14 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
   reg.set_renamed_names(renamed_name);
-  load_config_presets(opts.config_path, reg);
+  const size_t file_keys = load_config_presets(opts.config_path, reg);
   const std::string case_dir = apply_chosen_case(opts, listing, reg);
+  // Without a single setting the default platform has nothing to run and
+  // would only end as a stall: say what is wrong instead.
+  if (!listing && file_keys == 0 && case_dir.empty() && opts.overrides.empty() && opts.gdb.empty())
+    throw ConfigError(opts.config_path +
+                      ": the config is empty (no keys, only comments or nothing): nothing to simulate; expected at "
+                      "least 'platform:' and what it runs (see configs/ for examples)");
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
   if (!opts.trace.empty()) {
@@ -81,6 +91,11 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   e->case_dir = case_dir;
   check_no_old_names(e->sim.trace.get(), e->sim.trace.origin().where + ": key 'sim.trace'");
   check_no_old_names(e->sim.vcd.get(), e->sim.vcd.origin().where + ": key 'sim.vcd'");
+  if (e->sim.trace_to_us.get() > 0 && e->sim.trace_from_us.get() >= e->sim.trace_to_us.get())
+    throw ConfigError(e->sim.trace_from_us.origin().where + ": key 'sim.trace_from_us' = " +
+                      e->sim.trace_from_us.value_string() + " us is not before sim.trace_to_us = " +
+                      e->sim.trace_to_us.value_string() + " us (set at " + e->sim.trace_to_us.origin().where +
+                      "): expected the window's start below its end (or trace_to_us 0 for the end of the run)");
   // Taps and message probes are set while the platform is built: configure
   // tracing first.
   const uint64_t from_ps = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
@@ -105,6 +120,8 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
         to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
   reg.check_all_presets_used();
+  if (!listing && !opts.quiet && ProgressMeter::wanted())
+    e->progress = std::make_unique<ProgressMeter>(sc_core::sc_time(e->sim.max_time_ms.get(), sc_core::SC_MS));
   return e;
 }
 
@@ -145,6 +162,7 @@ int run_simulation(const RunOptions& opts) {
   const auto wall0 = std::chrono::steady_clock::now();
   sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (e->progress) e->progress->stop();
   summary.sim_seconds = std::max(sc_core::sc_time_stamp(), e->run.last_exit_time()).to_seconds();
   if (!e->run.finished() && sc_core::sc_pending_activity()) summary.sim_seconds = limit.to_seconds();
 
@@ -165,14 +183,38 @@ int run_simulation(const RunOptions& opts) {
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);
-  log.out(report);
+  // The console gets the outcome, the results and a summary per kind of
+  // component; run.log and report.txt the full report. --quiet keeps the
+  // outcome and the results (a failed run's summary too: a non-zero outcome
+  // is always told).
+  log.file_only(report);
+  if (!opts.quiet || e->run.exit_code() != 0) {
+    std::string console = format_console_report(summary, e->run, cpus, stats, out.string());
+    if (ledger.enabled()) console += "\n" + format_message_summary(ledger);
+    if (e->run.exit_code() != 0) log.always(console);
+    else log.out(console);
+  } else {
+    log.result(format_outcome_line(summary, e->run) + "\n" + format_results_table() + "output in " + out.string() +
+               "/");
+  }
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;
   }
   write_stats_tsv((out / "stats.tsv").string(), summary, e->run, cpus, stats);
   write_results_tsv((out / "results.tsv").string(), e->run);
-  if (e->sampler) e->vcd.write((out / "signals.vcd").string());
+  if (e->sampler) {
+    e->vcd.write((out / "signals.vcd").string());
+    // The GTKWave view of it: groups per component, zoomed to the window.
+    std::vector<GtkwSignal> sigs;
+    for (const auto& [name, width] : e->vcd.signal_list()) sigs.push_back({name, width});
+    const uint64_t from = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
+    const uint64_t to = e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
+                                                     : static_cast<uint64_t>(summary.sim_seconds * 1e12);
+    std::ofstream g(out / "signals.gtkw", std::ios::trunc);
+    g << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
+    if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
+  }
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) {
     if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");

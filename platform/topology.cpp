@@ -91,13 +91,18 @@ void Topology::parse_links(const std::string& text) {
       std::smatch m;
       if (!std::regex_match(parts[i], m, end_re))
         fail("link '" + tok + "': '" + parts[i] + "' is neither nodeN nor sbS.P");
+      // Numbers too long for an int are out of range by far (node/sb/port
+      // limits are in the hundreds); the checks below then say which.
+      auto number = [](const std::ssub_match& digits) {
+        return digits.length() > 6 ? 999999 : std::stoi(digits.str());
+      };
       if (m[1].matched) {
-        e[i].node = std::stoi(m[1]);
+        e[i].node = number(m[1]);
         if (e[i].node >= m_nodes)
           fail("link '" + tok + "' names node" + m[1].str() + " but there are " + std::to_string(m_nodes) + " nodes");
       } else {
-        e[i].sb = std::stoi(m[2]);
-        e[i].port = std::stoi(m[3]);
+        e[i].sb = number(m[2]);
+        e[i].port = number(m[3]);
         if (e[i].sb >= m_sbs)
           fail("link '" + tok + "' names sb" + m[2].str() + " but there are " + std::to_string(m_sbs) +
                " switch boxes");
@@ -113,20 +118,29 @@ void Topology::parse_links(const std::string& text) {
 void Topology::connect(const LinkEnd& a, const LinkEnd& b) {
   if (a.is_node() && b.is_node())
     fail("cable " + a.str() + ":" + b.str() + ": an NI must be cabled to a switch-box port");
-  for (const LinkEnd& e : {a, b}) {
+  // By index, not over {a, b}: that list holds copies, and the other end
+  // must be told apart by position.
+  const LinkEnd* ends[2] = {&a, &b};
+  for (int i = 0; i < 2; ++i) {
+    const LinkEnd& e = *ends[i];
+    const LinkEnd& other = *ends[1 - i];
     if (e.is_node()) {
       if (m_attach[static_cast<size_t>(e.node)].sb >= 0)
         fail(e.str() + " is cabled twice (to " + m_attach[static_cast<size_t>(e.node)].str() + " and to " +
-             (&e == &a ? b : a).str() + ")");
+             other.str() + ")");
     } else {
       const LinkEnd& peer = m_port_peer[static_cast<size_t>(e.sb)][static_cast<size_t>(e.port)];
       if (peer.sb >= 0 || peer.is_node())
-        fail("port " + e.str() + " is used twice (cabled to " + peer.str() + " and to " + (&e == &a ? b : a).str() +
-             ")");
+        fail("port " + e.str() + " is used twice (cabled to " + peer.str() + " and to " + other.str() + ")");
     }
   }
   if (!a.is_node() && !b.is_node() && a.sb == b.sb && a.port == b.port)
     fail("cable " + a.str() + ":" + b.str() + " connects a port to itself");
+  // The switch box's own switching bus joins its ports; a loop cable would
+  // only make a routing cycle inside one box.
+  if (!a.is_node() && !b.is_node() && a.sb == b.sb)
+    fail("cable " + a.str() + ":" + b.str() + " connects two ports of the same switch box (expected a cable to "
+         "another switch box or a node)");
   m_port_peer[static_cast<size_t>(a.sb >= 0 ? a.sb : b.sb)][static_cast<size_t>(a.sb >= 0 ? a.port : b.port)] =
       a.sb >= 0 ? b : a;
   if (!a.is_node() && !b.is_node()) m_port_peer[static_cast<size_t>(b.sb)][static_cast<size_t>(b.port)] = a;

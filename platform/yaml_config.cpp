@@ -3,12 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 
+#include <yaml-cpp/depthguard.h>
+
+#include "core/input_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -27,12 +26,24 @@ int yaml_line(const YAML::Node& node, int fallback) {
 
 namespace {
 
+// Limits that keep a hostile or broken config from exhausting the stack or
+// memory: real configs nest 4-5 levels and hold a few hundred values; a
+// self-referring alias ("&t {self: *t}") would otherwise nest forever, and
+// aliases of aliases multiply the values exponentially.
+constexpr int kMaxDepth = 32;
+constexpr size_t kMaxValues = 100000;
+constexpr uint64_t kMaxConfigBytes = 4u << 20;
+
 // Walks the mapping tree into dotted keys, rejecting what cannot be a preset.
 class Flattener {
  public:
   Flattener(const std::string& path, const std::vector<std::string>& skip) : m_path(path), m_skip(skip) {}
 
-  void walk(const YAML::Node& mapping, const std::string& prefix) {
+  void walk(const YAML::Node& mapping, const std::string& prefix, int depth = 1) {
+    if (depth > kMaxDepth)
+      fail(yaml_line(mapping, 0), "key '" + prefix.substr(0, 60) + (prefix.size() > 60 ? "..." : "") +
+                                     "' nests deeper than " + std::to_string(kMaxDepth) +
+                                     " levels (a YAML alias that contains itself?)");
     for (const auto& kv : mapping) {
       const YAML::Node& k = kv.first;
       const YAML::Node& v = kv.second;
@@ -45,7 +56,7 @@ class Flattener {
       const std::string key = prefix.empty() ? local : prefix + "." + local;
       switch (v.Type()) {
         case YAML::NodeType::Map:
-          walk(v, key);
+          walk(v, key, depth + 1);
           break;
         case YAML::NodeType::Scalar:
           add(key, v.Scalar(), yaml_line(v, key_line));
@@ -60,7 +71,7 @@ class Flattener {
             joined += (first ? "" : ",") + item.Scalar();
             first = false;
           }
-          add(key, joined, yaml_line(v, key_line));
+          add(key, joined, yaml_line(v, key_line), true);
           break;
         }
         default:  // null ("key:" alone, "~", "null") or undefined
@@ -82,10 +93,12 @@ class Flattener {
 
   // yaml-cpp keeps duplicate keys, and "a: {b: 1}" collides with "a.b: 2"
   // only once flattened, so duplicates are caught here.
-  void add(const std::string& key, const std::string& text, int line) {
+  void add(const std::string& key, const std::string& text, int line, bool list = false) {
+    if (m_entries.size() >= kMaxValues)
+      fail(line, "more than " + std::to_string(kMaxValues) + " values (aliases that repeat each other?)");
     const auto [it, inserted] = m_first_line.emplace(key, line);
     if (!inserted) fail(line, "key '" + key + "' given twice (first at line " + std::to_string(it->second) + ")");
-    m_entries.push_back({key, text, line});
+    m_entries.push_back({key, text, line, list});
   }
 
   std::string m_path;
@@ -97,22 +110,23 @@ class Flattener {
 }  // namespace
 
 YAML::Node load_yaml_config(const std::string& path) {
-  // An ifstream opens a directory without complaint; reading it then fails.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw ConfigError(path + ": cannot open config file: " + std::strerror(EISDIR));
-  errno = 0;
-  std::ifstream in(path);
-  if (!in) {
-    const int err = errno;
-    throw ConfigError(path + ": cannot open config file: " + (err ? std::strerror(err) : "unknown error"));
-  }
+  const std::vector<uint8_t> bytes = read_input_file(path, "config file", kMaxConfigBytes);
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(in);
-  } catch (const YAML::ParserException& e) {
+    docs = YAML::LoadAll(std::string(bytes.begin(), bytes.end()));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's guard against stack overflow; its own message says "bad file".
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": YAML syntax error: " + e.msg);
+                      ": brackets or blocks nested " + std::to_string(e.depth()) +
+                      " deep, more than the YAML reader allows (configs need a few levels)");
+  } catch (const YAML::ParserException& e) {
+    const std::string where = path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+    // YAML allows a plain key of at most 1024 characters; yaml-cpp then only
+    // finds an "illegal map value" after it.
+    if (e.msg == YAML::ErrorMsg::MAP_VALUE && e.mark.column >= 1024)
+      throw ConfigError(where + ": a key longer than 1024 characters (YAML's limit for a plain key; expected a "
+                                "dotted parameter name)");
+    throw ConfigError(where + ": YAML syntax error: " + e.msg);
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": YAML error: " + e.msg);
   }

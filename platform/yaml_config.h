@@ -10,10 +10,12 @@
 
 namespace m2 {
 
-// One value of a config file: dotted key, value text, 1-based line.
+// One value of a config file: dotted key, value text, 1-based line, and
+// whether it was written as a YAML list (only text parameters take lists).
 struct ConfigEntry {
   std::string key, text;
   int line;
+  bool list = false;
 };
 
 // The file's one YAML document: a mapping, or a null node when the file is

@@ -1,11 +1,8 @@
 // Firmware ELF loader; see elf_loader.h.
 #include "core/elf_loader.h"
 
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/input_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -22,6 +20,8 @@ namespace {
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw ConfigError(path + ": " + what);
 }
+
+constexpr uint64_t kMaxElfBytes = 256ull << 20;
 
 [[noreturn]] void corrupt(const std::string& path, const std::string& detail) {
   fail(path, "truncated or corrupt ELF (" + detail + ")");
@@ -95,35 +95,6 @@ struct ElfCloser {
 };
 using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 
-struct FdCloser {
-  int fd;
-  ~FdCloser() { ::close(fd); }
-};
-
-std::vector<uint8_t> read_whole_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, std::string("cannot open firmware ELF: ") + std::strerror(errno));
-  FdCloser closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail(path, std::string("cannot open firmware ELF: ") + std::strerror(errno));
-  // open() succeeds on a directory; say so rather than fail later on read().
-  if (S_ISDIR(st.st_mode)) fail(path, std::string("cannot open firmware ELF: ") + std::strerror(EISDIR));
-
-  std::vector<uint8_t> buf;
-  if (S_ISREG(st.st_mode)) buf.reserve(static_cast<size_t>(st.st_size));
-  uint8_t chunk[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(path, std::string("cannot read firmware ELF: ") + std::strerror(errno));
-    }
-    buf.insert(buf.end(), chunk, chunk + n);
-  }
-  return buf;
-}
-
 void init_libelf(const std::string& path) {
   // Must be called once before any other libelf call; the static makes it so.
   static const bool ok = elf_version(EV_CURRENT) != EV_NONE;
@@ -140,7 +111,8 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
                                       : "machine " + std::to_string(expected_machine)) +
       " 32-bit big-endian executable)";
 
-  std::vector<uint8_t> file = read_whole_file(path);
+  // Firmware for a 64 MB SDRAM: a 256 MB file cannot be one.
+  std::vector<uint8_t> file = read_input_file(path, "firmware ELF", kMaxElfBytes);
   const uint64_t size = file.size();
   if (size < SELFMAG || std::memcmp(file.data(), ELFMAG, SELFMAG) != 0) fail(path, not_elf);
 
@@ -190,6 +162,11 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
   // Checked here as well as by libelf so that the message says what is cut off;
   // the header's own count is used too because libelf may quietly shrink it.
   if (eh.e_phnum != PN_XNUM) phnum = std::max<size_t>(phnum, eh.e_phnum);
+  // libelf reads entries of its own size whatever the header says; a different
+  // size means the table is not what the header describes.
+  if (phnum > 0 && eh.e_phentsize != sizeof(Elf32_Phdr))
+    corrupt(path, "program header entry size e_phentsize is " + std::to_string(eh.e_phentsize) + ", expected " +
+                      std::to_string(sizeof(Elf32_Phdr)) + " for a 32-bit ELF");
   if (phnum > 0 && !fits(eh.e_phoff, uint64_t(phnum) * eh.e_phentsize, size))
     corrupt(path, "program header table at offset " + hex(eh.e_phoff) + " (" + std::to_string(phnum) +
                       " entries) runs past the end of the " + std::to_string(size) + "-byte file");
@@ -218,6 +195,18 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
   }
   if (img.m_segments.empty())
     fail(path, "ELF has no loadable (PT_LOAD) segment, expected at least one");
+  // Overlapping segments would make the loaded bytes depend on their order.
+  {
+    std::vector<const ElfSegment*> by_addr;
+    for (const ElfSegment& seg : img.m_segments)
+      if (seg.memsz > 0) by_addr.push_back(&seg);
+    std::sort(by_addr.begin(), by_addr.end(), [](const ElfSegment* a, const ElfSegment* b) { return a->paddr < b->paddr; });
+    for (size_t i = 1; i < by_addr.size(); ++i)
+      if (by_addr[i]->paddr < by_addr[i - 1]->paddr + by_addr[i - 1]->memsz)
+        corrupt(path, "loadable segments overlap: " + hex(by_addr[i - 1]->paddr) + ".." +
+                          hex(by_addr[i - 1]->paddr + by_addr[i - 1]->memsz) + " and " + hex(by_addr[i]->paddr) + ".." +
+                          hex(by_addr[i]->paddr + by_addr[i]->memsz));
+  }
 
   // --- Symbols (optional: a stripped image simply has none). ---
   size_t shnum = 0;

@@ -187,6 +187,10 @@ void ParamBase::register_and_apply_preset() {
   if (it == reg.m_presets.end()) return;
   Preset& preset = it->second;
   preset.used = true;
+  // "[1]" would otherwise read as "1": a list where one value belongs is a mistake.
+  if (preset.list && type_name() != "string")
+    throw ConfigError(preset.origin.where + ": key '" + m_name + "': expected one " + type_name() +
+                      " value, got a list [" + preset.text + "]");
   const std::string err = set_from_string(preset.text);
   if (!err.empty()) throw ConfigError(preset.origin.where + ": key '" + m_name + "': " + err);
   m_origin = preset.origin;
@@ -319,8 +323,8 @@ ParamRegistry& ParamRegistry::instance() {
   return *registry;
 }
 
-void ParamRegistry::preset(const std::string& name, const std::string& text, ValueOrigin origin) {
-  m_presets[name] = Preset{text, std::move(origin), false};
+void ParamRegistry::preset(const std::string& name, const std::string& text, ValueOrigin origin, bool list) {
+  m_presets[name] = Preset{text, std::move(origin), false, list};
 }
 
 bool ParamRegistry::has_preset(const std::string& name) const {

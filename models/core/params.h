@@ -119,6 +119,7 @@ struct Preset {
   std::string text;
   ValueOrigin origin;
   bool used = false;
+  bool list = false;  // written as a list: only a text parameter takes it
 };
 
 class ParamRegistry {
@@ -127,7 +128,7 @@ class ParamRegistry {
 
   // Stores a value for a (future) parameter. A later preset for the same name
   // replaces an earlier one (so --set overrides the config file).
-  void preset(const std::string& name, const std::string& text, ValueOrigin origin);
+  void preset(const std::string& name, const std::string& text, ValueOrigin origin, bool list = false);
   bool has_preset(const std::string& name) const;
   // Reads a preset without a parameter object (platform-level keys such as
   // the platform name); marks it used. nullopt when absent.

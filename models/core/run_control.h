@@ -23,14 +23,21 @@ class RunControl {
   static constexpr int EXIT_CONFIG = 64, EXIT_FAULT = 65, EXIT_STALL = 66, EXIT_KILLED = 67, EXIT_INTERNAL = 70;
 
   void add_participant(const std::string& who);
-  void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when);
-  void fault(const std::string& who, const std::string& report);
+  // `what` names what exited in the log line: "firmware" (an NI's or a switch
+  // box's CPU) or "program" (a host's application).
+  void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what = "firmware");
+  // `what` names what failed in the summary: "firmware" (a CPU's fault) or
+  // "program" (a host's outside program, docs/models/host-process.md).
+  void fault(const std::string& who, const std::string& report, const char* what = "firmware");
   void time_limit(const std::string& report);
   void stalled(const std::string& report,
                const std::string& summary = "simulation stalled: nothing left to happen but firmware has not exited");
   void error(const std::string& report);
   // GDB's kill request on `who`'s debug connection.
   void killed(const std::string& who);
+  // Host software ended the whole run (MPI_Abort, an unimplemented MPI
+  // function): exit code `code` clamped to 1..63, like a firmware exit code.
+  void aborted(const std::string& who, int code, const std::string& report);
 
   struct Result {
     std::string source, key;

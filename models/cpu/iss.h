@@ -123,6 +123,10 @@ class Core {
   // the architecture matches.
   virtual std::string gdb_target_xml() const { return ""; }
 
+  // The stack pointer by the architecture's ABI (PowerPC: r1), for fault
+  // reports that tell a stack overflow; nullopt when the core has no such rule.
+  virtual std::optional<uint64_t> stack_pointer() const { return std::nullopt; }
+
   virtual const Fault& fault() const = 0;
   // Register file and special registers as text, for fault reports.
   virtual std::string dump_state() const = 0;

@@ -43,6 +43,7 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
       m_memory_map(std::move(memory_map)) {
   m_fs_per_instruction = static_cast<uint64_t>(cpi.get() * 1e9 / clock_mhz.get() + 0.5);
   m_core = iss::make_core(isa.get(), *this, {this->name(), timebase_hz.get(), NI_ISS_PRIVATE_BASE});
+  m_trans.set_extension(&m_read_hint);
   SC_THREAD(run);
   // Unicorn's translator runs on this thread's stack.
   set_stack_size(8 * 1024 * 1024);
@@ -51,6 +52,7 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
 Processor::~Processor() {
   // A run ended by time limit or stall never returns to the thread.
   if (m_debug) m_debug->ended();
+  m_trans.clear_extension(&m_read_hint);  // a member: the payload must not delete it
 }
 
 void Processor::load_firmware(std::shared_ptr<const ElfImage> image) { m_image = std::move(image); }
@@ -95,6 +97,7 @@ void Processor::start_debugger() {
     return socket->transport_dbg(t);
   };
   access.now_ps = [this] { return now_ps(); };
+  access.commands = m_monitor_commands;
   m_debug = std::make_unique<ProcessorDebug>(name(), m_image->path(), *m_core, m_run, std::move(access),
                                              std::move(code));
   try {
@@ -159,8 +162,12 @@ void Processor::run() {
       sc_core::sc_time wake = next ? sc_core::sc_time(static_cast<double>(*next), sc_core::SC_PS) : start;
       // GDB's Ctrl-C is only seen between waits: doze in slices.
       if (m_debug && m_debug->active() && wake > start + m_max_run_ahead) wake = start + m_max_run_ahead;
-      if (next && wake > start) wait(wake - start, m_irq_event);
-      else wait(m_irq_event);
+      if (next && wake > start) {
+        m_doze_timer.arm(wake);  // may wake early for an older time: the loop dozes again
+        wait(m_irq_event | m_doze_timer.event());
+      } else {
+        wait(m_irq_event);
+      }
       m_idle_time += sc_core::sc_time_stamp() - start;
       m_idle_since.reset();
       m_qk.reset();
@@ -198,6 +205,25 @@ std::string Processor::describe(uint64_t addr) const {
   return "";
 }
 
+// A stack that has grown down over the data or code corrupts it, and the
+// fault that follows (often an illegal instruction) says nothing of the
+// stack: name it when the stack pointer is below the firmware's stack limit
+// (__stack_limit, sw/firmware/common/ni.ld) or inside a loaded segment.
+std::string Processor::stack_note() const {
+  const std::optional<uint64_t> sp = m_core->stack_pointer();
+  if (!sp || !m_image) return "";
+  const std::optional<uint64_t> limit = m_image->symbol("__stack_limit");
+  std::string why;
+  if (limit && *sp < *limit) why = "below __stack_limit " + hex(*limit);
+  for (const ElfSegment& seg : m_image->segments())
+    if (why.empty() && *sp >= seg.paddr && *sp < seg.paddr + seg.memsz)
+      why = std::string("inside the firmware's ") + (seg.executable ? "code" : "data") + " segment at " + hex(seg.paddr);
+  if (why.empty()) return "";
+  return "  stack:     the stack pointer " + hex(*sp) + " is " + why +
+         ": the stack has probably overflowed (too deep recursion or too large local arrays) and overwritten "
+         "code or data\n";
+}
+
 void Processor::report_fault() {
   const iss::Fault& f = m_core->fault();
   std::string r = "firmware fault on " + std::string(name()) + ": " + f.kind + "\n";
@@ -209,6 +235,7 @@ void Processor::report_fault() {
   if (f.address) r += "  address:   " + hex(*f.address) + "\n";
   if (!f.detail.empty()) r += "  detail:    " + f.detail + "\n";
   if (m_image) r += "  firmware:  " + m_image->path() + "\n";
+  r += stack_note();
   const sc_core::sc_time t = sc_core::sc_time_stamp() + m_qk.offset();
   r += "  time:      " + t.to_string() + " simulated, after " + std::to_string(m_core->instruction_count()) +
        " instructions\n";
@@ -234,8 +261,19 @@ std::optional<iss::DirectMemory> Processor::direct_memory(uint64_t addr) {
 bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned len) {
   commit_local_time();
   // Let the rest of the platform catch up first, so that the device's state
-  // is the one at the time of the access.
-  if (sync_on_io.get()) m_qk.sync();
+  // is the one at the time of the access. Not needed for a read known to be
+  // free of side effects while no other process has anything to do up to
+  // the local time (strictly before it): the device's state is then the same
+  // now as at the access, and the read is sent with the offset as its delay.
+  // A polling loop thus runs on without a kernel event per iteration until
+  // the next event of the platform; times and values stay exactly the same.
+  if (sync_on_io.get()) {
+    if (!is_write && m_qk.offset() < sc_core::sc_time_to_pending_activity() && m_pure_reads.count(addr))
+      ++m_syncs_skipped;
+    else
+      m_qk.sync();
+  }
+  m_read_hint.side_effect_free = false;
   sc_core::sc_time delay = m_qk.offset();
   m_trans.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   m_trans.set_address(addr);
@@ -246,6 +284,7 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   m_trans.set_dmi_allowed(false);
   m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   socket->b_transport(m_trans, delay);
+  if (!is_write && m_read_hint.side_effect_free && m_trans.is_response_ok()) m_pure_reads.insert(addr);
   m_qk.set(delay);
   if (m_qk.need_sync()) m_qk.sync();
   if (m_run.finished()) m_core->request_stop();

@@ -11,15 +11,19 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "debug/monitor_command.h"
 #include "core/elf_loader.h"
 #include "core/params.h"
 #include "core/run_control.h"
 #include "cpu/iss.h"
+#include "core/lazy_timer.h"
+#include "core/read_hint.h"
 #include "cpu/local_time.h"
 
 namespace m2 {
@@ -58,10 +62,15 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   // Text the firmware printed (console lines), for an attached debugger.
   void console_output(const std::string& text);
+  // A GDB "monitor" command of this CPU's debugger (before the simulation
+  // starts; used only when a GDB port is configured).
+  void add_monitor_command(MonitorCommand command) { m_monitor_commands.push_back(std::move(command)); }
 
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
   sc_core::sc_time idle_time() const;
+  // Device reads sent without a synchronisation first (see transport()).
+  uint64_t syncs_skipped() const { return m_syncs_skipped; }
   // "main+0x1c" when the firmware has symbols for addr.
   std::string describe(uint64_t addr) const;
 
@@ -69,6 +78,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   void end_of_elaboration() override;
   void run();
   void halt();
+  std::string stack_note() const;
   void report_fault();
   uint64_t budget_until(sc_core::sc_time deadline_local) const;
   void start_debugger();
@@ -93,11 +103,16 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   uint64_t m_committed_icount = 0;
   uint64_t m_fs_carry = 0;  // committed time below 1 ps
   sc_core::sc_event m_irq_event;
+  LazyTimer m_doze_timer;  // the next decrementer event while dozing
   sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
   tlm::tlm_generic_payload m_trans;
+  ReadHint m_read_hint;                     // attached to m_trans
+  std::unordered_set<uint64_t> m_pure_reads;  // addresses whose reads had no side effects
+  uint64_t m_syncs_skipped = 0;
   std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
+  std::vector<MonitorCommand> m_monitor_commands;
 };
 
 }  // namespace m2

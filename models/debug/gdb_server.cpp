@@ -1,6 +1,7 @@
 #include "debug/gdb_server.h"
 
 #include <cstdio>
+#include <stdexcept>
 #include <vector>
 
 #include "core/log.h"
@@ -59,7 +60,12 @@ void GdbServer::accepted(int fd) {
   m_reader = gdb::PacketReader();
   m_waiting = false;
   m_last_sent.clear();
-  Log::instance().out(m_name + ": GDB connected");
+  // One client at a time: a second GDB would otherwise sit in the listen
+  // queue with no answer at all; with the port closed it is refused at once.
+  m_reopen_port = m_listener.listening();
+  m_listener.close();
+  Log::instance().out(m_name + ": GDB connected" +
+                      (m_reopen_port ? " (port closed to other clients until it detaches)" : ""));
 }
 
 void GdbServer::drop_connection(const std::string& why) {
@@ -69,7 +75,17 @@ void GdbServer::drop_connection(const std::string& why) {
   m_conn->close_gracefully(500);  // GDB still has to read our last reply
   m_conn.reset();
   m_waiting = false;
-  Log::instance().out(m_name + ": " + why + "; the CPU runs on");
+  std::string reopened;
+  if (m_reopen_port) {
+    m_reopen_port = false;
+    try {
+      m_listener.listen(m_listener.port());
+      reopened = ", GDB may connect again";
+    } catch (const std::runtime_error& e) {
+      Log::instance().warning(m_name + ": cannot reopen the GDB port: " + e.what());
+    }
+  }
+  Log::instance().out(m_name + ": " + why + "; the CPU runs on" + reopened);
 }
 
 std::optional<int> GdbServer::poll_socket() {
@@ -172,6 +188,7 @@ void GdbServer::terminated(int signal) {
 
 void GdbServer::finish(const std::string& packet) {
   m_listener.close();
+  m_reopen_port = false;
   if (!m_conn) return;
   send_packet(packet);
   m_conn->close_gracefully(2000);  // GDB acks and hangs up at once

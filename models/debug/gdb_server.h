@@ -129,6 +129,7 @@ class GdbServer {
   std::string m_name;
   GdbTarget& m_target;
   gdb::Listener m_listener;
+  bool m_reopen_port = false;  // the listener was closed while a client is attached
   std::unique_ptr<gdb::Connection> m_conn;
   gdb::PacketReader m_reader;
   std::string m_last_sent;    // resent on '-'

@@ -124,6 +124,15 @@ std::string MlxEngine::describe_state() const {
   return o.str();
 }
 
+MlxEngine::ResendStreak MlxEngine::longest_resend_streak() const {
+  ResendStreak r;
+  for (unsigned c = 0; c < kChannels; ++c) {
+    const TxChannel& tx = m_tx[c];
+    if (tx.awaiting && tx.repeats > r.repeats) r = {c, tx.out_seq, tx.repeats, tx.frame.wire_bytes()};
+  }
+  return r;
+}
+
 // ---------------------------------------------------------------- registers
 
 void MlxEngine::add_registers() {
@@ -180,18 +189,23 @@ void MlxEngine::update_irq() { irq.set((m_events & m_irq_enable) != 0); }
 void MlxEngine::tx_thread() {
   sc_core::sc_event_or_list news;
   news |= m_wake;
+  news |= m_timer.event();
   for (unsigned c = 0; c < kChannels; ++c) news |= m_buf.tx_data_event(c), news |= m_buf.rx_space_event(c);
   for (;;) {
     check_timers();
     unsigned ch = 0;
     const Choice choice = choose(ch);
     if (choice == Choice::None) {
-      const sc_time t = next_timer();
-      if (t == sc_core::sc_max_time())
-        wait(news);
-      else
-        wait(t, news);
+      // A lazy timer: a fresh timeout per wait would leave a dead entry in
+      // the kernel's queue for every frame (see core/lazy_timer.h).
+      if (const sc_time t = next_timer(); t != sc_core::sc_max_time()) m_timer.arm(sc_core::sc_time_stamp() + t);
+      wait(news);
+      m_ahead = SC_ZERO_TIME;  // woken after the last frame's end (see send)
       continue;
+    }
+    if (m_ahead != SC_ZERO_TIME) {  // decided at the last frame's end; now be there
+      wait(m_ahead);
+      m_ahead = SC_ZERO_TIME;
     }
     MlxFrame& f = m_tr.frame;
     TxChannel* tx = choice == Choice::Info ? nullptr : &m_tx[ch];
@@ -199,6 +213,7 @@ void MlxEngine::tx_thread() {
       f.copy_from(tx->frame);
       f.retransmission = true;
       tx->repeat = false;
+      ++tx->repeats;
       ++m_stats.retransmissions;
       ++m_ch_stats[ch].retransmissions;
       m_stats.continues += f.continues();
@@ -214,6 +229,7 @@ void MlxEngine::tx_thread() {
       f.kind = MlxFrame::Kind::Data;
       f.channel = static_cast<uint8_t>(ch);
       f.seq = tx->out_seq = tx->next_seq++;
+      tx->repeats = 0;
       f.packets.reserve(max_frame_packets.get() * MLX_PACKET_BYTES);  // continuations do not reallocate
       const uint64_t max = std::min({burst_packets.get(), max_frame_packets.get(), tx_credit(ch)});
       cut_burst(ch, f, static_cast<unsigned>(max));
@@ -223,7 +239,7 @@ void MlxEngine::tx_thread() {
     send(f, choice == Choice::Info ? m_tx_info : m_tx_data);
     if (tx) {
       tx->frame.copy_from(f);
-      tx->deadline = sc_core::sc_time_stamp() + m_ack_timeout;
+      tx->deadline = tx_now() + m_ack_timeout;
       ++m_stats.data_frames_sent;
       ++m_ch_stats[ch].data_frames_sent;
       m_stats.packets_sent += f.packet_count();
@@ -253,7 +269,7 @@ MlxEngine::Choice MlxEngine::choose(unsigned& ch) {
     if (tx_credit(c) == 0) {
       if (!tx.stalled) {
         tx.stalled = true;
-        tx.credit_ask_at = sc_core::sc_time_stamp() + m_ack_timeout;
+        tx.credit_ask_at = tx_now() + m_ack_timeout;
         ++m_ch_stats[c].credit_stalls;
       }
       continue;
@@ -295,9 +311,13 @@ unsigned MlxEngine::cut_burst(unsigned ch, MlxFrame& f, unsigned max) {
   if (n == 0) return 0;
   TxChannel& tx = m_tx[ch];
   ChannelStats& cs = m_ch_stats[ch];
-  std::vector<uint8_t> out(size_t(n) * MLX_PACKET_BYTES);
-  std::vector<MlxHeader> starts;
-  std::vector<unsigned> start_packets;
+  // Reused buffers: no allocation per burst.
+  std::vector<uint8_t>& out = m_cut_bytes;
+  std::vector<MlxHeader>& starts = m_cut_starts;
+  std::vector<unsigned>& start_packets = m_cut_start_packets;
+  out.resize(size_t(n) * MLX_PACKET_BYTES);
+  starts.clear();
+  start_packets.clear();
   const size_t bytes = tx.packetizer.cut(m_view.data(), n, out.data(), &starts, m_probe ? &start_packets : nullptr);
   m_buf.tx_pop(ch, nullptr, static_cast<unsigned>(bytes));
   f.add_burst(out.data(), n);
@@ -358,16 +378,32 @@ void MlxEngine::fill_header(MlxFrame& f) {
 // the acks and credits of the moment the frame starts (in LT too: an older
 // header would cost extra info frames). Returns when the frame's last bit
 // is out (LT: waits the link's annotated time).
+//
+// LT skips a wait when no other process has anything to do up to its end
+// (strictly before it): the state the engine looks at cannot change
+// meanwhile, so the result is the same without the kernel event. The header
+// is then built at once and the link gets the latency as annotation; after
+// the frame, the transmitter decides at once what comes next (m_ahead: how
+// far its decisions are ahead of SystemC time) and waits only if it has to
+// send something.
 void MlxEngine::send(MlxFrame& f, sc_time latency) {
   sc_time delay = SC_ZERO_TIME;
-  wait(latency);
+  if (m_style == TimingStyle::LT && latency < sc_core::sc_time_to_pending_activity())
+    delay = latency;
+  else
+    wait(latency);
   fill_header(f);
   f.checksum_ok = true;
   m_tr.reset();
   link_out->b_transport(m_tr.payload(), delay);
   if (m_tr.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
     Log::instance().error(std::string(name()) + ": the link refused frame " + f.describe());
-  if (delay != SC_ZERO_TIME) wait(delay);
+  if (delay != SC_ZERO_TIME) {
+    if (m_style == TimingStyle::LT && delay < sc_core::sc_time_to_pending_activity())
+      m_ahead = delay;
+    else
+      wait(delay);
+  }
   m_stats.bytes_sent += f.wire_bytes();
   m_stats.tx_busy += f.wire_end - f.wire_start;
 }
@@ -384,7 +420,7 @@ sc_time MlxEngine::next_timer() const {
 }
 
 void MlxEngine::check_timers() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = tx_now();
   for (unsigned c = 0; c < kChannels; ++c) {
     TxChannel& tx = m_tx[c];
     if (tx.awaiting && !tx.repeat && now >= tx.deadline) {
@@ -409,25 +445,33 @@ void MlxEngine::b_transport_link(tlm::tlm_generic_payload& t, sc_time& delay) {
     return;
   }
   // The receive pipeline keeps the order of arrival.
-  sc_time at = sc_core::sc_time_stamp() + delay + (f->is_data() ? m_rx_data : m_rx_info);
+  const sc_time now = sc_core::sc_time_stamp();
+  sc_time at = now + delay + (f->is_data() ? m_rx_data : m_rx_info);
   if (!m_arrivals.empty()) at = std::max(at, m_arrivals.back().at);
-  m_arrivals.push_back(Arrival{at, MlxFrame{}});
-  m_arrivals.back().frame.copy_from(*f);
-  if (m_arrivals.size() == 1) m_arrived.notify(SC_ZERO_TIME);
+  std::unique_ptr<MlxFrame> copy;
+  if (m_spare_frames.empty()) {
+    copy = std::make_unique<MlxFrame>();
+  } else {
+    copy = std::move(m_spare_frames.back());
+    m_spare_frames.pop_back();
+  }
+  copy->copy_from(*f);  // reuses the spare's storage
+  m_arrivals.push_back(Arrival{at, std::move(copy)});
+  // The receive thread sleeps until the front's time; a new front wakes it then.
+  if (m_arrivals.size() == 1) m_arrived.notify(at - now);
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void MlxEngine::rx_thread() {
   for (;;) {
-    while (m_arrivals.empty()) wait(m_arrived);
-    const sc_time now = sc_core::sc_time_stamp();
-    if (m_arrivals.front().at > now) {
-      wait(m_arrivals.front().at - now);
-      continue;
+    wait(m_arrived);
+    while (!m_arrivals.empty() && m_arrivals.front().at <= sc_core::sc_time_stamp()) {
+      std::unique_ptr<MlxFrame> f = std::move(m_arrivals.front().frame);
+      m_arrivals.pop_front();
+      receive(*f);
+      m_spare_frames.push_back(std::move(f));
     }
-    const Arrival a = std::move(m_arrivals.front());
-    m_arrivals.pop_front();
-    receive(a.frame);
+    if (!m_arrivals.empty()) m_arrived.notify(m_arrivals.front().at - sc_core::sc_time_stamp());
   }
 }
 
@@ -473,8 +517,8 @@ void MlxEngine::receive(const MlxFrame& f) {
 
 void MlxEngine::accept(RxChannel& rx, unsigned ch, const MlxFrame& f) {
   const unsigned n = f.packet_count();
-  std::vector<uint8_t> data;
-  data.reserve(f.packets.size());
+  std::vector<uint8_t>& data = m_rx_bytes;  // reused: no allocation per frame
+  data.clear();
   for (unsigned i = 0; i < n; ++i) {
     const uint8_t* p = f.packets.data() + size_t(i) * MLX_PACKET_BYTES;
     data.insert(data.end(), p, p + rx.depacketizer.take(p));

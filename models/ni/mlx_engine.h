@@ -45,6 +45,7 @@
 #include <ip/ni_mlcx.h>
 
 #include "core/irq.h"
+#include "core/lazy_timer.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/register_bank.h"
@@ -130,6 +131,15 @@ class MlxEngine : public sc_core::sc_module {
   uint32_t status() const;
   // Credits, outstanding frames and buffer levels per channel, one line.
   std::string describe_state() const;
+  // The outstanding data frame resent most often in a row (none: repeats 0):
+  // what a stall report needs to tell a livelock at a high bit error rate.
+  struct ResendStreak {
+    unsigned channel = 0;
+    uint32_t seq = 0;
+    uint64_t repeats = 0;     // retransmissions of this frame so far
+    uint64_t wire_bytes = 0;  // its size on the wire
+  };
+  ResendStreak longest_resend_streak() const;
 
   // Message tracing (docs/models/message-breakdown.md): the engine names the
   // messages with packets in each data frame it sends (MlxFrame::message_ids,
@@ -148,6 +158,7 @@ class MlxEngine : public sc_core::sc_module {
     uint32_t out_seq = 0;     // sequence number of the frame awaiting its ack
     bool awaiting = false;    // that frame waits for its ack
     bool repeat = false;      // its ack timed out
+    uint64_t repeats = 0;     // times that frame has been resent
     sc_core::sc_time deadline;  // ack timeout of `frame`
     bool stalled = false;     // packets ready, no credit
     sc_core::sc_time credit_ask_at;  // when to ask for credit if still stalled
@@ -166,7 +177,7 @@ class MlxEngine : public sc_core::sc_module {
   // A frame received, to take effect after rx latency.
   struct Arrival {
     sc_core::sc_time at;
-    MlxFrame frame;
+    std::unique_ptr<MlxFrame> frame;
   };
 
   void b_transport_link(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
@@ -189,6 +200,8 @@ class MlxEngine : public sc_core::sc_module {
   void fill_header(MlxFrame& f);
   void send(MlxFrame& f, sc_core::sc_time latency);
   sc_core::sc_time next_timer() const;
+  // The transmitter's time: SystemC time plus m_ahead (see send()).
+  sc_core::sc_time tx_now() const { return sc_core::sc_time_stamp() + m_ahead; }
   void check_timers();
 
   // Receiver.
@@ -210,7 +223,13 @@ class MlxEngine : public sc_core::sc_module {
   uint32_t m_events = 0, m_irq_enable = 0;
   sc_core::sc_event m_wake;    // acks, credits, news for the transmitter
   std::deque<Arrival> m_arrivals;
-  sc_core::sc_event m_arrived;
+  std::vector<std::unique_ptr<MlxFrame>> m_spare_frames;  // arrivals' frames, reused
+  sc_core::sc_event m_arrived;  // notified for the time the front arrival takes effect
+  LazyTimer m_timer;            // ack timeouts and credit requests
+  sc_core::sc_time m_ahead;     // LT: the transmitter is at the end of its last frame, this far ahead
+  std::vector<uint8_t> m_rx_bytes, m_cut_bytes;  // reused per frame / burst
+  std::vector<MlxHeader> m_cut_starts;
+  std::vector<unsigned> m_cut_start_packets;
   MlxFrameTransaction m_tr;    // the transmitter's frame on the wire
   std::vector<uint8_t> m_view;  // TX channel bytes read ahead
   sc_core::sc_time m_cycle, m_tx_data, m_tx_info, m_rx_data, m_rx_info, m_ack_timeout;

@@ -5,19 +5,27 @@
 #ifndef M2_APP_ARGS_H
 #define M2_APP_ARGS_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "mmp.h"
 
-/* "64", "2k", "8M" (k = 1024); -1 when malformed. */
+/* Larger than any simulated host memory (512 MB): a size beyond it is a typo,
+ * and limiting it keeps the k/M multiplication from overflowing. */
+#define APP_MAX_SIZE (1LL << 30)
+
+/* "64", "2k", "8M" (k = 1024); -1 when malformed, out of range or above
+ * APP_MAX_SIZE (strtoll saturates at LLONG_MAX, so it is checked). */
 static inline long long app_parse_size(const char *s, const char **end)
 {
   char *e = NULL;
+  errno = 0;
   long long v = strtoll(s, &e, 0);
-  if (e == s || v < 0) return -1;
+  if (e == s || v < 0 || errno == ERANGE || v > APP_MAX_SIZE) return -1;
   if (*e == 'k' || *e == 'K') v *= 1024, e++;
   else if (*e == 'm' || *e == 'M') v *= 1024 * 1024, e++;
+  if (v > APP_MAX_SIZE) return -1;
   if (end) *end = e;
   return v;
 }

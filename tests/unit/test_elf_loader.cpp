@@ -6,6 +6,7 @@
 // byte-patched copies of the good one.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -441,5 +442,39 @@ TEST_CASE("ElfImage rejects ELF files for the wrong target", "[elf]") {
 #if defined(__x86_64__)
     CHECK_THAT(msg, Contains("machine 62 (x86-64)"));
 #endif
+  }
+}
+
+// Found by probing (issue 14): inputs that were accepted silently or hung.
+TEST_CASE("ElfImage rejects overlapping segments, a wrong program-header size and non-regular files", "[elf]") {
+  const auto& fx = ppc();
+  fs::path p;
+  SECTION("two PT_LOAD segments over the same addresses") {
+    auto b = fx.bytes;
+    std::vector<size_t> loads;
+    for (size_t i = 0; i < phnum(b); ++i)
+      if (get_be(b, phdr(b, i), 4) == kPtLoad) loads.push_back(i);
+    REQUIRE(loads.size() >= 2);
+    const uint32_t first_paddr = get_be(b, phdr(b, loads[0]) + 12, 4);
+    put_be(b, phdr(b, loads[1]) + 12, 4, first_paddr);  // p_paddr of the second = the first's
+    const std::string msg = patched_error("overlap.elf", b, &p);
+    CHECK_THAT(msg, StartsWith(p.string() + ": truncated or corrupt ELF (loadable segments overlap: "));
+  }
+  SECTION("e_phentsize not the size of an ELF32 program header") {
+    auto b = fx.bytes;
+    put_be(b, 42, 2, 40);  // e_phentsize
+    const std::string msg = patched_error("phentsize.elf", b, &p);
+    CHECK(msg == p.string() + ": truncated or corrupt ELF (program header entry size e_phentsize is 40, expected 32 "
+                              "for a 32-bit ELF)");
+  }
+  SECTION("a named pipe is refused at once instead of blocking in open()") {
+    const fs::path fifo = fx.dir.path / "pipe.elf";
+    fs::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK(load_error(fifo.string()) ==
+          fifo.string() + ": cannot open firmware ELF: it is a named pipe, expected a regular file");
+  }
+  SECTION("a device that never ends is refused instead of read until memory runs out") {
+    CHECK(load_error("/dev/zero") == "/dev/zero: cannot open firmware ELF: it is a character device, expected a regular file");
   }
 }

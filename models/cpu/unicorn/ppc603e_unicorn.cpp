@@ -353,6 +353,8 @@ class UnicornPpc603e final : public Core {
 
   const Fault& fault() const override { return m_fault; }
 
+  std::optional<uint64_t> stack_pointer() const override { return read_register(1); }  // SVR4 ABI: r1
+
   std::string dump_state() const override {
     std::string s;
     char line[160];

@@ -19,10 +19,12 @@
 #define TABLE_MAGIC 0x4D4D5054u
 #define HANDLE_MAGIC 0x4D4D5048u
 
-/* Host CPU time of the library's own work (assumptions: a few hundred
- * instructions of a PIII per call, bookkeeping of a Wait). */
-#define CALL_NS 150.0
-#define WAIT_NS 50.0
+/* Host CPU time of the library's own work, in host clock cycles so that it
+ * scales with the host (assumptions: about 150 instructions of a PIII, at
+ * about one per clock, per Send/Recv: checks, handle, buffer lookup, the
+ * descriptor; 50 for a Wait's bookkeeping). */
+#define CALL_CYCLES 150u
+#define WAIT_CYCLES 50u
 #define PIO_RETRY_NS 1000.0
 
 enum buf_mode { BUF_NONE, BUF_PINNED, BUF_PIN_MESSAGE, BUF_BOUNCE_POOL, BUF_BOUNCE_TEMP, BUF_INLINE };
@@ -49,7 +51,7 @@ struct region {
   void *addr;
   uint64_t bus;
   size_t bytes;
-  m2drv_buffer buf;
+  m2drv_buffer buf; /* from MMP_Pindown_malloc; buf.addr NULL for MMP_Pindown_register */
 };
 
 /* First fit over 256-byte blocks of a pinned area (the bounce pool). */
@@ -59,6 +61,7 @@ struct pool {
   size_t blocks;
 };
 #define POOL_BLOCK 256u
+#define MAX_CONNECTS (2 * (int)MMP_MAX_NODES) /* a remote endpoint per node, and then some */
 
 struct host {
   struct MMP_options opt;
@@ -82,6 +85,11 @@ struct host {
    * the user's pool is full). */
   struct MMP_send_handle sends[2 * MMP_MAX_SENDS];
   struct MMP_recv_handle recvs[2 * MMP_MAX_RECVS];
+  /* Endpoints handed out by MMP_Make_connect. The API has no call to free
+   * one, so they live here, with the rest of the host's state, instead of
+   * being allocated one by one and never freed. */
+  struct MMP_connect connects[MAX_CONNECTS];
+  int n_connects;
 };
 
 static struct host *g_hosts[MAX_HOSTS];
@@ -186,8 +194,8 @@ struct MMP_connect *MMP_Make_connect(int network_addr, int port)
   struct host *H = self();
   if (network_addr < 0 || network_addr > (int)MMP_MAX_NODES || port < 0 || port > MMP_MAX_PORT)
     return fail_null(H, MMP_EINVAL);
-  struct MMP_connect *c = calloc(1, sizeof *c);
-  if (!c) return fail_null(H, MMP_EINVAL);
+  if (!H || H->n_connects >= MAX_CONNECTS) return fail_null(H, MMP_EBUSY);
+  struct MMP_connect *c = &H->connects[H->n_connects++];
   c->network_addr = network_addr;
   c->port = port;
   c->magic = CONNECT_MAGIC;
@@ -405,11 +413,11 @@ static struct op *op_of(struct host *H, const void *h, int is_send)
 
 /* Waits for an op's completion record; its MMP_ST_* code, or a negative error.
  * `msg` (optional) gets the message's (source node, number). */
-static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *offset, uint32_t msg[2])
+static int wait_record(struct host *H, struct op *o, double timeout_us, uint32_t *len, uint32_t *offset,
+                       uint32_t msg[2])
 {
   volatile uint32_t *r = record(H, o->index);
-  if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16,
-                      H->opt.wait_timeout_us) != 0)
+  if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16, timeout_us) != 0)
     return MMP_ETIMEDOUT;
   if (len) *len = m2drv_from_be32(r[MMP_REC_LEN / 4]);
   if (offset) *offset = m2drv_from_be32(r[MMP_REC_OFFSET / 4]);
@@ -420,7 +428,7 @@ static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *of
   return (int)(m2drv_from_be32(r[MMP_REC_STATUS / 4]) & 0xFFu);
 }
 
-static int finish_send(struct host *H, struct op *o);
+static int finish_send(struct host *H, struct op *o, double timeout_us);
 
 /* ---- initialize / finalize ---------------------------------------------------- */
 
@@ -454,7 +462,7 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
   if (!H || !is_connect(me) || me->initialized) return fail_null(H, MMP_EINVAL);
   if (t && (!t->PNA || t->n < 0 || t->n > t->n_networks)) return fail_null(H, MMP_EINVAL);
   if (H->finalized) return fail_null(H, MMP_ENOTINIT);
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   if (!H->opened) {
     H->drv = m2drv_open(0);
     if (!H->drv) return fail_null(H, MMP_ENI);
@@ -511,7 +519,7 @@ void MMP_finalize(struct MMP_connect *me)
     fail(H, MMP_ENOTINIT);
     return;
   }
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   me->initialized = 0;
   if (--H->refs > 0) {
     fail(H, MMP_OK);
@@ -519,14 +527,17 @@ void MMP_finalize(struct MMP_connect *me)
   }
   /* Outstanding sends still read our memory: let them finish first. */
   for (int i = 0; i < 2 * MMP_MAX_SENDS; i++)
-    if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op);
+    if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op, H->opt.wait_timeout_us);
   H->finalized = 1;
   post(H, MMP_REQ_OP_WORD(MMP_OP_FINALIZE, 0, 0), 0, 0, 0, 0, 0, NULL, 0);
   /* The NI must be done with our memory before it is freed. */
   if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_FINISHED, 1e6) != 0)
     m2host_printf("MMP_finalize: the NI firmware did not finish\n");
   teardown(H);
-  for (size_t i = 0; i < H->n_regions; i++) pin_free(H, &H->regions[i].buf);
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].buf.addr) pin_free(H, &H->regions[i].buf);
+    else m2drv_unpin(H->drv, H->regions[i].addr, H->regions[i].bytes); /* registered */
+  }
   free(H->regions);
   H->regions = NULL;
   H->n_regions = H->cap_regions = 0;
@@ -562,13 +573,50 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
     return;
   }
   for (size_t i = 0; i < H->n_regions; i++) {
-    if (H->regions[i].addr != p) continue;
+    if (H->regions[i].addr != p || !H->regions[i].buf.addr) continue;
     pin_free(H, &H->regions[i].buf);
     H->regions[i] = H->regions[--H->n_regions];
     fail(H, MMP_OK);
     return;
   }
   fail(H, MMP_EINVAL);
+}
+
+/* Memory the caller already has in host physical memory, pinned in place
+ * (the kernel pins its pages: m2drv_pin charges them) and kept pinned until
+ * MMP_Pindown_unregister (which charges the unpinning). */
+int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
+  if (!p || bytes == 0 || bytes > 0x40000000u) return fail(H, MMP_EINVAL);
+  if (H->pinned_bytes + round_up(bytes, 4096) > H->opt.pinned_limit) return fail(H, MMP_ENOMEM);
+  if (H->n_regions == H->cap_regions) {
+    const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
+    struct region *r = realloc(H->regions, cap * sizeof *r);
+    if (!r) return fail(H, MMP_ENOMEM);
+    H->regions = r;
+    H->cap_regions = cap;
+  }
+  uint64_t bus = 0;
+  if (m2drv_pin(H->drv, p, bytes, &bus) != 0) return fail(H, MMP_EINVAL); /* not host physical memory */
+  H->pinned_bytes += round_up(bytes, 4096);
+  H->regions[H->n_regions++] = (struct region){p, bus, bytes, {0}};
+  return fail(H, MMP_OK);
+}
+
+int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].addr != p || H->regions[i].buf.addr) continue;
+    m2drv_unpin(H->drv, p, H->regions[i].bytes);
+    H->pinned_bytes -= round_up(H->regions[i].bytes, 4096);
+    H->regions[i] = H->regions[--H->n_regions];
+    return fail(H, MMP_OK);
+  }
+  return fail(H, MMP_EINVAL);
 }
 
 /* ---- send and receive ------------------------------------------------------------ */
@@ -631,11 +679,11 @@ static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag
   return o;
 }
 
-static int finish_send(struct host *H, struct op *o)
+static int finish_send(struct host *H, struct op *o, double timeout_us)
 {
   int rc = MMP_OK;
   if (o->mode != BUF_INLINE) {
-    const int code = wait_record(H, o, NULL, NULL, NULL);
+    const int code = wait_record(H, o, timeout_us, NULL, NULL, NULL);
     if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT; /* still outstanding: may be waited for again */
     rc = code == MMP_ST_DONE ? MMP_OK : MMP_ENI;
     release_buffer(H, o);
@@ -644,10 +692,10 @@ static int finish_send(struct host *H, struct op *o)
   return rc;
 }
 
-static int finish_recv(struct host *H, struct op *o)
+static int finish_recv(struct host *H, struct op *o, double timeout_us)
 {
   uint32_t len = 0, offset = 0, msg[2] = {0, 0};
-  const int code = wait_record(H, o, &len, &offset, msg);
+  const int code = wait_record(H, o, timeout_us, &len, &offset, msg);
   if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT;
   int rc;
   switch (code) {
@@ -689,7 +737,7 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   /* The message starts here for the trace (before any time is charged). */
   const uint32_t msg = H->msg_next++;
   m2host_msg_send(H->node, msg, node, len, (uint32_t)tag);
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   int err = MMP_OK;
   struct op *o = start_send(H, buf, len, (uint32_t)tag, from->port, node, to->port, 0, msg, &err);
   if (!o) {
@@ -701,13 +749,19 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   return (struct MMP_send_handle *)o;
 }
 
-int MMP_Wait_send(struct MMP_send_handle *h)
+int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us)
 {
   struct host *H = self();
   struct op *o = op_of(H, h, 1);
   if (!o) return fail(H, MMP_EINVAL);
-  m2host_compute_ns(WAIT_NS);
-  return fail(H, finish_send(H, o));
+  m2host_compute_cycles(WAIT_CYCLES);
+  return fail(H, finish_send(H, o, timeout_us));
+}
+
+int MMP_Wait_send(struct MMP_send_handle *h)
+{
+  struct host *H = self();
+  return MMP_Wait_send_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
 struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
@@ -717,7 +771,7 @@ struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_conn
   if (!is_connect(from) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
   const int node = node_of(H, from);
   if (node < 0) return fail_null(H, node);
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   int err = MMP_OK;
   struct op *o = start_recv(H, buf, len, (uint32_t)tag, node, from->port, to->port, &err);
   if (!o) return fail_null(H, err);
@@ -725,15 +779,21 @@ struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_conn
   return (struct MMP_recv_handle *)o;
 }
 
-int MMP_Wait_recv(struct MMP_recv_handle *h)
+int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us)
 {
   struct host *H = self();
   struct op *o = op_of(H, h, 0);
   if (!o) return fail(H, MMP_EINVAL);
-  m2host_compute_ns(WAIT_NS);
-  const int rc = finish_recv(H, o);
+  m2host_compute_cycles(WAIT_CYCLES);
+  const int rc = finish_recv(H, o, timeout_us);
   fail(H, rc < 0 ? rc : MMP_OK);
   return rc;
+}
+
+int MMP_Wait_recv(struct MMP_recv_handle *h)
+{
+  struct host *H = self();
+  return MMP_Wait_recv_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
 /* ---- barrier ------------------------------------------------------------------------- */
@@ -752,7 +812,7 @@ void MMP_Sync(int id, int n_nodes)
     fail(H, running(H) ? MMP_EINVAL : MMP_ENOTINIT);
     return;
   }
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   if (n_nodes == 1) return;
   const uint32_t tag = H->sync_epoch++;
   const int root = rank_node(H, 0);
@@ -767,25 +827,25 @@ void MMP_Sync(int id, int n_nodes)
       else rc = err;
     }
     for (int i = 0; i < posted; i++) {
-      const int w = finish_recv(H, in[i]);
+      const int w = finish_recv(H, in[i], H->opt.wait_timeout_us);
       if (w < 0) rc = w;
     }
     if (H->opt.broadcast_sync && n_nodes == m2host_count()) {
       struct op *o =
           start_send(H, NULL, 0, tag, MMP_SYNC_PORT, 0, MMP_SYNC_PORT, MMP_REQF_BROADCAST, H->msg_next++, &err);
-      if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
+      if (!o || finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = o ? MMP_ENI : err;
     } else {
       for (int r = 1; r < n_nodes; r++) {
         struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, H->msg_next++, &err);
-        if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
+        if (!o || finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = o ? MMP_ENI : err;
       }
     }
   } else {
     struct op *go = start_recv(H, NULL, 0, tag, root, MMP_SYNC_PORT, MMP_SYNC_PORT, &err);
     struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, root, MMP_SYNC_PORT, 0, H->msg_next++, &err);
-    if (o && finish_send(H, o) != MMP_OK) rc = MMP_ENI;
+    if (o && finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = MMP_ENI;
     if (!o || !go) rc = err;
-    if (go && finish_recv(H, go) < 0) rc = MMP_ENI;
+    if (go && finish_recv(H, go, H->opt.wait_timeout_us) < 0) rc = MMP_ENI;
   }
   if (rc != MMP_OK) m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, MMP_strerror(rc));
   fail(H, rc);

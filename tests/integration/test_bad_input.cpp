@@ -1,0 +1,197 @@
+// Regression tests for the inputs that crashed, hung or were misread when
+// the simulator was probed as a new user and as an attacker would (issue 14):
+// every one must end at once with exit code 64 (configuration error) and a
+// message naming the file or option, the key and what was expected.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <regex>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+constexpr int EXIT_CONFIG = 64, EXIT_FAULT = 65;
+const std::string kCluster4 = std::string(M2VP_SOURCE_DIR) + "/configs/cluster-4.yaml";
+
+// Runs `args`, expecting a configuration error whose text contains every
+// piece of `expected`; a short timeout: none of these may hang.
+SimResult expect_config_error(Sandbox& sb, const std::vector<std::string>& args,
+                              const std::vector<std::string>& expected) {
+  SimResult r = sb.run(args, true, 20);
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_CONFIG));
+  CHECK_FALSE(contains(r.err, "internal error"));
+  for (const std::string& e : expected) CHECK(contains(r.err, e));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("bad input: a YAML alias that contains itself is an error, for run and params", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string cfg = sb.write("alias.yaml", "platform: cluster\ntopology: &t {nodes: 4, self: *t}\n").string();
+  for (const char* cmd : {"run", "params"})
+    expect_config_error(sb, {cmd, cfg}, {cfg + ":2: key 'topology.self.self", "nests deeper than 32 levels",
+                                         "alias that contains itself"});
+}
+
+TEST_CASE("bad input: nesting beyond the YAML reader and keys over 1024 characters say so", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string deep =
+      sb.write("deep.yaml", "a: " + std::string(600, '[') + std::string(600, ']') + "\n").string();
+  expect_config_error(sb, {"run", deep}, {deep + ":1:", "nested 500 deep, more than the YAML reader allows"});
+  const std::string long_key = sb.write("long.yaml", std::string(1100, 'k') + ": 1\n").string();
+  expect_config_error(sb, {"run", long_key}, {long_key + ":1:", "a key longer than 1024 characters"});
+}
+
+TEST_CASE("bad input: named pipes and devices as config or firmware are refused at once", "[integration][bad-input]") {
+  Sandbox sb;
+  const fs::path fifo = sb.dir() / "pipe.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  expect_config_error(sb, {"run", fifo.string()},
+                      {fifo.string() + ": cannot open config file: it is a named pipe, expected a regular file"});
+  const std::string fw_pipe = sb.config(fifo.string(), "", "fw-pipe.yaml").string();
+  expect_config_error(sb, {"run", fw_pipe},
+                      {fw_pipe + ":3: key 'ni0.firmware'", "cannot open firmware ELF: it is a named pipe"});
+  const std::string zero = sb.config("/dev/zero", "", "zero.yaml").string();
+  const SimResult r = expect_config_error(
+      sb, {"run", zero}, {"/dev/zero: cannot open firmware ELF: it is a character device, expected a regular file"});
+  CHECK(r.wall_seconds < 10);
+}
+
+TEST_CASE("bad input: an empty or comments-only config says it is empty", "[integration][bad-input]") {
+  Sandbox sb;
+  for (const std::string& text : {std::string(), std::string("# nothing but a comment\n")}) {
+    const std::string cfg = sb.write("empty.yaml", text).string();
+    expect_config_error(sb, {"run", cfg}, {cfg + ": the config is empty", "expected at least 'platform:'"});
+  }
+}
+
+TEST_CASE("bad input: lists where one value belongs", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string a = sb.write("a.yaml", "platform: [cluster]\n").string();
+  expect_config_error(sb, {"run", a}, {a + ":1: key 'platform': expected one enum value, got a list [cluster]"});
+  const std::string b = sb.config("exit_code", "sim:\n  max_time_ms: [1]\n", "b.yaml").string();
+  expect_config_error(sb, {"run", b}, {b + ":5: key 'sim.max_time_ms': expected one double value, got a list [1]"});
+}
+
+TEST_CASE("bad input: a trace window that starts after it ends", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string cfg = sb.config("exit_code").string();
+  expect_config_error(sb, {"run", cfg, "--set", "sim.trace_from_us=50", "--set", "sim.trace_to_us=10"},
+                      {"--set: key 'sim.trace_from_us' = 50 us is not before sim.trace_to_us = 10 us"});
+}
+
+TEST_CASE("bad input: topology.links errors name the real problem and where the value came from",
+          "[integration][bad-input]") {
+  Sandbox sb;
+  const std::vector<std::string> base{"run", kCluster4, "--set", "topology.switch_boxes=1", "--set"};
+  auto links = [&](const std::string& l) {
+    std::vector<std::string> a = base;
+    a.push_back("topology.links=" + l);
+    return a;
+  };
+  // A number too large for an int: a clear range error, not an internal error (exit 70).
+  expect_config_error(sb, links("node99999999999:sb0.0 node1:sb0.1 node2:sb0.2 node3:sb0.3"),
+                      {"--set: impossible topology: link 'node99999999999:sb0.0' names node99999999999 but there are 4 nodes"});
+  expect_config_error(sb, links("node0:sb0.0 node0:sb0.1 node1:sb0.2 node2:sb0.3 node3:sb0.4"),
+                      {"--set: impossible topology: node0 is cabled twice (to sb0.0 and to sb0.1)"});
+  expect_config_error(sb, links("node0:sb0.0 node1:sb0.0 node2:sb0.2 node3:sb0.3"),
+                      {"--set: impossible topology: port sb0.0 is used twice (cabled to node0 and to node1)"});
+  expect_config_error(sb, links("node0:sb0.0 node1:sb0.1 node2:sb0.2 node3:sb0.3 sb0.4:sb0.5"),
+                      {"cable sb0.4:sb0.5 connects two ports of the same switch box"});
+  // From the file, the error names the file's line of topology.links.
+  const std::string file = sb.write("links.yaml", "platform: cluster\ntopology:\n  nodes: 2\n  switch_boxes: 1\n"
+                                                  "  links: node0:sb0.0 node0:sb0.1\n").string();
+  expect_config_error(sb, {"run", file}, {file + ":5: impossible topology: node0 is cabled twice"});
+}
+
+TEST_CASE("bad input: malformed topology.groups", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"1=", "'1=' has no member nodes"},
+      {"1=0,0,0", "'1=0,0,0' names node 0 twice"},
+      {"1=0,1x", "'1=0,1x' has '1x' where a node number belongs"},
+      {"1=0;1=2", "'1=2' gives group 1 a second time"},
+      {"99999999999=0", "has no group number before '='"},
+  };
+  for (const auto& [value, why] : cases)
+    expect_config_error(sb, {"run", kCluster4, "--set", "topology.groups=" + value},
+                        {"--set: key 'topology.groups': " , why, "(expected GROUP=NODE,NODE,..., e.g. '1=0,2,3')"});
+}
+
+TEST_CASE("bad input: an application size that does not fit is refused, not wrapped", "[integration][bad-input]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml", "--set",
+                              "node*.host.args=--sizes 99999999999999999999"},
+                             true, 60);
+  INFO(r.describe());
+  CHECK(r.exited(2));
+  CHECK(contains(r.file("run.log"), "mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1G"));
+}
+
+TEST_CASE("bad input: a stack overflow is named in the fault report", "[integration][bad-input]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", sb.config("fault_stack_overflow").string()}, true, 60);
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_FAULT));
+  CHECK(contains(r.err, "error: firmware fault on ni0.cpu: "));
+  CHECK(std::regex_search(r.err, std::regex(R"(\n  stack:     the stack pointer 0x[0-9a-f]+ is below __stack_limit 0x03ff0000: the stack has probably overflowed)")));
+}
+
+TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits for GDB", "[integration][bad-input]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", sb.config("exit_code").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(3));
+  CHECK_FALSE(contains(r.out, "exiting with 3"));  // firmware output stays quiet
+  CHECK(contains(r.err, "firmware exited with a non-zero code (exit code 3)"));
+
+  // Waiting for GDB is announced even with --quiet; a second client is refused
+  // while one is attached.
+  const int port = 40000 + ::getpid() % 20000;
+  auto sim = sb.start({"run", sb.config("exit_code").string(), "--quiet", "--gdb", "ni0.cpu=" + std::to_string(port)});
+  auto try_connect = [&](double timeout_s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+      ::close(fd);
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout_s) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  };
+  const int first = try_connect(20);
+  REQUIRE(first >= 0);
+  // The server accepts the first client and closes its port: wait for that.
+  int second = -1;
+  for (int i = 0; i < 100; ++i) {
+    second = try_connect(0);
+    if (second < 0) break;
+    ::close(second);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(second < 0);  // refused at once, not left waiting
+  const std::string detach = "$D#44";
+  REQUIRE(::send(first, detach.data(), detach.size(), MSG_NOSIGNAL) == ssize_t(detach.size()));
+  char buf[64];
+  while (::recv(first, buf, sizeof buf, 0) > 0) {
+  }
+  ::close(first);
+  const SimResult g = sim.wait(30);
+  INFO(g.describe());
+  CHECK(g.exited(3));
+  CHECK(contains(g.err, "ni0.cpu: waiting for GDB on 127.0.0.1:" + std::to_string(port)));
+  CHECK(contains(g.err, "firmware exited with a non-zero code (exit code 3)"));
+}
