@@ -20,7 +20,7 @@ std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR
 TEST_CASE("failure: at bit error rate 1e-3 the stall report names the livelock, frame size and odds",
           "[integration][failure]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("cluster-4"), "--set", "link_*.bit_error_rate=1e-3"}, true, 60);
+  const SimResult r = sb.run({"run", config("cluster-4"), "--set", "**.link.bit_error_rate=1e-3"}, true, 60);
   INFO(r.describe());
   CHECK(r.exited(EXIT_STALL));
   CHECK(contains(r.err, "network livelocked at "));
