@@ -54,7 +54,7 @@ TEST_CASE("cluster: bit errors on every link are repaired by retransmission, no 
     const std::string link = "node" + std::to_string(n) + ".link";
     corrupted += r.result_num(link, "ab.corrupted") + r.result_num(link, "ba.corrupted");
     repeats += r.result_num("node" + std::to_string(n) + ".ni.mlcx", "retransmissions") +
-               r.result_num("sb0_port" + std::to_string(n) + "_mlx", "retransmissions");
+               r.result_num("sb0.port" + std::to_string(n) + ".mlx", "retransmissions");
   }
   CHECK(corrupted > 0);
   CHECK(repeats > 0);
@@ -154,7 +154,7 @@ TEST_CASE("cluster: link bindings can be traced: one row per frame an engine sen
   size_t from_ni = 0, from_sb = 0;
   for (const std::string& row : split_lines(r.file("transactions.csv"))) {
     from_ni += row.rfind("node1.ni.mlcx.link,", 0) == 0;
-    from_sb += row.rfind("sb0.port1.link,", 0) == 0;
+    from_sb += row.rfind("sb0.port1.mlx.link,", 0) == 0;
   }
   // Side A of node1.link is the NI, side B the switch-box port.
   CHECK(static_cast<double>(from_ni) == r.result_num("node1.link", "ab.frames"));

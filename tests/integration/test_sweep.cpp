@@ -39,6 +39,6 @@ TEST_CASE("a sweep of two variants yields two distinct, reproducible result rows
   const auto b = sweep_rows(sb, "sweep2");
   CHECK(a == b);
   // Each variant's full parameter set is kept with its results.
-  const std::string params = read_text(sb.dir() / "sweep1" / "link_x.variant-ieee1394" / "params.tsv");
+  const std::string params = read_text(sb.dir() / "sweep1" / "xx.link.variant-ieee1394" / "params.tsv");
   CHECK(contains(params, "node0.link.variant\tieee1394"));
 }
