@@ -201,7 +201,7 @@ TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, t
                                            "topology.switch_boxes=2", "--set", "node*.ni.simctrl.args=0,2,2048,0,1",
                                            "--set", "sim.messages=true"};
   std::vector<std::string> traced = common;
-  for (const char* a : {"--trace", "node*.pci.ni", "--trace", "*.link"}) traced.push_back(a);
+  for (const char* a : {"--trace", "node*.pci.ni", "--trace", "**.link"}) traced.push_back(a);
   const SimResult r = sb.run(traced);
   INFO(r.describe());
   REQUIRE(r.exited(0));
