@@ -6,6 +6,7 @@
 
 #include <ip/ni_memory_map.h>
 
+#include "core/module_scope.h"
 #include "link/link.h"
 #include "ni/mlx_engine.h"
 #include "platform/host_node.h"
@@ -95,15 +96,16 @@ class ClusterPlatform : public Platform {
     for (int n = 0; n < m_topology->nodes(); ++n)
       m_nodes.push_back(std::make_unique<HostNode>(("node" + std::to_string(n)).c_str(), ctx.run, ctx.timing, n,
                                                    m_topology->nodes(), ctx.config_dir, /*with_link=*/true));
-    // One Link per cable; each switch-box end gets its port's MLX engine.
+    // One Link per cable, named under what it connects: node3.link (a node
+    // has one cable), sb0.port7.link (a cable between switch boxes, under
+    // its side A). Each switch-box end gets its port's MLX engine.
     for (const Cable& c : m_topology->cables()) {
-      // link_node3 (a node has one cable), link_sb0_7_sb1_6 between switch boxes.
-      std::string name = c.a.is_node() ? "link_" + c.a.str()
-                         : c.b.is_node() ? "link_" + c.b.str()
-                                         : "link_" + c.a.str() + "_" + c.b.str();
-      for (char& ch : name)
-        if (ch == '.') ch = '_';
-      m_links.push_back(std::make_unique<Link>(name.c_str(), ctx.timing));
+      const LinkEnd& owner = c.a.is_node() ? c.a : c.b.is_node() ? c.b : c.a;
+      {
+        ModuleScope scope(owner.is_node() ? static_cast<sc_core::sc_module&>(*m_nodes[static_cast<size_t>(owner.node)])
+                                          : m_sbs[static_cast<size_t>(owner.sb)]->port(static_cast<unsigned>(owner.port)));
+        m_links.push_back(std::make_unique<Link>("link", ctx.timing));
+      }
       Link& link = *m_links.back();
       m_senders.push_back({connect(link.a_in, link.a_out, c.a, ctx), &link});
       m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link});
@@ -183,17 +185,17 @@ class ClusterPlatform : public Platform {
   template <typename In, typename Out>
   MlxEngine* connect(In& link_in, Out& link_out, const LinkEnd& end, PlatformContext& ctx) {
     MlxEngine* e = nullptr;
-    std::string binding;  // for trace patterns: node3.ni.mlcx.link, sb0.port3.link
+    std::string binding;  // for trace patterns: node3.ni.mlcx.link, sb0.port3.mlx.link
     if (end.is_node()) {
       e = m_nodes[static_cast<size_t>(end.node)]->ni.mlcx.get();
       binding = std::string(e->name()) + ".link";
     } else {
       SwitchBox& sb = *m_sbs[static_cast<size_t>(end.sb)];
-      const std::string name = std::string(sb.name()) + "_port" + std::to_string(end.port) + "_mlx";
-      m_engines.push_back(std::make_unique<MlxEngine>(name.c_str(), sb.port_buffer(static_cast<unsigned>(end.port)),
-                                                      ctx.timing));
+      ModuleScope scope(sb.port(static_cast<unsigned>(end.port)));  // sb0.port3.mlx
+      m_engines.push_back(
+          std::make_unique<MlxEngine>("mlx", sb.port_buffer(static_cast<unsigned>(end.port)), ctx.timing));
       e = m_engines.back().get();
-      binding = std::string(sb.name()) + ".port" + std::to_string(end.port) + ".link";
+      binding = std::string(e->name()) + ".link";
       MessageLedger& ledger = MessageLedger::instance();
       if (ledger.enabled())
         e->set_message_probe(ledger.probe(MessageLedger::SiteKind::SwitchBox, static_cast<unsigned>(end.sb)));

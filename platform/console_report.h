@@ -16,7 +16,7 @@
 namespace m2 {
 
 // The kind of a component: its name with each number replaced by '*'
-// ("node12.ni.cpu" -> "node*.ni.cpu", "sb0_port3_mlx" -> "sb*_port*_mlx").
+// ("node12.ni.cpu" -> "node*.ni.cpu", "sb0.port3.mlx" -> "sb*.port*.mlx").
 std::string component_kind(const std::string& name);
 
 // One line per kind of component and statistic: how many instances, the sum

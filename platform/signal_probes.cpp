@@ -64,11 +64,11 @@ void add_mlx_signals(MlxEngine& e, const std::string& name, SignalProbes& out) {
 
 void add_switch_box_signals(SwitchBox& sb, SignalProbes& out) {
   const std::string n = sb.name();
-  out.push_back({n + ".stations_occupied", 8, [&sb] { return uint64_t(sb.controller().occupied()); }});
-  out.push_back({n + ".bus_busy", 1, growing([&sb] { return sb.switching_bus().busy_time(); })});
+  out.push_back({n + ".controller.stations_occupied", 8, [&sb] { return uint64_t(sb.controller().occupied()); }});
+  out.push_back({n + ".switching_bus.busy", 1, growing([&sb] { return sb.switching_bus().busy_time(); })});
   out.push_back({n + ".cpu.idle", 1, [&sb] { return uint64_t(sb.cpu.core().idle()); }});
   for (unsigned p = 0; p < sb.port_count(); ++p)
-    add_buffer_levels(sb.port_buffer(p), n + ".port" + std::to_string(p), out);
+    add_buffer_levels(sb.port_buffer(p), sb.port_buffer(p).name(), out);
 }
 
 }  // namespace m2

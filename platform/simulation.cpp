@@ -17,6 +17,7 @@
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
 #include "platform/progress_meter.h"
+#include "platform/renamed_names.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
@@ -69,6 +70,7 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
 
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
+  reg.set_renamed_names(renamed_name);
   const size_t file_keys = load_config_presets(opts.config_path, reg);
   const std::string case_dir = apply_chosen_case(opts, listing, reg);
   // Without a single setting the default platform has nothing to run and
@@ -87,6 +89,8 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   }
   auto e = std::make_unique<Elaborated>();
   e->case_dir = case_dir;
+  check_no_old_names(e->sim.trace.get(), e->sim.trace.origin().where + ": key 'sim.trace'");
+  check_no_old_names(e->sim.vcd.get(), e->sim.vcd.origin().where + ": key 'sim.vcd'");
   if (e->sim.trace_to_us.get() > 0 && e->sim.trace_from_us.get() >= e->sim.trace_to_us.get())
     throw ConfigError(e->sim.trace_from_us.origin().where + ": key 'sim.trace_from_us' = " +
                       e->sim.trace_from_us.value_string() + " us is not before sim.trace_to_us = " +

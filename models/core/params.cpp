@@ -367,6 +367,12 @@ void ParamRegistry::check_all_presets_used() const {
   auto report = [&msg](const std::string& line) { msg += (msg.empty() ? "" : "\n") + line; };
   for (const auto& [name, preset] : m_presets) {
     if (preset.used) continue;
+    const std::string renamed = m_renamed ? m_renamed(name) : "";
+    if (!renamed.empty() && renamed != name) {
+      report(preset.origin.where + ": key '" + name + "' is an old name: it is now '" + renamed +
+             "' (docs/models/cluster.md, names)");
+      continue;
+    }
     if (name.find('*') != std::string::npos) {
       // A pattern whose parameters all have exact keys is not an error.
       bool matches = false;

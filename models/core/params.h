@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -142,6 +143,11 @@ class ParamRegistry {
   // The registered name closest to `name` (edit distance), "" if none is close.
   std::string nearest(const std::string& name) const;
 
+  // Names that changed: `renamed(old)` returns the current name for a name
+  // of an earlier scheme ("" when `old` is not one); unknown keys and
+  // patterns that match nothing are then reported with their new name.
+  void set_renamed_names(std::function<std::string(const std::string&)> renamed) { m_renamed = std::move(renamed); }
+
   // Forgets everything (tests).
   void clear();
 
@@ -152,6 +158,7 @@ class ParamRegistry {
   void remove(ParamBase* p);
   std::map<std::string, ParamBase*> m_params;
   std::map<std::string, Preset> m_presets;
+  std::function<std::string(const std::string&)> m_renamed;
 };
 
 }  // namespace m2

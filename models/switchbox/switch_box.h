@@ -78,6 +78,9 @@ class SwitchBox : public sc_core::sc_module {
   unsigned port_count() const { return static_cast<unsigned>(m_ports.size()); }
   // Port p's network buffer: the link layer takes RX input and TX output here.
   NetBuf& port_buffer(unsigned p) { return m_ports.at(p)->buffer; }
+  // Port p itself ("sb0.port3"): the platform builds the port's MLX engine
+  // and the link it is cabled to under it (core/module_scope.h).
+  SbPort& port(unsigned p) { return *m_ports.at(p); }
 
   // Routing tables for the firmware. Before the simulation starts they are
   // written into SDRAM at its start; later calls rewrite them at once.

@@ -43,13 +43,13 @@ DataPathRank data_path_rank(const std::string& c) {
     if (has(c, "port")) return 7;
     return 8;
   };
-  int n = number_after(c, "link_node");
-  if (n >= 0) return {0, n, 6};
-  n = number_after(c, "node");
-  if (n >= 0) return {0, n, stage_of()};
-  n = number_after(c, "link_sb");
-  if (n >= 0) return {2, n, 0};
+  // Links sit under what they connect: node3.link (after the NI's MLC-X),
+  // sb0.port7.link (between switch boxes, after all switch boxes).
+  const bool link = c.size() >= 5 && c.compare(c.size() - 5, 5, ".link") == 0;
+  int n = number_after(c, "node");
+  if (n >= 0) return {0, n, link ? 6 : stage_of()};
   n = number_after(c, "sb");
+  if (n >= 0 && link) return {2, n, 0};
   if (n >= 0) return {1, n, stage_of()};
   return {3, 0, 0};
 }

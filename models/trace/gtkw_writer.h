@@ -23,7 +23,7 @@ std::string format_gtkw(const std::string& vcd_file, const std::string& top, con
                         uint64_t from_ps, uint64_t to_ps);
 
 // The component's place in data-path order: (group, index, stage), e.g.
-// node3's DMA engine (0, 3, 3), link_node3 (0, 3, 6), sb1's port 2 (1, 1, 7).
+// node3's DMA engine (0, 3, 3), node3.link (0, 3, 6), sb1's port 2 (1, 1, 7).
 struct DataPathRank {
   int group, index, stage;
   bool operator<(const DataPathRank& o) const {

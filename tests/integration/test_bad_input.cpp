@@ -195,3 +195,15 @@ TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits fo
   CHECK(contains(g.err, "ni0.cpu: waiting for GDB on 127.0.0.1:" + std::to_string(port)));
   CHECK(contains(g.err, "firmware exited with a non-zero code (exit code 3)"));
 }
+
+TEST_CASE("bad input: names of the earlier flat scheme are errors that give the hierarchical name", "[integration][bad-input][names]") {
+  Sandbox sb;
+  const std::string cfg = sb.write("old.yaml", "platform: cluster\ntopology: {nodes: 4}\n"
+                                                "sb0_port1_mlx.variant: plain\n").string();
+  expect_config_error(sb, {"run", cfg},
+                      {"old.yaml:3: key 'sb0_port1_mlx.variant' is an old name: it is now 'sb0.port1.mlx.variant'"});
+  expect_config_error(sb, {"run", kCluster4, "--set", "link_node2.variant=ieee1394"},
+                      {"--set: key 'link_node2.variant' is an old name: it is now 'node2.link.variant'"});
+  expect_config_error(sb, {"run", kCluster4, "--set", "sim.vcd=sb0.bus_busy"},
+                      {"'sb0.bus_busy' is an old name: it is now 'sb0.switching_bus.busy'"});
+}

@@ -44,23 +44,23 @@ TEST_CASE("cluster: 16 nodes on cascaded switch boxes, all to all, every payload
 TEST_CASE("cluster: bit errors on every link are repaired by retransmission, no message lost",
           "[integration][cluster]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config(4), "--quiet", "--set", "link_*.bit_error_rate=2e-5", "--set",
-                              "link_*.seed=7", "--set", "sim.max_time_ms=500"});
+  const SimResult r = sb.run({"run", config(4), "--quiet", "--set", "**.link.bit_error_rate=2e-5", "--set",
+                              "**.link.seed=7", "--set", "sim.max_time_ms=500"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   check_alltoall(r, 4, 4);
   double corrupted = 0, repeats = 0;
   for (int n = 0; n < 4; ++n) {
-    const std::string link = "link_node" + std::to_string(n);
+    const std::string link = "node" + std::to_string(n) + ".link";
     corrupted += r.result_num(link, "ab.corrupted") + r.result_num(link, "ba.corrupted");
     repeats += r.result_num("node" + std::to_string(n) + ".ni.mlcx", "retransmissions") +
-               r.result_num("sb0_port" + std::to_string(n) + "_mlx", "retransmissions");
+               r.result_num("sb0.port" + std::to_string(n) + ".mlx", "retransmissions");
   }
   CHECK(corrupted > 0);
   CHECK(repeats > 0);
   // Deterministic: the same seed gives the same run.
-  const SimResult again = sb.run({"run", config(4), "--quiet", "--set", "link_*.bit_error_rate=2e-5", "--set",
-                                  "link_*.seed=7", "--set", "sim.max_time_ms=500"});
+  const SimResult again = sb.run({"run", config(4), "--quiet", "--set", "**.link.bit_error_rate=2e-5", "--set",
+                                  "**.link.seed=7", "--set", "sim.max_time_ms=500"});
   CHECK(again.result("run", "sim_time_us") == r.result("run", "sim_time_us"));
 }
 
@@ -83,8 +83,8 @@ TEST_CASE("cluster: the first Maestro's IP (1394 links, plain burst, in-order 4-
           "[integration][cluster]") {
   Sandbox sb;
   const SimResult m2 = sb.run({"run", config(4), "--quiet"});
-  const SimResult m1 = sb.run({"run", config(4), "--quiet", "--set", "link_*.variant=ieee1394", "--set",
-                               "node*.ni.mlcx.variant=plain", "--set", "sb*_mlx.variant=plain", "--set",
+  const SimResult m1 = sb.run({"run", config(4), "--quiet", "--set", "**.link.variant=ieee1394", "--set",
+                               "node*.ni.mlcx.variant=plain", "--set", "sb*.port*.mlx.variant=plain", "--set",
                                "sb0.variant=maestro1"});
   INFO(m2.describe() << "\n" << m1.describe());
   REQUIRE(m2.exited(0));
@@ -96,7 +96,7 @@ TEST_CASE("cluster: the first Maestro's IP (1394 links, plain burst, in-order 4-
   CHECK(m1.result_num("run", "sim_time_us") > 1.1 * m2.result_num("run", "sim_time_us"));
   double busy1 = 0, busy2 = 0;
   for (int n = 0; n < 4; ++n) {
-    const std::string link = "link_node" + std::to_string(n);
+    const std::string link = "node" + std::to_string(n) + ".link";
     busy1 += m1.result_num(link, "ab.busy_us") + m1.result_num(link, "ba.busy_us");
     busy2 += m2.result_num(link, "ab.busy_us") + m2.result_num(link, "ba.busy_us");
   }
@@ -154,11 +154,11 @@ TEST_CASE("cluster: link bindings can be traced: one row per frame an engine sen
   size_t from_ni = 0, from_sb = 0;
   for (const std::string& row : split_lines(r.file("transactions.csv"))) {
     from_ni += row.rfind("node1.ni.mlcx.link,", 0) == 0;
-    from_sb += row.rfind("sb0.port1.link,", 0) == 0;
+    from_sb += row.rfind("sb0.port1.mlx.link,", 0) == 0;
   }
-  // Side A of link_node1 is the NI, side B the switch-box port.
-  CHECK(static_cast<double>(from_ni) == r.result_num("link_node1", "ab.frames"));
-  CHECK(static_cast<double>(from_sb) == r.result_num("link_node1", "ba.frames"));
+  // Side A of node1.link is the NI, side B the switch-box port.
+  CHECK(static_cast<double>(from_ni) == r.result_num("node1.link", "ab.frames"));
+  CHECK(static_cast<double>(from_sb) == r.result_num("node1.link", "ba.frames"));
   CHECK(from_ni > 0);
 }
 
@@ -176,7 +176,7 @@ TEST_CASE("cluster: tracing every binding changes nothing in the simulation", "[
 
 TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fst, with a save file grouping them", "[integration][cluster][trace]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config(2), "--quiet", "--set", "sim.vcd=node0.ni sb0.stations* link_*",
+  const SimResult r = sb.run({"run", config(2), "--quiet", "--set", "sim.vcd=node0.ni sb0.controller.stations* node0.link",
                               "--set", "sim.trace_from_us=20", "--set", "sim.trace_to_us=80"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
@@ -235,8 +235,8 @@ TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fs
   CHECK(depth == 0);
   CHECK(traces == vars.size());
   // Data-path order: node0's NI before its link, the link before the switch box.
-  CHECK(gtkw.find("-node0.ni.netbuf") < gtkw.find("-link_node0"));
-  CHECK(gtkw.find("-link_node0") < gtkw.find("-sb0"));
+  CHECK(gtkw.find("-node0.ni.netbuf") < gtkw.find("-node0.link"));
+  CHECK(gtkw.find("-node0.link") < gtkw.find("-sb0"));
   const std::string fst = (r.out_dir / "signals.fst").string();
   const int rc = std::system(("vcd2fst '" + (r.out_dir / "signals.vcd").string() + "' '" + fst + "' > /dev/null 2>&1").c_str());
   CHECK(rc == 0);

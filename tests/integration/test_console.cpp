@@ -44,7 +44,7 @@ TEST_CASE("console: a 16-node run shows the outcome, the results and one line pe
   // where the largest value is; no per-instance lines.
   CHECK(std::regex_search(r.out, std::regex(R"(\n  node\*\.ni\.cpu \(16\) +instructions +\d+ +\d+ \(node\d+\.ni\.cpu\)\n)")));
   CHECK(std::regex_search(r.out, std::regex(R"(\n  sb\*\.cpu \(3\) +instructions )")));
-  CHECK(std::regex_search(r.out, std::regex(R"(\n  link_node\* \(16\) +ab\.frames )")));
+  CHECK(std::regex_search(r.out, std::regex(R"(\n  node\*\.link \(16\) +ab\.frames )")));
   CHECK_FALSE(contains(r.out, "\n  node15.ni.cpu "));
   CHECK_FALSE(contains(r.out, "model statistics:"));
   // About 600 lines of per-instance figures stay in the files the console names.

@@ -107,7 +107,7 @@ TEST_CASE("cases: m2vp-sim lists them, runs one with --case, and says how to run
   const std::string params = one.file("params.tsv");
   CHECK(contains(params, "node0.ni.simctrl.args\t0,2\t\t\t" + cfg + ":"));
   CHECK(contains(params, ", case channels=2,burst=plain\n"));
-  CHECK(contains(params, "sb0_port1_mlx.variant\tplain\t"));
+  CHECK(contains(params, "sb0.port1.mlx.variant\tplain\t"));
   CHECK(read_tsv(one.out_dir / "results.tsv").size() == 2);
 }
 

@@ -20,13 +20,13 @@ std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR
 TEST_CASE("failure: at bit error rate 1e-3 the stall report names the livelock, frame size and odds",
           "[integration][failure]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("cluster-4"), "--set", "link_*.bit_error_rate=1e-3"}, true, 60);
+  const SimResult r = sb.run({"run", config("cluster-4"), "--set", "**.link.bit_error_rate=1e-3"}, true, 60);
   INFO(r.describe());
   CHECK(r.exited(EXIT_STALL));
   CHECK(contains(r.err, "network livelocked at "));
   CHECK(contains(r.err, "frames keep being resent but none has arrived intact"));
   // One line per sender: link, bit error rate, frame size, resends, odds.
-  const std::regex line(R"((\S+) on (link_\S+) \(bit error rate 0.001\): data frame seq \d+ on channel \d, (\d+) bytes on the wire, resent (\d+) times; one sending arrives intact with probability (\S+) \(1 in \d+\))");
+  const std::regex line(R"((\S+) on (\S+\.link) \(bit error rate 0.001\): data frame seq \d+ on channel \d, (\d+) bytes on the wire, resent (\d+) times; one sending arrives intact with probability (\S+) \(1 in \d+\))");
   int lines = 0;
   for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), line); it != std::sregex_iterator(); ++it) {
     ++lines;

@@ -201,7 +201,7 @@ TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, t
                                            "topology.switch_boxes=2", "--set", "node*.ni.simctrl.args=0,2,2048,0,1",
                                            "--set", "sim.messages=true"};
   std::vector<std::string> traced = common;
-  for (const char* a : {"--trace", "node*.pci.ni", "--trace", "*.link"}) traced.push_back(a);
+  for (const char* a : {"--trace", "node*.pci.ni", "--trace", "**.link"}) traced.push_back(a);
   const SimResult r = sb.run(traced);
   INFO(r.describe());
   REQUIRE(r.exited(0));
@@ -229,7 +229,7 @@ TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, t
   CHECK(tagged > 8);
   const std::string json = check_json(sb, r);
   CHECK(contains(json, " sb1.switching_bus"));
-  CHECK(contains(json, " sb0.port0.link"));
+  CHECK(contains(json, " sb0.port0.mlx.link"));
   // The marks split the sender's firmware stage: waking up, then its work.
   const std::string text = r.file("trace.json");
   CHECK(std::regex_search(

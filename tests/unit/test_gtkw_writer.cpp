@@ -25,13 +25,13 @@ TEST_CASE("gtkw: components in data-path order, node by node, then switch boxes 
   CHECK(data_path_rank("node0.pci") < data_path_rank("node0.ni.dma"));
   CHECK(data_path_rank("node0.ni.dma") < data_path_rank("node0.ni.netbuf"));
   CHECK(data_path_rank("node0.ni.netbuf") < data_path_rank("node0.ni.mlcx"));
-  CHECK(data_path_rank("node0.ni.mlcx") < data_path_rank("link_node0"));
-  CHECK(data_path_rank("link_node0") < data_path_rank("node1.pci"));
+  CHECK(data_path_rank("node0.ni.mlcx") < data_path_rank("node0.link"));
+  CHECK(data_path_rank("node0.link") < data_path_rank("node1.pci"));
   CHECK(data_path_rank("node2.ni.mlcx") < data_path_rank("node10.pci"));  // numbers, not text
   CHECK(data_path_rank("node15.ni.mlcx") < data_path_rank("sb0.port0"));
   CHECK(data_path_rank("sb0.port7") < data_path_rank("sb0"));
   CHECK(data_path_rank("sb0") < data_path_rank("sb1.port0"));
-  CHECK(data_path_rank("sb2") < data_path_rank("link_sb0_7_sb1_6"));
+  CHECK(data_path_rank("sb2") < data_path_rank("sb0.port7.link"));
 }
 
 TEST_CASE("gtkw: one group per component with leaf names, decimal vectors and binary bits, zoomed to the window",
