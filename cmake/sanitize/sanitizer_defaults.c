@@ -1,0 +1,42 @@
+/* Default options of the sanitizer runtimes, compiled into every executable
+ * of an M2VP_SANITIZE build (the runtimes call these functions at start-up;
+ * ASAN_OPTIONS etc. in the environment still override them). Why each one:
+ * see docs/sanitizers.md. */
+
+const char *__asan_default_options(void);
+const char *__ubsan_default_options(void);
+const char *__lsan_default_suppressions(void);
+
+const char *__asan_default_options(void)
+{
+  return
+      /* SystemC runs every SC_THREAD on a coroutine stack of its own and
+       * switches stacks without telling ASan (Debian's libsystemc is not
+       * built with the fiber annotations). With the fake stacks of
+       * use-after-return detection a switch would leave ASan's bookkeeping
+       * on the wrong stack: off. */
+      "detect_stack_use_after_return=0"
+      /* Leaks fail the run (LeakSanitizer at exit). */
+      ":detect_leaks=1"
+      /* A bug is found once, in one report: stop there, as the tests expect
+       * a non-zero exit code. */
+      ":halt_on_error=1"
+      /* Integration tests check exit codes 64-67 of the simulator: ASan's
+       * own code must differ from all of them. */
+      ":exitcode=99"
+      /* Stack traces with file and line. */
+      ":symbolize=1";
+}
+
+const char *__ubsan_default_options(void)
+{
+  return "print_stacktrace=1:halt_on_error=1:exitcode=99";
+}
+
+/* No suppressions. A leak of a stalled run's host application is not
+ * suppressed but fixed (the run reports the stall and its exit path releases
+ * nothing it could; see docs/sanitizers.md). */
+const char *__lsan_default_suppressions(void)
+{
+  return "";
+}
