@@ -6,6 +6,13 @@
 
 #define NI_SDRAM_BASE      0x00000000u  /* 64 MB SDRAM: firmware, data, stacks */
 #define NI_SDRAM_SIZE      0x04000000u
+/* The same SDRAM, cache-inhibited (the firmware's BAT for it has WIMG I = 1):
+ * every access is a 60x bus transaction to the SDRAM controller. Firmware
+ * uses it for what other bus masters read or write behind the 603e's back
+ * (the FPGA's PCI target and DMA engine do not take part in the 603e's
+ * snooping): the host's request ring, the control block, DMA staging. */
+#define NI_SDRAM_UNCACHED_BASE 0x40000000u
+#define NI_UNCACHED(addr) ((addr) + NI_SDRAM_UNCACHED_BASE)
 
 #define NI_CONSOLE_BASE    0xF0000000u  /* console device (ip/console.h)        */
 #define NI_SIMCTRL_BASE    0xF0001000u  /* simulation control (ip/simctrl.h)    */

@@ -64,6 +64,7 @@ void HostNode::append_statistics(std::vector<Statistic>& out) const {
   out.push_back({bridge.name(), "cpu_writes", static_cast<double>(b.cpu_writes)});
   out.push_back({bridge.name(), "write_stall_us", us(b.stall_time)});
   out.push_back({bridge.name(), "dma_bytes", static_cast<double>(b.dma_bytes)});
+  out.push_back({bridge.name(), "dma_read_retries", static_cast<double>(b.dma_read_retries)});
   const DmaEngine::Stats& d = ni.dma.stats();
   out.push_back({ni.dma.name(), "descriptors", static_cast<double>(d.descriptors)});
   out.push_back({ni.dma.name(), "errors", static_cast<double>(d.errors)});

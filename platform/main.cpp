@@ -30,6 +30,11 @@ const char* const USAGE =
     "  --out DIR         output folder (default traces/<config name>, a case in traces/<config name>/<case>)\n"
     "  --quiet           no firmware output on stdout (still in run.log)\n";
 
+// SystemC prints its banner before sc_main unless this variable is set;
+// a static initializer runs before that (the simulator's output starts with
+// what the run prints, also when started directly rather than by ./m2vp).
+const bool kNoSystemcBanner = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0; }();
+
 int usage_error(const std::string& why) {
   std::cerr << "error: " << why << "\n" << USAGE;
   return m2::RunControl::EXIT_CONFIG;

@@ -24,12 +24,6 @@ std::string fmt(const char* f, ...) {
   return buf;
 }
 
-std::string human_time(double s) {
-  if (s >= 1) return fmt("%.6f s", s);
-  if (s >= 1e-3) return fmt("%.6f ms", s * 1e3);
-  return fmt("%.3f us", s * 1e6);
-}
-
 std::ofstream open_out(const std::string& path) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw ConfigError(path + ": cannot write: " + std::strerror(errno));
@@ -37,6 +31,12 @@ std::ofstream open_out(const std::string& path) {
 }
 
 }  // namespace
+
+std::string human_time(double s) {
+  if (s >= 1) return fmt("%.6f s", s);
+  if (s >= 1e-3) return fmt("%.6f ms", s * 1e3);
+  return fmt("%.3f us", s * 1e6);
+}
 
 std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus,
                           const std::vector<Statistic>& stats) {
@@ -106,6 +106,7 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
   for (Processor* p : cpus) {
     f << p->name() << "\tinstructions\t" << p->instructions() << "\n";
     f << p->name() << "\tidle_us\t" << fmt("%.6f", p->idle_time().to_seconds() * 1e6) << "\n";
+    f << p->name() << "\tio_syncs_skipped\t" << p->syncs_skipped() << "\n";
   }
   for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
   for (const Statistic& st : stats) f << st.source << "\t" << st.key << "\t" << fmt("%.6f", st.value) << "\n";

@@ -19,6 +19,9 @@ struct RunSummary {
   double wall_seconds = 0;
 };
 
+// Simulated seconds in the unit that reads best (s, ms or us).
+std::string human_time(double seconds);
+
 std::string format_report(const RunSummary& s, const RunControl& run, const std::vector<Processor*>& cpus,
                           const std::vector<Statistic>& stats = {});
 // Where each CPU stands: for time-limit and stall reports.

@@ -13,8 +13,10 @@
 #include "host/host_cpu.h"
 #include "platform/config_cases.h"
 #include "platform/config_loader.h"
+#include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
+#include "platform/progress_meter.h"
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
@@ -36,6 +38,7 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::unique_ptr<ProgressMeter> progress; // only on a terminal
   std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
@@ -112,6 +115,8 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
         to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
   reg.check_all_presets_used();
+  if (!listing && !opts.quiet && ProgressMeter::wanted())
+    e->progress = std::make_unique<ProgressMeter>(sc_core::sc_time(e->sim.max_time_ms.get(), sc_core::SC_MS));
   return e;
 }
 
@@ -152,6 +157,7 @@ int run_simulation(const RunOptions& opts) {
   const auto wall0 = std::chrono::steady_clock::now();
   sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (e->progress) e->progress->stop();
   summary.sim_seconds = std::max(sc_core::sc_time_stamp(), e->run.last_exit_time()).to_seconds();
   if (!e->run.finished() && sc_core::sc_pending_activity()) summary.sim_seconds = limit.to_seconds();
 
@@ -172,9 +178,20 @@ int run_simulation(const RunOptions& opts) {
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);
-  // --quiet keeps a failed run's report: a non-zero outcome is always told.
-  if (e->run.exit_code() != 0) log.always(report);
-  else log.out(report);
+  // The console gets the outcome, the results and a summary per kind of
+  // component; run.log and report.txt the full report. --quiet keeps the
+  // outcome and the results (a failed run's summary too: a non-zero outcome
+  // is always told).
+  log.file_only(report);
+  if (!opts.quiet || e->run.exit_code() != 0) {
+    std::string console = format_console_report(summary, e->run, cpus, stats, out.string());
+    if (ledger.enabled()) console += "\n" + format_message_summary(ledger);
+    if (e->run.exit_code() != 0) log.always(console);
+    else log.out(console);
+  } else {
+    log.result(format_outcome_line(summary, e->run) + "\n" + format_results_table() + "output in " + out.string() +
+               "/");
+  }
   {
     std::ofstream f(out / "report.txt", std::ios::trunc);
     f << report;

@@ -21,6 +21,8 @@ class AddressMap {
     uint64_t base, size;
     std::string name;
     unsigned port;  // initiator port the range leads to (attach order)
+    uint64_t offset = 0;  // target-relative offset of the range's first byte
+    bool dmi = true;      // false: a view that grants no DMI (every access timed)
   };
 
   // `owner` names the interconnect in error messages.
@@ -29,6 +31,10 @@ class AddressMap {
   // Maps [base, base+size) to the next port and returns that port. Throws
   // ConfigError naming both ranges when it overlaps one already mapped.
   unsigned add(uint64_t base, uint64_t size, const std::string& name);
+  // Maps [base, base+size) as a second view of the target already mapped at
+  // `target_base` (same port; e.g. a cache-inhibited alias of a memory).
+  // Throws ConfigError when the range overlaps, or nothing is at target_base.
+  void add_view(uint64_t base, uint64_t size, const std::string& name, uint64_t target_base, bool dmi);
 
   const std::vector<Range>& ranges() const { return m_ranges; }
   // The range holding `addr`, nullptr if none.
@@ -55,8 +61,11 @@ class AddressMap {
   std::vector<std::pair<uint64_t, uint64_t>> invalidation(unsigned port, uint64_t start, uint64_t end) const;
 
  private:
+  void check_free(uint64_t base, uint64_t size, const std::string& name) const;
+
   std::string m_owner;
   std::vector<Range> m_ranges;
+  unsigned m_ports = 0;
 };
 
 }  // namespace m2

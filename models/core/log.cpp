@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <mutex>
 
 #include "core/params.h"
 
@@ -20,22 +21,56 @@ void Log::open_file(const std::string& path) {
 
 void Log::close_file() { m_file.close(); }
 
+void Log::clear_status() {
+  if (!m_status_shown) return;
+  std::cerr << "\r\033[K" << std::flush;
+  m_status_shown = false;
+}
+
+void Log::status(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  clear_status();
+  if (line.empty()) return;
+  std::cerr << '\r' << line << std::flush;
+  m_status_shown = true;
+}
+
 void Log::out(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  clear_status();
   if (!m_quiet) std::cout << line << '\n' << std::flush;
   if (m_file) m_file << line << '\n' << std::flush;
 }
 
 void Log::always(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  clear_status();
   (m_quiet ? std::cerr : std::cout) << line << '\n' << std::flush;
   if (m_file) m_file << line << '\n' << std::flush;
 }
 
+void Log::result(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  clear_status();
+  std::cout << line << '\n' << std::flush;
+  if (m_file) m_file << line << '\n' << std::flush;
+}
+
+void Log::file_only(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_file) m_file << line << '\n' << std::flush;
+}
+
 void Log::warning(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  clear_status();
   std::cerr << "warning: " << line << '\n' << std::flush;
   if (m_file) m_file << "warning: " << line << '\n' << std::flush;
 }
 
 void Log::error(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  clear_status();
   std::cerr << "error: " << line << '\n' << std::flush;
   if (m_file) m_file << "error: " << line << '\n' << std::flush;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fstream>
+#include <mutex>
 #include <string>
 
 namespace m2 {
@@ -20,12 +21,23 @@ class Log {
   // Output the user must see even with --quiet (the run waits for them, or
   // it tells how a failed run ended): stdout when not quiet, else stderr.
   void always(const std::string& line);
+  // A run's results and outcome: stdout even with --quiet (only progress and
+  // firmware chatter are quiet), and the file.
+  void result(const std::string& line);
+  // The file only (the full end-of-run report, which the console summarises).
+  void file_only(const std::string& line);
+  // A status line on stderr, rewritten in place (the progress meter, only on
+  // a terminal); every other line clears it first. "" clears it.
+  void status(const std::string& line);
   void warning(const std::string& line);  // "warning: ..." (stderr)
   void error(const std::string& line);    // "error: ..." (stderr)
 
  private:
+  void clear_status();
   std::ofstream m_file;
   bool m_quiet = false;
+  bool m_status_shown = false;
+  std::mutex m_mutex;  // the progress meter's thread writes the status line
 };
 
 }  // namespace m2

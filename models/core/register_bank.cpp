@@ -1,5 +1,7 @@
 #include "core/register_bank.h"
 
+#include "core/read_hint.h"
+
 #include <cstdio>
 
 #include "core/log.h"
@@ -34,6 +36,7 @@ void RegisterBank::access(tlm::tlm_generic_payload& t) {
     if (!it->second.read) return fail(("register " + it->second.name + " is write-only").c_str());
     const uint32_t v = it->second.read();
     for (unsigned i = 0; i < 4; ++i) d[i] = uint8_t(v >> shift(i));
+    mark_side_effect_free(t);  // getters only look at state
   } else {
     if (!it->second.write) return fail(("register " + it->second.name + " is read-only").c_str());
     uint32_t v = 0;

@@ -35,6 +35,13 @@ class Router : public sc_core::sc_module {
     initiator.bind(socket);
   }
 
+  // Maps [base, base+size) as a second view of what is attached at
+  // `target_base`; with dmi false every access through it is timed (a
+  // cache-inhibited alias of a memory).
+  void attach_view(uint64_t base, uint64_t size, const std::string& name, uint64_t target_base, bool dmi) {
+    m_map.add_view(base, size, name, target_base, dmi);
+  }
+
   // The address map, for initiators that map regions up front (the ISS).
   std::vector<iss::MemRegion> memory_map() const;
 

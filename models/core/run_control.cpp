@@ -6,10 +6,10 @@ namespace m2 {
 
 void RunControl::add_participant(const std::string& who) { m_participants.insert(who); }
 
-void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when) {
+void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what) {
   if (finished() || !m_exited.insert(who).second) return;
   if (when > m_last_exit) m_last_exit = when;
-  Log::instance().out("[" + who + "] firmware exited with code " + std::to_string(code) + " at " + when.to_string());
+  Log::instance().out("[" + who + "] " + what + " exited with code " + std::to_string(code) + " at " + when.to_string());
   if (code != 0 && m_first_nonzero == 0) m_first_nonzero = code > 63 ? 63 : static_cast<int>(code);
   if (m_exited.size() == m_participants.size()) {
     finish(Outcome::Completed, m_first_nonzero,

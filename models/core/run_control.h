@@ -23,7 +23,9 @@ class RunControl {
   static constexpr int EXIT_CONFIG = 64, EXIT_FAULT = 65, EXIT_STALL = 66, EXIT_KILLED = 67, EXIT_INTERNAL = 70;
 
   void add_participant(const std::string& who);
-  void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when);
+  // `what` names what exited in the log line: "firmware" (an NI's or a switch
+  // box's CPU) or "program" (a host's application).
+  void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what = "firmware");
   void fault(const std::string& who, const std::string& report);
   void time_limit(const std::string& report);
   void stalled(const std::string& report,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include <systemc>
 #include <tlm>
@@ -20,6 +21,7 @@
 #include "core/params.h"
 #include "core/run_control.h"
 #include "cpu/iss.h"
+#include "core/read_hint.h"
 #include "cpu/local_time.h"
 
 namespace m2 {
@@ -62,6 +64,8 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
   sc_core::sc_time idle_time() const;
+  // Device reads sent without a synchronisation first (see transport()).
+  uint64_t syncs_skipped() const { return m_syncs_skipped; }
   // "main+0x1c" when the firmware has symbols for addr.
   std::string describe(uint64_t addr) const;
 
@@ -98,6 +102,9 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
   tlm::tlm_generic_payload m_trans;
+  ReadHint m_read_hint;                     // attached to m_trans
+  std::unordered_set<uint64_t> m_pure_reads;  // addresses whose reads had no side effects
+  uint64_t m_syncs_skipped = 0;
   std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
 };
 

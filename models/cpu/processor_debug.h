@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/gdb_server.h"
+#include "debug/gdb_server.h"
 #include "core/run_control.h"
 #include "cpu/iss.h"
 

@@ -32,10 +32,16 @@ HostBridge::HostBridge(sc_core::sc_module_name name, TimingStyle style)
                         "host memory and chipset latency of a DMA read from host memory before its data "
                         "flows (assumed: PC133 SDRAM access plus front-side bus snoop)",
                         Range<double>{0, 1e6}),
+      read_retry_ns(this->name(), "read_retry_ns", 300.0, "ns",
+                    "extra first-data latency of a DMA read that does not continue the previous one: the bridge "
+                    "answers Retry (PCI 2.2 delayed transaction, 3.3.3.3), fetches across its I/O bridge and the "
+                    "front-side bus, and completes on the master's retry (assumed: ServerWorks-class chipset)",
+                    Range<double>{0, 1e6}),
       m_style(style) {
   m_posted = sc_time(posted_write_ns.get(), sc_core::SC_NS);
   m_read_latency = sc_time(read_latency_ns.get(), sc_core::SC_NS);
   m_memory_latency = sc_time(memory_latency_ns.get(), sc_core::SC_NS);
+  m_read_retry = sc_time(read_retry_ns.get(), sc_core::SC_NS);
   cpu_side.register_b_transport(this, &HostBridge::cpu_b_transport);
   cpu_side.register_transport_dbg(this, &HostBridge::cpu_transport_dbg);
   pci_master.register_invalidate_direct_mem_ptr(this, &HostBridge::ignore_invalidate);
@@ -182,7 +188,16 @@ unsigned int HostBridge::cpu_transport_dbg(tlm::tlm_generic_payload& t) { return
 void HostBridge::dma_b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
   // Reads wait for memory before the first data; writes are posted into
   // memory by the bridge and cost the bus nothing extra.
-  if (t.is_read()) delay += m_memory_latency;
+  if (t.is_read()) {
+    delay += m_memory_latency;
+    // A read that continues the last one finds its lines already coming
+    // (Memory Read Multiple prefetch); any other starts a delayed transaction.
+    if (t.get_address() != m_prefetch_next) {
+      delay += m_read_retry;
+      m_stats.dma_read_retries++;
+    }
+    m_prefetch_next = t.get_address() + t.get_data_length();
+  }
   memory_side->b_transport(t, delay);
   if (t.is_write() && t.is_response_ok() && m_on_memory_write) m_on_memory_write(delay);
   if (t.is_read()) m_stats.dma_reads++;

@@ -42,6 +42,7 @@ class HostBridge : public sc_core::sc_module {
   Param<uint64_t> write_buffer_depth;
   Param<double> read_latency_ns;
   Param<double> memory_latency_ns;
+  Param<double> read_retry_ns;
 
   HostBridge(sc_core::sc_module_name name, TimingStyle style);
 
@@ -54,6 +55,7 @@ class HostBridge : public sc_core::sc_module {
     uint64_t write_stalls = 0;         // CPU writes that found the buffer full
     uint64_t posted_write_errors = 0;  // posted writes nobody accepted (lost, as on PCI)
     uint64_t dma_reads = 0, dma_writes = 0, dma_bytes = 0;
+    uint64_t dma_read_retries = 0;     // DMA reads that did not continue the prefetch stream
     sc_core::sc_time stall_time;  // CPU time lost to a full write buffer
     sc_core::sc_time drain_time;  // CPU reads waiting for posted writes
   };
@@ -91,7 +93,10 @@ class HostBridge : public sc_core::sc_module {
 
   const TimingStyle m_style;
   Stats m_stats;
-  sc_core::sc_time m_posted, m_read_latency, m_memory_latency;
+  sc_core::sc_time m_posted, m_read_latency, m_memory_latency, m_read_retry;
+  // Where the bridge's read prefetch stands: the address right after the
+  // last DMA read (a read starting there continues the stream).
+  uint64_t m_prefetch_next = ~uint64_t{0};
   // LT: end times of the posted writes still on their way (ascending), and
   // when the bridge's master is next free.
   std::deque<sc_core::sc_time> m_write_done;

@@ -94,7 +94,7 @@ void HostCpu::run() {
   console.flush();
   m_exit_code = rc;
   m_doing = kExited;
-  m_run.firmware_exit(name(), static_cast<uint32_t>(rc), sc_core::sc_time_stamp());
+  m_run.firmware_exit(name(), static_cast<uint32_t>(rc), sc_core::sc_time_stamp(), "program");
 }
 
 void HostCpu::sync() {

@@ -131,6 +131,7 @@ class Link : public sc_core::sc_module {
   std::array<std::mt19937_64, 2> m_rng;
   std::array<std::deque<Delivery>, 2> m_queue;
   std::array<sc_core::sc_event, 2> m_queued;
+  std::array<MlxFrameTransaction, 2> m_handover;  // LT: the receiver's copy, per direction
 };
 
 }  // namespace m2

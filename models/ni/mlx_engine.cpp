@@ -189,17 +189,15 @@ void MlxEngine::update_irq() { irq.set((m_events & m_irq_enable) != 0); }
 void MlxEngine::tx_thread() {
   sc_core::sc_event_or_list news;
   news |= m_wake;
+  news |= m_timer;
   for (unsigned c = 0; c < kChannels; ++c) news |= m_buf.tx_data_event(c), news |= m_buf.rx_space_event(c);
   for (;;) {
     check_timers();
     unsigned ch = 0;
     const Choice choice = choose(ch);
     if (choice == Choice::None) {
-      const sc_time t = next_timer();
-      if (t == sc_core::sc_max_time())
-        wait(news);
-      else
-        wait(t, news);
+      arm_timer(next_timer());
+      wait(news);
       continue;
     }
     MlxFrame& f = m_tr.frame;
@@ -306,9 +304,13 @@ unsigned MlxEngine::cut_burst(unsigned ch, MlxFrame& f, unsigned max) {
   if (n == 0) return 0;
   TxChannel& tx = m_tx[ch];
   ChannelStats& cs = m_ch_stats[ch];
-  std::vector<uint8_t> out(size_t(n) * MLX_PACKET_BYTES);
-  std::vector<MlxHeader> starts;
-  std::vector<unsigned> start_packets;
+  // Reused buffers: no allocation per burst.
+  std::vector<uint8_t>& out = m_cut_bytes;
+  std::vector<MlxHeader>& starts = m_cut_starts;
+  std::vector<unsigned>& start_packets = m_cut_start_packets;
+  out.resize(size_t(n) * MLX_PACKET_BYTES);
+  starts.clear();
+  start_packets.clear();
   const size_t bytes = tx.packetizer.cut(m_view.data(), n, out.data(), &starts, m_probe ? &start_packets : nullptr);
   m_buf.tx_pop(ch, nullptr, static_cast<unsigned>(bytes));
   f.add_burst(out.data(), n);
@@ -383,6 +385,19 @@ void MlxEngine::send(MlxFrame& f, sc_time latency) {
   m_stats.tx_busy += f.wire_end - f.wire_start;
 }
 
+// One pending notification at the earliest deadline, left in place when the
+// deadline moves later (an ack came): the thread then wakes once for nothing
+// and arms the next one. A fresh timeout per wait would leave a cancelled
+// entry in the kernel's timed queue for every frame (ack timeouts are 100 us,
+// frames a few hundred ns), and the queue's cost grows with its size.
+void MlxEngine::arm_timer(sc_time in) {
+  if (in == sc_core::sc_max_time()) return;
+  const sc_time now = sc_core::sc_time_stamp(), at = now + in;
+  if (m_timer_at > now && m_timer_at <= at) return;  // an earlier one is pending
+  m_timer.notify(in);
+  m_timer_at = at;
+}
+
 sc_time MlxEngine::next_timer() const {
   sc_time next = sc_core::sc_max_time();
   for (const TxChannel& tx : m_tx) {
@@ -420,25 +435,33 @@ void MlxEngine::b_transport_link(tlm::tlm_generic_payload& t, sc_time& delay) {
     return;
   }
   // The receive pipeline keeps the order of arrival.
-  sc_time at = sc_core::sc_time_stamp() + delay + (f->is_data() ? m_rx_data : m_rx_info);
+  const sc_time now = sc_core::sc_time_stamp();
+  sc_time at = now + delay + (f->is_data() ? m_rx_data : m_rx_info);
   if (!m_arrivals.empty()) at = std::max(at, m_arrivals.back().at);
-  m_arrivals.push_back(Arrival{at, MlxFrame{}});
-  m_arrivals.back().frame.copy_from(*f);
-  if (m_arrivals.size() == 1) m_arrived.notify(SC_ZERO_TIME);
+  std::unique_ptr<MlxFrame> copy;
+  if (m_spare_frames.empty()) {
+    copy = std::make_unique<MlxFrame>();
+  } else {
+    copy = std::move(m_spare_frames.back());
+    m_spare_frames.pop_back();
+  }
+  copy->copy_from(*f);  // reuses the spare's storage
+  m_arrivals.push_back(Arrival{at, std::move(copy)});
+  // The receive thread sleeps until the front's time; a new front wakes it then.
+  if (m_arrivals.size() == 1) m_arrived.notify(at - now);
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void MlxEngine::rx_thread() {
   for (;;) {
-    while (m_arrivals.empty()) wait(m_arrived);
-    const sc_time now = sc_core::sc_time_stamp();
-    if (m_arrivals.front().at > now) {
-      wait(m_arrivals.front().at - now);
-      continue;
+    wait(m_arrived);
+    while (!m_arrivals.empty() && m_arrivals.front().at <= sc_core::sc_time_stamp()) {
+      std::unique_ptr<MlxFrame> f = std::move(m_arrivals.front().frame);
+      m_arrivals.pop_front();
+      receive(*f);
+      m_spare_frames.push_back(std::move(f));
     }
-    const Arrival a = std::move(m_arrivals.front());
-    m_arrivals.pop_front();
-    receive(a.frame);
+    if (!m_arrivals.empty()) m_arrived.notify(m_arrivals.front().at - sc_core::sc_time_stamp());
   }
 }
 
@@ -484,8 +507,8 @@ void MlxEngine::receive(const MlxFrame& f) {
 
 void MlxEngine::accept(RxChannel& rx, unsigned ch, const MlxFrame& f) {
   const unsigned n = f.packet_count();
-  std::vector<uint8_t> data;
-  data.reserve(f.packets.size());
+  std::vector<uint8_t>& data = m_rx_bytes;  // reused: no allocation per frame
+  data.clear();
   for (unsigned i = 0; i < n; ++i) {
     const uint8_t* p = f.packets.data() + size_t(i) * MLX_PACKET_BYTES;
     data.insert(data.end(), p, p + rx.depacketizer.take(p));

@@ -176,7 +176,7 @@ class MlxEngine : public sc_core::sc_module {
   // A frame received, to take effect after rx latency.
   struct Arrival {
     sc_core::sc_time at;
-    MlxFrame frame;
+    std::unique_ptr<MlxFrame> frame;
   };
 
   void b_transport_link(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
@@ -199,6 +199,7 @@ class MlxEngine : public sc_core::sc_module {
   void fill_header(MlxFrame& f);
   void send(MlxFrame& f, sc_core::sc_time latency);
   sc_core::sc_time next_timer() const;
+  void arm_timer(sc_core::sc_time in);
   void check_timers();
 
   // Receiver.
@@ -220,7 +221,13 @@ class MlxEngine : public sc_core::sc_module {
   uint32_t m_events = 0, m_irq_enable = 0;
   sc_core::sc_event m_wake;    // acks, credits, news for the transmitter
   std::deque<Arrival> m_arrivals;
-  sc_core::sc_event m_arrived;
+  std::vector<std::unique_ptr<MlxFrame>> m_spare_frames;  // arrivals' frames, reused
+  sc_core::sc_event m_arrived;  // notified for the time the front arrival takes effect
+  sc_core::sc_event m_timer;    // ack timeouts and credit requests (arm_timer)
+  sc_core::sc_time m_timer_at;  // when m_timer is due (pending while later than now)
+  std::vector<uint8_t> m_rx_bytes, m_cut_bytes;  // reused per frame / burst
+  std::vector<MlxHeader> m_cut_starts;
+  std::vector<unsigned> m_cut_start_packets;
   MlxFrameTransaction m_tr;    // the transmitter's frame on the wire
   std::vector<uint8_t> m_view;  // TX channel bytes read ahead
   sc_core::sc_time m_cycle, m_tx_data, m_tx_info, m_rx_data, m_rx_info, m_ack_timeout;

@@ -66,16 +66,19 @@ inline std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-inline std::vector<std::string> split_tabs(const std::string& line) {
+// The fields of one line separated by `sep` (empty fields kept).
+inline std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> cols;
   size_t start = 0;
   for (;;) {
-    const size_t tab = line.find('\t', start);
-    cols.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return cols;
-    start = tab + 1;
+    const size_t at = line.find(sep, start);
+    cols.push_back(line.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return cols;
+    start = at + 1;
   }
 }
+
+inline std::vector<std::string> split_tabs(const std::string& line) { return split(line, '\t'); }
 
 // A TSV file as rows of columns, header included (empty when missing).
 inline std::vector<std::vector<std::string>> read_tsv(const fs::path& p) {

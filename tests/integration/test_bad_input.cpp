@@ -152,7 +152,7 @@ TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits fo
   INFO(r.describe());
   CHECK(r.exited(3));
   CHECK_FALSE(contains(r.out, "exiting with 3"));  // firmware output stays quiet
-  CHECK(contains(r.err, "outcome:          firmware exited with a non-zero code (exit code 3)"));
+  CHECK(contains(r.err, "firmware exited with a non-zero code (exit code 3)"));
 
   // Waiting for GDB is announced even with --quiet; a second client is refused
   // while one is attached.
@@ -193,5 +193,5 @@ TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits fo
   INFO(g.describe());
   CHECK(g.exited(3));
   CHECK(contains(g.err, "ni0.cpu: waiting for GDB on 127.0.0.1:" + std::to_string(port)));
-  CHECK(contains(g.err, "outcome:          firmware exited with a non-zero code (exit code 3)"));
+  CHECK(contains(g.err, "firmware exited with a non-zero code (exit code 3)"));
 }

@@ -1,4 +1,4 @@
-// Integration tests of the GDB server (models/core/gdb_server.*): m2vp-sim
+// Integration tests of the GDB server (models/debug/gdb_server.*): m2vp-sim
 // runs with --gdb on a free port while the real gdb-multiarch (batch mode)
 // or a small raw-protocol client in this file debugs the firmware.
 #include <catch2/catch.hpp>

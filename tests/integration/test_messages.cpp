@@ -22,16 +22,6 @@ namespace {
 
 std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR) + "/configs/" + name + ".yaml"; }
 
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> cols;
-  size_t start = 0;
-  for (;;) {
-    const size_t at = line.find(sep, start);
-    cols.push_back(line.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return cols;
-    start = at + 1;
-  }
-}
 
 // "12.345678" (us with six decimals) in integer picoseconds; -1 if malformed.
 long long ps(const std::string& us) {

@@ -3,6 +3,10 @@
 // mmp_pingpong, mmp_selftest and netpipe (sw/apps), two hosts on one switch box.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
 #include <cmath>
 #include <regex>
 #include <string>
@@ -28,6 +32,15 @@ void check_clean(const SimResult& r) {
   CHECK_FALSE(contains(log, "mmp: "));  // the firmware's complaints
 }
 
+// The MMP ping-pong with these application arguments, required to end well.
+SimResult pingpong(Sandbox& sb, const std::string& args) {
+  SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  INFO(args << "\n" << r.describe());
+  REQUIRE(r.exited(0));
+  check_clean(r);
+  return r;
+}
+
 // results.tsv as (bytes, latency_us, mbps) rows after checking its header.
 std::vector<std::vector<double>> table(const SimResult& r) {
   std::vector<std::vector<double>> rows;
@@ -46,10 +59,8 @@ std::vector<std::vector<double>> table(const SimResult& r) {
 TEST_CASE("MMP ping-pong: odd sizes and alignments arrive intact both ways", "[integration][mmp]") {
   Sandbox sb;
   const std::string args = "--sizes 1,3,31,33,2047,2049,4097,65537 --iters 2 --warmup 1 --offset 3";
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+  const SimResult r = pingpong(sb, args);
   INFO(r.describe());
-  REQUIRE(r.exited(0));
-  check_clean(r);
   for (const char* host : {"node0.host", "node1.host"}) {
     INFO(host);
     CHECK(r.result(host, "payload_errors") == std::optional<std::string>("0"));
@@ -79,10 +90,8 @@ TEST_CASE("MMP ping-pong through unpinned buffers: heap (bounce copy) and physic
   Sandbox sb;
   for (const std::string kind : {"heap", "phys"}) {
     const std::string args = "--sizes 1,2049,65537 --iters 1 --warmup 1 --offset 5 --buffers " + kind;
-    const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=" + args});
+    const SimResult r = pingpong(sb, args);
     INFO(kind << "\n" << r.describe());
-    REQUIRE(r.exited(0));
-    check_clean(r);
     CHECK(r.result("node0.host", "payload_errors") == std::optional<std::string>("0"));
     CHECK(r.result("node1.host", "payload_errors") == std::optional<std::string>("0"));
     CHECK(table(r).size() == 3);
@@ -204,31 +213,91 @@ TEST_CASE("MMP ping-pong gives close figures in LT and AT", "[integration][mmp]"
   }
 }
 
-TEST_CASE("MMP ping-pong: a slower PCI bus slows even a 1-byte message, in LT as in AT", "[integration][mmp]") {
-  // The host's request and doorbell, the payload DMA and the completion record
-  // all cross PCI: at 32 bit / 33 MHz each takes longer, and in LT the doorbell
-  // interrupt is raised when the write is through, not when it is posted.
+// Mean of one messages.csv column over the messages of `bytes` bytes.
+static double mean_stage(const SimResult& r, const std::string& column, int bytes) {
+  const std::vector<std::string> lines = split_lines(r.file("messages.csv"));
+  REQUIRE(!lines.empty());
+  const std::vector<std::string> head = split(lines[0], ',');
+  const auto col = std::find(head.begin(), head.end(), column) - head.begin();
+  const auto size_col = std::find(head.begin(), head.end(), "bytes") - head.begin();
+  REQUIRE(col < static_cast<long>(head.size()));
+  double sum = 0;
+  int n = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> v = split(lines[i], ',');
+    if (v.size() != head.size() || std::stoi(v[size_col]) != bytes) continue;
+    sum += std::stod(v[col]);
+    ++n;
+  }
+  REQUIRE(n > 0);
+  return sum / n;
+}
+
+TEST_CASE("MMP ping-pong: a slower PCI bus slows the request and the data, in LT as in AT", "[integration][mmp]") {
+  // The host's request and doorbell cross PCI: at 32 bit / 33 MHz the request
+  // stage (posted writes until the doorbell acts) is longer, and in LT the
+  // doorbell interrupt is raised when the write is through, not when it is
+  // posted. A 1-byte message's end-to-end time need not show it: the NI
+  // firmware is often still finishing the previous message's completion when
+  // the next request arrives. 1 KB moves its data twice over the slower bus.
   Sandbox sb;
-  const std::string args = "node*.host.args=--sizes 1 --iters 3 --warmup 1";
-  double one_byte[2][2] = {};  // [timing][variant]
+  const std::string args = "node*.host.args=--sizes 1,1k --iters 3 --warmup 1";
+  double request[2][2] = {}, one_kb[2][2] = {};  // [timing][variant]
   const char* timings[] = {"lt", "at"};
   const char* variants[] = {"pci64-66", "pci32-33"};
   for (int tm = 0; tm < 2; ++tm)
     for (int v = 0; v < 2; ++v) {
       const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", args, "--set",
-                                  std::string("sim.timing=") + timings[tm], "--set",
+                                  "sim.messages=true", "--set", std::string("sim.timing=") + timings[tm], "--set",
                                   std::string("node*.pci.variant=") + variants[v]});
       INFO(r.describe());
       REQUIRE(r.exited(0));
       const auto t = table(r);
-      REQUIRE(t.size() == 1);
-      one_byte[tm][v] = t[0][1];
+      REQUIRE(t.size() == 2);
+      request[tm][v] = mean_stage(r, "request_us", 1);
+      one_kb[tm][v] = t[1][1];
     }
   for (int tm = 0; tm < 2; ++tm) {
-    INFO(timings[tm] << ": pci64-66 " << one_byte[tm][0] << " us, pci32-33 " << one_byte[tm][1] << " us");
-    // Five PCI transactions on the one-way path, each 0.1-0.25 us slower.
-    CHECK(one_byte[tm][1] - one_byte[tm][0] >= 0.5);
-    CHECK(one_byte[tm][1] - one_byte[tm][0] <= 2.0);
+    INFO(timings[tm] << ": request stage pci64-66 " << request[tm][0] << " us, pci32-33 " << request[tm][1]
+                     << " us; 1 KB " << one_kb[tm][0] << " vs " << one_kb[tm][1] << " us");
+    // Nine write transactions (descriptor words and doorbell), each slower.
+    CHECK(request[tm][1] - request[tm][0] >= 0.3);
+    CHECK(request[tm][1] - request[tm][0] <= 2.0);
+    // 1 KB over 132 instead of 528 MB/s, out of host memory and into it: 2 x 5.8 us.
+    CHECK(one_kb[tm][1] - one_kb[tm][0] >= 8.0);
   }
-  CHECK(std::abs(one_byte[0][1] - one_byte[1][1]) <= 0.5);  // LT and AT agree
+  CHECK(std::abs(request[0][1] - request[1][1]) <= 0.5);  // LT and AT agree
+}
+
+// The host level's calibration (issue 12, docs/experiments.md, bench
+// calibration): the sizes where the model is calibrated, 4 KB and up, stay in
+// their bands of the published MMP NetPIPE curve (10% for latency, 5% for
+// the peak over 512 KB - 2 MB). Below 4 KB the model is still about 5 us
+// short, a known open gap that the bench prints and the docs explain.
+TEST_CASE("MMP ping-pong (host level): 4 KB and the peak throughput within the published bands",
+          "[integration][mmp][calibration]") {
+  // Published one-way latencies from the bench's copy of the spec's table.
+  std::map<unsigned, double> published;
+  for (const auto& row : read_tsv(std::filesystem::path(M2VP_SOURCE_DIR) / "bench/data/mmp-netpipe-published.tsv"))
+    if (row.size() == 2 && !row[0].empty() && std::isdigit(static_cast<unsigned char>(row[0][0])))
+      published[static_cast<unsigned>(std::stoul(row[0]))] = std::stod(row[1]);
+  REQUIRE(published.count(4096));
+
+  Sandbox sb;
+  const std::string args = "--sizes 4k,512k,1M,2M --iters 3 --warmup 1";
+  const SimResult r = pingpong(sb, args);
+  INFO(r.describe());
+  const auto rows = table(r);
+  REQUIRE(rows.size() == 4);
+  double peak = 0;
+  for (const auto& row : rows) {
+    INFO(row[0] << " B: " << row[1] << " us, " << row[2] << " Mbit/s");
+    if (row[0] >= 512 * 1024) peak = std::max(peak, row[2]);
+    if (published.count(static_cast<unsigned>(row[0]))) {
+      const double pub = published.at(static_cast<unsigned>(row[0]));
+      CHECK(std::abs(row[1] - pub) <= 0.10 * pub);
+    }
+  }
+  INFO("peak " << peak << " Mbit/s, published 1875");
+  CHECK(std::abs(peak - 1875) <= 0.05 * 1875);
 }

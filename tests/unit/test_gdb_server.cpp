@@ -1,4 +1,4 @@
-// Unit tests for the GDB remote protocol: framing (models/core/gdb_packet.*),
+// Unit tests for the GDB remote protocol: framing (models/debug/gdb_packet.*),
 // the packet handler against a fake CPU, and the server over a socketpair
 // (acks, NAK and retransmission, Ctrl-C, output, a vanishing GDB).
 #include <catch2/catch.hpp>
@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/gdb_packet.h"
-#include "core/gdb_server.h"
+#include "debug/gdb_packet.h"
+#include "debug/gdb_server.h"
 
 using m2::GdbServer;
 namespace gdb = m2::gdb;

@@ -280,7 +280,7 @@ TEST_CASE("host bridge: posted writes to nowhere are lost and counted, reads fai
   CHECK(at.bridge.stats().posted_write_errors == 1);
 }
 
-TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay memory_latency_ns",
+TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay memory_latency_ns and a new stream read_retry_ns",
           "[model][host]") {
   m2::ParamRegistry::instance().clear();
   Host h("h", TimingStyle::LT);
@@ -296,14 +296,24 @@ TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay mem
   std::vector<uint8_t> back(256);
   REQUIRE(h.ni.read(PCI_HOST_MEMORY_BASE + 0x2000, back, &d) == tlm::TLM_OK_RESPONSE);
   CHECK(back == data);
-  CHECK(d == clk(14 + 32) + ns(150));
+  // The first read of a stream is a delayed transaction.
+  CHECK(h.bridge.read_retry_ns.get() == 300.0);
+  CHECK(d == clk(14 + 32) + ns(150) + ns(300));
+  // A read continuing where the last one ended finds its lines prefetched.
+  std::vector<uint8_t> next(64);
+  REQUIRE(h.ni.read(PCI_HOST_MEMORY_BASE + 0x2100, next, &d) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == clk(14 + 8) + ns(150));
+  // Going back is a new stream again.
+  REQUIRE(h.ni.read(PCI_HOST_MEMORY_BASE + 0x2000, next, &d) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == clk(14 + 8) + ns(150) + ns(300));
+  CHECK(h.bridge.stats().dma_read_retries == 2);
 
   const auto& s = h.bridge.stats();
   CHECK(s.dma_writes == 1);
-  CHECK(s.dma_reads == 1);
-  CHECK(s.dma_bytes == 512);
+  CHECK(s.dma_reads == 3);
+  CHECK(s.dma_bytes == 640);
   CHECK(h.bus.master_stats()[1].name == "ni0");
-  CHECK(h.bus.master_stats()[1].bytes == 512);
+  CHECK(h.bus.master_stats()[1].bytes == 640);
   CHECK(h.bus.master_stats()[0].bytes == 0);
 
   // DMI to host memory through the bus (LT): pointer and latencies.

@@ -302,3 +302,41 @@ TEST_CASE("router: DMI invalidation from a target is translated to bus addresses
   CHECK(init.invalidations[0].first == 0x40000000);
   CHECK(init.invalidations[0].second == 0x40001FFF);
 }
+
+TEST_CASE("router: a view maps a second window onto an attached target, timed, without DMI", "[model][router]") {
+  m2::ParamRegistry::instance().clear();
+  Initiator init{"init"};
+  m2::Router bus{"bus"};
+  m2::Memory mem{"mem", kSizeA, /*read_latency_ns=*/40, /*write_latency_ns=*/20};
+  init.socket.bind(bus.target);
+  bus.attach(mem.socket, kBaseA, kSizeA, mem.name());
+  // The upper half of the memory, seen again at 0x40008000.
+  bus.attach_view(0x40008000, kSizeA / 2, "mem (uncached)", kBaseA + kSizeA / 2, false);
+  CHECK_THROWS_WITH(bus.attach_view(0x40008000, 0x1000, "again", kBaseA, false), Contains("overlaps"));
+  CHECK_THROWS_WITH(bus.attach_view(0x50000000, kSizeA, "too big", kBaseA + 0x10, false),
+                    Contains("no single range holds it"));
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+
+  uint8_t w[4] = {1, 2, 3, 4}, r[4] = {};
+  sc_core::sc_time d;
+  REQUIRE(init.access(tlm::TLM_WRITE_COMMAND, 0x40008010, w, 4, &d) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == sc_core::sc_time(20 + 20, sc_core::SC_NS));  // bus + the memory's write latency
+  CHECK(init.last_address == 0x40008010);
+  REQUIRE(init.access(tlm::TLM_READ_COMMAND, kBaseA + kSizeA / 2 + 0x10, r, 4, &d) == tlm::TLM_OK_RESPONSE);
+  CHECK(std::memcmp(r, w, 4) == 0);  // the same bytes through the direct window
+  REQUIRE(init.access(tlm::TLM_READ_COMMAND, 0x40008010, r, 4, &d) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == sc_core::sc_time(20 + 40, sc_core::SC_NS));
+  // Past the view's end is an address error, not the memory's next bytes.
+  CHECK(init.access(tlm::TLM_READ_COMMAND, 0x40008000 + kSizeA / 2, r, 4, &d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+
+  tlm::tlm_dmi dmi;
+  CHECK_FALSE(init.dmi(0x40008010, dmi));  // every access through the view is timed
+  REQUIRE(init.dmi(kBaseA + 0x10, dmi));   // the direct window still grants DMI
+  CHECK(dmi.get_start_address() == kBaseA);
+  // The memory map lists both windows; the ISS maps the view as I/O.
+  CHECK(bus.memory_map().size() == 2);
+  // Debug access through the view reaches the same bytes.
+  uint8_t dbg[4] = {};
+  CHECK(init.dbg(tlm::TLM_READ_COMMAND, 0x40008010, dbg, 4) == 4);
+  CHECK(std::memcmp(dbg, w, 4) == 0);
+}

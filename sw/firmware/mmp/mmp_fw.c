@@ -43,8 +43,12 @@
 
 enum { RESULT_SENT, RESULT_RECEIVED, RESULT_UNEXPECTED, RESULT_BYTES_IN, RESULT_ERRORS, RESULT_BYTES_OUT };
 
-static inline uint32_t sd32(uint32_t addr) { return *(volatile uint32_t *)(uintptr_t)addr; }
-static inline void sd32_set(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)addr = v; }
+/* The control block and the request ring are written by the host through
+ * PCI, behind the 603e's cache: the firmware reads and writes them through
+ * the cache-inhibited view of the SDRAM (ip/ni_memory_map.h), each access a
+ * bus transaction. */
+static inline uint32_t sd32(uint32_t addr) { return *(volatile uint32_t *)(uintptr_t)NI_UNCACHED(addr); }
+static inline void sd32_set(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)NI_UNCACHED(addr) = v; }
 static inline uint32_t host(uint32_t bus) { return NI_HOST_WINDOW_BASE + bus; }
 
 /* ---- configuration (firmware arguments and the host's init block) ------ */
@@ -115,6 +119,8 @@ static uint32_t g_stage[STAGE_SLOTS][8] __attribute__((aligned(32)));
 static uint32_t g_stage_ticket[STAGE_SLOTS];
 static unsigned g_stage_next;
 
+/* A free slot, through the cache-inhibited view: the DMA engine reads the
+ * SDRAM, not the 603e's cache, so the stores must reach the SDRAM. */
 static volatile uint32_t *stage(void)
 {
   const unsigned i = g_stage_next;
@@ -122,8 +128,11 @@ static volatile uint32_t *stage(void)
     ;
   g_stage_ticket[i] = g_dma_issued + 1;
   g_stage_next = (i + 1) % STAGE_SLOTS;
-  return g_stage[i];
+  return (volatile uint32_t *)(uintptr_t)NI_UNCACHED((uint32_t)(uintptr_t)g_stage[i]);
 }
+
+/* The SDRAM address a DMA descriptor takes for a staged slot. */
+static uint32_t staged_addr(volatile uint32_t *p) { return (uint32_t)(uintptr_t)p - NI_SDRAM_UNCACHED_BASE; }
 
 /* Completion record `code` for the handle in `cookie`, after everything
  * queued so far; `seq` is the message's number (with `src` it names it),
@@ -146,7 +155,7 @@ static void complete(uint32_t cookie, uint32_t code, uint32_t len, uint32_t offs
   r[5] = (uint32_t)tb_read();
   r[6] = seq;
   r[7] = MMP_STATUS_WORD(MMP_COOKIE_GEN(cookie), code);
-  dma((uint32_t)(uintptr_t)r, host(g_status_bus + MMP_STATUS_RECORDS + index * MMP_RECORD_BYTES),
+  dma(staged_addr(r), host(g_status_bus + MMP_STATUS_RECORDS + index * MMP_RECORD_BYTES),
       MMP_RECORD_BYTES, trace);
 }
 
@@ -587,11 +596,11 @@ static int tx_step(void)
   if (s->flags & MMP_REQF_INLINE) {
     /* Header right before the payload in the slot: one DMA for both. */
     const uint32_t slot = MMP_REQ_SLOT(s->slot);
-    volatile uint32_t *h = (volatile uint32_t *)(uintptr_t)(slot + MMP_REQ_INLINE_HDR);
+    volatile uint32_t *h = (volatile uint32_t *)(uintptr_t)NI_UNCACHED(slot + MMP_REQ_INLINE_HDR);
     fill_header(h, s, n);
     if (n <= g_bypass && ticket_done(g_tx_ticket[ch])) {
       /* The CPU may push only while no DMA into this channel is pending. */
-      const uint32_t win = NI_NETBUF_TX_WINDOW(ch), src = slot + MMP_REQ_INLINE_HDR;
+      const uint32_t win = NI_NETBUF_TX_WINDOW(ch), src = NI_UNCACHED(slot + MMP_REQ_INLINE_HDR);
       uint32_t i = 0;
       for (; i + 4 <= bytes; i += 4)
         *(volatile uint32_t *)(uintptr_t)win = *(volatile uint32_t *)(uintptr_t)(src + i);
@@ -604,18 +613,20 @@ static int tx_step(void)
       tx_commit(ch, g_tx_ticket[ch], bytes);
     }
   } else {
-    volatile uint32_t *h = stage();
-    fill_header(h, s, n);
+    uint32_t hdr[8];
+    fill_header(hdr, s, n);
     if (ticket_done(g_tx_ticket[ch])) {
       /* Nothing queued for this channel (the usual case when the chunks
        * alternate): the CPU pushes the header and spares the DMA engine a
        * descriptor while it still reads the previous chunk. */
       const uint32_t win = NI_NETBUF_TX_WINDOW(ch);
       for (unsigned i = 0; i < 8; i++)
-        *(volatile uint32_t *)(uintptr_t)win = h[i];
+        *(volatile uint32_t *)(uintptr_t)win = hdr[i];
     } else {
-      g_tx_ticket[ch] =
-          dma((uint32_t)(uintptr_t)h, NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES, s->trace);
+      volatile uint32_t *h = stage();
+      for (unsigned i = 0; i < 8; i++)
+        h[i] = hdr[i];
+      g_tx_ticket[ch] = dma(staged_addr(h), NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES, s->trace);
     }
     if (n > 0)
       g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n, s->trace);
@@ -842,8 +853,8 @@ int main(void)
     g_msgbuf_blocks = MSGBUF_MAX_BLOCKS;
   sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_RUNNING);
   /* Node first, then the ready word the host polls. */
-  sd32_set(host(g_status_bus + MMP_STATUS_NODE), g_node);
-  sd32_set(host(g_status_bus + MMP_STATUS_READY), MMP_FW_MAGIC);
+  *(volatile uint32_t *)(uintptr_t)host(g_status_bus + MMP_STATUS_NODE) = g_node;
+  *(volatile uint32_t *)(uintptr_t)host(g_status_bus + MMP_STATUS_READY) = MMP_FW_MAGIC;
   for (;;) {
     if (g_finalizing && g_send_head == g_send_tail && ticket_done(g_dma_issued))
       break;

@@ -19,10 +19,12 @@
 #define TABLE_MAGIC 0x4D4D5054u
 #define HANDLE_MAGIC 0x4D4D5048u
 
-/* Host CPU time of the library's own work (assumptions: a few hundred
- * instructions of a PIII per call, bookkeeping of a Wait). */
-#define CALL_NS 150.0
-#define WAIT_NS 50.0
+/* Host CPU time of the library's own work, in host clock cycles so that it
+ * scales with the host (assumptions: about 150 instructions of a PIII, at
+ * about one per clock, per Send/Recv: checks, handle, buffer lookup, the
+ * descriptor; 50 for a Wait's bookkeeping). */
+#define CALL_CYCLES 150u
+#define WAIT_CYCLES 50u
 #define PIO_RETRY_NS 1000.0
 
 enum buf_mode { BUF_NONE, BUF_PINNED, BUF_PIN_MESSAGE, BUF_BOUNCE_POOL, BUF_BOUNCE_TEMP, BUF_INLINE };
@@ -460,7 +462,7 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
   if (!H || !is_connect(me) || me->initialized) return fail_null(H, MMP_EINVAL);
   if (t && (!t->PNA || t->n < 0 || t->n > t->n_networks)) return fail_null(H, MMP_EINVAL);
   if (H->finalized) return fail_null(H, MMP_ENOTINIT);
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   if (!H->opened) {
     H->drv = m2drv_open(0);
     if (!H->drv) return fail_null(H, MMP_ENI);
@@ -517,7 +519,7 @@ void MMP_finalize(struct MMP_connect *me)
     fail(H, MMP_ENOTINIT);
     return;
   }
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   me->initialized = 0;
   if (--H->refs > 0) {
     fail(H, MMP_OK);
@@ -695,7 +697,7 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   /* The message starts here for the trace (before any time is charged). */
   const uint32_t msg = H->msg_next++;
   m2host_msg_send(H->node, msg, node, len, (uint32_t)tag);
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   int err = MMP_OK;
   struct op *o = start_send(H, buf, len, (uint32_t)tag, from->port, node, to->port, 0, msg, &err);
   if (!o) {
@@ -712,7 +714,7 @@ int MMP_Wait_send(struct MMP_send_handle *h)
   struct host *H = self();
   struct op *o = op_of(H, h, 1);
   if (!o) return fail(H, MMP_EINVAL);
-  m2host_compute_ns(WAIT_NS);
+  m2host_compute_cycles(WAIT_CYCLES);
   return fail(H, finish_send(H, o));
 }
 
@@ -723,7 +725,7 @@ struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_conn
   if (!is_connect(from) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
   const int node = node_of(H, from);
   if (node < 0) return fail_null(H, node);
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   int err = MMP_OK;
   struct op *o = start_recv(H, buf, len, (uint32_t)tag, node, from->port, to->port, &err);
   if (!o) return fail_null(H, err);
@@ -736,7 +738,7 @@ int MMP_Wait_recv(struct MMP_recv_handle *h)
   struct host *H = self();
   struct op *o = op_of(H, h, 0);
   if (!o) return fail(H, MMP_EINVAL);
-  m2host_compute_ns(WAIT_NS);
+  m2host_compute_cycles(WAIT_CYCLES);
   const int rc = finish_recv(H, o);
   fail(H, rc < 0 ? rc : MMP_OK);
   return rc;
@@ -758,7 +760,7 @@ void MMP_Sync(int id, int n_nodes)
     fail(H, running(H) ? MMP_EINVAL : MMP_ENOTINIT);
     return;
   }
-  m2host_compute_ns(CALL_NS);
+  m2host_compute_cycles(CALL_CYCLES);
   if (n_nodes == 1) return;
   const uint32_t tag = H->sync_epoch++;
   const int root = rank_node(H, 0);

@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/gdb_packet.h"
-#include "core/gdb_socket.h"
+#include "debug/gdb_packet.h"
+#include "debug/gdb_socket.h"
 
 namespace m2 {
 

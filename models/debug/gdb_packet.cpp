@@ -1,4 +1,4 @@
-#include "core/gdb_packet.h"
+#include "debug/gdb_packet.h"
 
 namespace m2::gdb {
 namespace {

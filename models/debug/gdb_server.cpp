@@ -1,4 +1,4 @@
-#include "core/gdb_server.h"
+#include "debug/gdb_server.h"
 
 #include <cstdio>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "core/gdb_socket.h"
+#include "debug/gdb_socket.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Keeps the result tables in docs/*.md from drifting: `--check` finds
+malformed tables, `--update` regenerates the marked ones from fresh runs.
+
+  doc_tables.py --check [FILE.md ...]     (default: every docs/**/*.md)
+  doc_tables.py --update [FILE.md ...] [--sim M2VP_SIM] [--only TEXT]
+
+A generated table stands between two markers:
+
+  <!-- table: configs/pingping.yaml --set sim.timing=lt | summary.tsv | bytes=bytes 2/ooo1=ooo1 -->
+  | bytes | ooo1 |
+  |------:|-----:|
+  ...
+  <!-- end table -->
+
+The marker says: the config and arguments of the run (m2vp run, so a config
+with cases runs every case), the file of the run's output folder the table
+comes from (results.tsv, summary.tsv), and optionally the columns to show
+as SOURCE=HEADING (default: every column, headed as in the file). Numbers
+are written with up to 4 significant digits (at least 0 decimals for values
+of 1000 and more); a missing value is shown as a dash (a case that stopped
+early, e.g. a deadlock).
+
+--check reads every markdown table: each row must have the header's number
+of cells, and each right-aligned column (`---:`) numbers only (a dash, an
+empty cell or the words listed in NON_NUMBERS allowed). A marked table must
+also have the headings its marker asks for. Exit code 1 with FILE:LINE and
+what is wrong; 0 when all is well.
+"""
+import argparse
+import glob
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+from runs import read_tsv
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+MARK = re.compile(r"^<!-- table: (?P<spec>.*) -->\s*$")
+END = re.compile(r"^<!-- end table -->\s*$")
+NON_NUMBERS = {"", "-", "–", "—", "deadlock", "n/a"}
+# A number or a range of numbers, optionally signed, with a unit after it.
+NUMBER = re.compile(r"^[+\-−~≈]?(\d[\d,]*(\.\d+)?|\.\d+)([–-]\d[\d,]*(\.\d+)?)?\s*(?P<unit>[A-Za-zµ/%]{1,8})?$")
+
+
+def parse_spec(spec):
+    """(run arguments, source file, [(column, heading)] or None) of a marker."""
+    parts = [p.strip() for p in spec.split("|")]
+    if len(parts) not in (2, 3) or not parts[0] or not parts[1]:
+        raise ValueError("expected 'CONFIG [ARGS] | SOURCE.tsv [| COLUMN=HEADING ...]'")
+    columns = None
+    if len(parts) == 3 and parts[2]:
+        columns = []
+        for item in shlex.split(parts[2]):
+            col, sep, heading = item.partition("=")
+            columns.append((col, heading if sep else col))
+    return shlex.split(parts[0]), parts[1], columns
+
+
+def format_number(text):
+    try:
+        v = float(text)
+    except ValueError:
+        return text
+    if v == int(v) and abs(v) < 1e15 and "." not in text:
+        return str(int(v))
+    a = abs(v)
+    decimals = 0 if a >= 1000 else 1 if a >= 100 else 2 if a >= 1 else 3
+    return f"{v:.{decimals}f}"
+
+
+def render(rows, columns):
+    """Markdown lines of a table from TSV rows (header first)."""
+    if not rows:
+        raise ValueError("the source table is empty")
+    header = rows[0]
+    if columns is None:
+        columns = [(c, c) for c in header]
+    index = []
+    for col, _ in columns:
+        if col not in header:
+            raise ValueError(f"no column '{col}' in the source (it has: {', '.join(header)})")
+        index.append(header.index(col))
+    def numeric(i):
+        values = [r[i] for r in rows[1:] if i < len(r) and r[i] != ""]
+        try:
+            [float(v) for v in values]
+        except ValueError:
+            return False
+        return True
+
+    # Numbers right-aligned, words (a pattern's or a case's name) left-aligned.
+    align = ["---:" if numeric(i) else "---" for i in index]
+    out = ["| " + " | ".join(h for _, h in columns) + " |", "|" + "|".join(align) + "|"]
+    for r in rows[1:]:
+        cells = [format_number(r[i]) if i < len(r) and r[i] != "" else "–" for i in index]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def markdown_tables(lines):
+    """(first line number, lines) of each markdown table: consecutive lines
+    starting with '|' outside fenced code blocks."""
+    tables, start, fenced = [], None, False
+    for n, line in enumerate(lines + [""]):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if line.lstrip().startswith("|") and not fenced:
+            if start is None:
+                start = n
+        elif start is not None:
+            tables.append((start, lines[start:n]))
+            start = None
+    return tables
+
+
+def cells(line):
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|"):
+        s = s[:-1]
+    # A '|' inside backquotes is part of the cell (e.g. `--pairing adjacent|across`).
+    out, cur, code, prev = [], "", False, ""
+    for ch in s:
+        if ch == "`":
+            code = not code
+        if ch == "|" and not code and prev != "\\":
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+        prev = ch
+    out.append(cur.strip())
+    return out
+
+
+def check_table(path, start, lines):
+    problems = []
+    if len(lines) < 2:
+        return problems
+    head = cells(lines[0])
+    align = cells(lines[1])
+    if not all(re.fullmatch(r":?-+:?", a) for a in align):
+        return [f"{path}:{start + 2}: the second line of a table must be its alignment row"]
+    if len(align) != len(head):
+        problems.append(f"{path}:{start + 2}: {len(align)} alignment cells for {len(head)} headings")
+    numeric = [a.endswith(":") and not a.startswith(":") for a in align]
+    units = {}  # column -> [(line, cell, unit)]
+    for k, line in enumerate(lines[2:], start=start + 3):
+        row = cells(line)
+        if len(row) != len(head):
+            problems.append(f"{path}:{k}: {len(row)} cells, the header has {len(head)}")
+            continue
+        row_units = []
+        for c, cell in enumerate(row):
+            if c == 0 or c >= len(numeric) or not numeric[c]:
+                continue  # the first column names the row (sizes, cases)
+            plain = re.sub(r"[*_`]", "", cell).split(" (")[0].strip()
+            if plain.lower() in NON_NUMBERS:
+                continue
+            m = NUMBER.match(plain)
+            if not m:
+                problems.append(f"{path}:{k}: column '{head[c]}' holds '{cell}', not a number")
+                continue
+            if re.fullmatch(r"[+\-−]?0(\.0*)?", plain):
+                continue  # a zero needs no unit
+            row_units.append((c, k, cell, m.group("unit") or ""))
+        # A row whose every number has its unit (a "peak" row in Mbit/s in a
+        # table of microseconds) speaks for itself.
+        if not (row_units and all(u for _, _, _, u in row_units)):
+            for c, k2, cell, u in row_units:
+                units.setdefault(c, []).append((k2, cell, u))
+    # A column of bare numbers whose unit is in its heading: a cell with a
+    # unit of its own there was pasted from elsewhere.
+    for c, seen in units.items():
+        bare = sum(1 for _, _, u in seen if not u)
+        if bare >= 2 and bare * 3 >= len(seen) * 2:
+            for k, cell, u in seen:
+                if u:
+                    problems.append(f"{path}:{k}: column '{head[c]}' holds '{cell}' among plain numbers")
+    return problems
+
+
+def blocks(lines):
+    """(marker line, end line, spec) of each generated table."""
+    out, open_at = [], None
+    for n, line in enumerate(lines):
+        m = MARK.match(line)
+        if m:
+            open_at = (n, m.group("spec"))
+        elif END.match(line) and open_at:
+            out.append((open_at[0], n, open_at[1]))
+            open_at = None
+    return out
+
+
+def check_file(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    problems = []
+    for start, table in markdown_tables(lines):
+        problems += check_table(os.path.relpath(path, ROOT), start, table)
+    for mark, end, spec in blocks(lines):
+        try:
+            _, _, columns = parse_spec(spec)
+        except ValueError as e:
+            problems.append(f"{os.path.relpath(path, ROOT)}:{mark + 1}: bad table marker: {e}")
+            continue
+        body = [l for l in lines[mark + 1:end] if l.lstrip().startswith("|")]
+        if not body:
+            problems.append(f"{os.path.relpath(path, ROOT)}:{mark + 1}: a marked table with no table (run --update)")
+        elif columns is not None and cells(body[0]) != [h for _, h in columns]:
+            problems.append(f"{os.path.relpath(path, ROOT)}:{mark + 2}: headings {cells(body[0])} differ from the "
+                            f"marker's {[h for _, h in columns]} (run --update)")
+    return problems
+
+
+def run_and_read(args, source, sim):
+    with tempfile.TemporaryDirectory(prefix="m2vp-doc-table-") as out:
+        cmd = [os.path.join(ROOT, "m2vp"), "run", *args, "--out", out, "--quiet"]
+        env = dict(os.environ)
+        if sim:
+            env["M2VP_BUILD_DIR"] = os.path.dirname(os.path.dirname(os.path.abspath(sim)))
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        rows = read_tsv(os.path.join(out, source))
+        if not rows:
+            tail = proc.stderr.strip().splitlines()[-3:]
+            raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}, no {source}: {' / '.join(tail)}")
+        return rows, proc.returncode
+
+
+def update_file(path, sim, only):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    changed = 0
+    for mark, end, spec in reversed(blocks(lines)):
+        if only and only not in spec:
+            continue
+        args, source, columns = parse_spec(spec)
+        print(f"{os.path.relpath(path, ROOT)}:{mark + 1}: m2vp run {' '.join(args)} -> {source}", flush=True)
+        rows, rc = run_and_read(args, source, sim)
+        if rc:
+            print(f"  (the run exited with {rc}: missing values are shown as dashes)")
+        lines[mark + 1:end] = render(rows, columns)
+        changed += 1
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return changed
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--update", action="store_true")
+    p.add_argument("files", nargs="*")
+    p.add_argument("--sim", help="m2vp-sim to use (its build folder); default: ./m2vp's")
+    p.add_argument("--only", help="update only the tables whose marker contains this text")
+    a = p.parse_args(argv)
+    files = a.files or sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+    if a.check:
+        problems = [p for f in files for p in check_file(f)]
+        for line in problems:
+            print(line, file=sys.stderr)
+        print(f"doc tables: {len(files)} file(s), {len(problems)} problem(s)")
+        return 1 if problems else 0
+    n = sum(update_file(f, a.sim, a.only) for f in files)
+    print(f"doc tables: {n} table(s) regenerated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
