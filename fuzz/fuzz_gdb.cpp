@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/gdb_packet.h"
-#include "core/gdb_server.h"
+#include "debug/gdb_packet.h"
+#include "debug/gdb_server.h"
 
 namespace {
 
