@@ -176,6 +176,7 @@ static void reset_host(void)
   teardown(H);
   for (size_t i = 0; i < H->n_regions; i++) free(H->regions[i].buf.addr);
   free(H->regions);
+  for (int i = 0; i < H->n_tables; i++) free(H->tables[i]->PNA), free(H->tables[i]);
   for (int i = 0; i < 2 * MMP_MAX_RECVS; i++)
     if (H->recvs[i].op.in_use && H->recvs[i].op.mode == BUF_BOUNCE_TEMP) free(H->recvs[i].op.temp.addr);
   for (int i = 0; i < 2 * MMP_MAX_SENDS; i++)
