@@ -47,8 +47,10 @@ struct ChildUsage {
 };
 
 // Runs argv[0] (a path) with its arguments, stdout and stderr into `log`,
-// and waits for it with wait4 so that its own peak memory is known.
-inline ChildUsage run_measured(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+// and waits for it with wait4 so that its own peak memory is known. `env`:
+// NAME=VALUE settings added to the child's environment.
+inline ChildUsage run_measured(const std::vector<std::string>& argv, const std::filesystem::path& log,
+                               const std::vector<std::string>& env = {}) {
   ChildUsage u;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -60,6 +62,7 @@ inline ChildUsage run_measured(const std::vector<std::string>& argv, const std::
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(126);
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     ::execv(args[0], args.data());
     ::_exit(127);
   }

@@ -10,10 +10,8 @@
 // child process: this executable started again with
 //   --platform-child ITERATIONS QUANTUM_NS
 // which prints one machine-readable line ("child ...") on stdout.
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include <unicorn/unicorn.h>
 
 #include <chrono>
 #include <cinttypes>
@@ -30,6 +28,7 @@
 #include <tlm>
 
 #include "child_run.h"
+#include "raw_unicorn.h"
 #include "core/elf_loader.h"
 #include "core/log.h"
 #include "core/params.h"
@@ -45,10 +44,6 @@ constexpr unsigned DEFAULT_ITERATIONS = 50000;
 constexpr unsigned CHECK_ITERATIONS = 200;
 constexpr uint32_t CHECK_RESULT = 0x3848bc8d;
 
-constexpr uint64_t RAW_MEM_SIZE = 64ull << 20;
-constexpr uint32_t RAW_STACK = 0x03FFFFF0;
-constexpr uint32_t RAW_RETURN = 0x100;  // magic LR: uc_emu_start stops before running it
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -62,63 +57,6 @@ std::string with_commas(uint64_t v) {
 [[noreturn]] void die(const std::string& why) {
   std::fprintf(stderr, "iss_speed: error: %s\n", why.c_str());
   std::exit(1);
-}
-
-std::string compute_elf() { return (std::filesystem::path(m2::firmware_dir()) / "compute.elf").string(); }
-
-// ---- raw Unicorn ------------------------------------------------------------
-
-struct RawResult {
-  uint32_t r3 = 0;
-  double seconds = 0;
-  uint64_t instructions = 0;  // only when counted
-};
-
-void uc_check(uc_err e, const char* what) {
-  if (e != UC_ERR_OK) die(std::string("Unicorn: ") + what + ": " + uc_strerror(e));
-}
-
-void count_block(uc_engine*, uint64_t, uint32_t size, void* user) { *static_cast<uint64_t*>(user) += size / 4; }
-
-// Runs bench_kernel(iterations) on a bare Unicorn 603e. With `count`, a block
-// hook counts instructions (that run is not a speed measurement).
-RawResult run_raw(const m2::ElfImage& img, uint32_t kernel, unsigned iterations, bool count) {
-  void* mem = mmap(nullptr, RAW_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) die("mmap of the raw Unicorn memory failed");
-  auto* bytes = static_cast<uint8_t*>(mem);
-  m2::load_into(img, [&](uint64_t addr, const uint8_t* data, size_t len) {
-    if (addr + len > RAW_MEM_SIZE) die("compute.elf does not fit in 64 MB at 0");
-    std::memcpy(bytes + addr, data, len);
-  });
-
-  uc_engine* uc = nullptr;
-  uc_check(uc_open(UC_ARCH_PPC, static_cast<uc_mode>(UC_MODE_PPC32 | UC_MODE_BIG_ENDIAN), &uc), "uc_open");
-  uc_check(uc_ctl_set_cpu_model(uc, UC_CPU_PPC32_603E_V4_1), "select CPU model 603e");
-  uc_check(uc_mem_map_ptr(uc, 0, RAW_MEM_SIZE, UC_PROT_ALL, mem), "uc_mem_map_ptr");
-  RawResult r;
-  if (count) {
-    uc_hook h;
-    uc_check(uc_hook_add(uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&count_block), &r.instructions, 1, 0),
-             "block hook");
-  }
-  uint32_t v = iterations;
-  uc_check(uc_reg_write(uc, UC_PPC_REG_3, &v), "write r3");
-  v = RAW_STACK;
-  uc_check(uc_reg_write(uc, UC_PPC_REG_1, &v), "write r1");
-  v = RAW_RETURN;
-  uc_check(uc_reg_write(uc, UC_PPC_REG_LR, &v), "write lr");
-
-  const auto t0 = std::chrono::steady_clock::now();
-  const uc_err err = uc_emu_start(uc, kernel, RAW_RETURN, 0, 0);
-  r.seconds = seconds_since(t0);
-  uc_check(err, "uc_emu_start");
-  uint32_t pc = 0;
-  uc_reg_read(uc, UC_PPC_REG_PC, &pc);
-  if (pc != RAW_RETURN) die("raw run stopped at pc " + std::to_string(pc) + ", not at the return address");
-  uc_reg_read(uc, UC_PPC_REG_3, &r.r3);
-  uc_close(uc);
-  munmap(mem, RAW_MEM_SIZE);
-  return r;
 }
 
 // ---- platform (child process) -------------------------------------------------
@@ -151,7 +89,7 @@ class IterationsPatch : public sc_core::sc_module {
 int platform_child(unsigned iterations, double quantum_ns) {
   m2::Log::instance().set_quiet(true);  // stdout carries the result line only
   m2::ParamRegistry& reg = m2::ParamRegistry::instance();
-  reg.preset("ni0.firmware", compute_elf(), {"bench"});
+  reg.preset("ni0.firmware", m2bench::compute_elf(), {"bench"});
   m2::SimSettings sim;
   m2::RunControl run;
   m2::PlatformContext ctx{m2::firmware_dir(), run};
@@ -209,23 +147,21 @@ std::string quantum_label(double ns) {
 }
 
 int parent(unsigned iterations) {
-  const m2::ElfImage img = m2::ElfImage::load(compute_elf());
-  const auto sym = img.symbol("bench_kernel");
-  if (!sym) die(compute_elf() + " has no symbol bench_kernel");
-  const uint32_t kernel = static_cast<uint32_t>(*sym);
+  const m2::ElfImage img = m2::ElfImage::load(m2bench::compute_elf());
+  const uint32_t kernel = m2bench::compute_kernel(img);
 
   // Sanity check against the kernel's documented result.
-  const RawResult check = run_raw(img, kernel, CHECK_ITERATIONS, false);
+  const m2bench::RawResult check = m2bench::run_raw(img, kernel, CHECK_ITERATIONS, false);
   if (check.r3 != CHECK_RESULT) {
     std::printf("MISMATCH: raw Unicorn bench_kernel(%u) = 0x%08x, expected 0x%08x\n", CHECK_ITERATIONS, check.r3,
                 CHECK_RESULT);
     return 1;
   }
 
-  const RawResult counted = run_raw(img, kernel, iterations, true);
+  const m2bench::RawResult counted = m2bench::run_raw(img, kernel, iterations, true);
   // Best of two timed runs: the machine may be busy.
-  RawResult raw = run_raw(img, kernel, iterations, false);
-  const RawResult raw2 = run_raw(img, kernel, iterations, false);
+  m2bench::RawResult raw = m2bench::run_raw(img, kernel, iterations, false);
+  const m2bench::RawResult raw2 = m2bench::run_raw(img, kernel, iterations, false);
   if (raw2.seconds < raw.seconds) raw = raw2;
   if (raw.r3 != counted.r3 || raw2.r3 != counted.r3) {
     std::printf("MISMATCH: raw Unicorn results differ with and without the block hook (0x%08x, 0x%08x)\n", raw.r3,

@@ -1,25 +1,30 @@
-// Benchmark: simulation speed and memory of the two big runs.
-//  1. The full NetPIPE-style sweep to 8 MB on 2 nodes (configs/netpipe.yaml
-//     with --max 8M): wall time, simulated time, their ratio, peak memory.
-//     Target: under 2 minutes of wall time.
-//  2. A 16-node all-to-all over MMP (configs/scale-16.yaml, all-to-all only:
-//     16, 64 and 96 bytes, 16 messages per pair, 3840 messages per size):
-//     wall time, simulated time, ratio, peak memory. Target: under 1 GB
-//     resident.
-//  3. The whole 16-node experiment 6 (configs/scale-16.yaml as it is: hot
-//     spot and ring up to 64 KB), the same figures, for the memory target.
+// Benchmark: simulation speed of the loosely-timed mode (issue 13), each
+// figure measured in this run:
+//  - the default MMP ping-pong (configs/mmp-pingpong.yaml, experiment 2),
+//  - experiment 1 (configs/ni-pingpong.yaml),
+//  - the NetPIPE sweep to 8 MB on 2 nodes (configs/netpipe.yaml, --max 8M),
+//  - experiment 6 on 16 nodes (configs/scale-16.yaml),
+// each in LT and in AT. Per run: wall time, simulated time, peak resident
+// memory, instructions executed, the ISS-bound limit (those instructions at
+// the raw Unicorn speed measured first) and wall / limit, and the SystemC
+// kernel's timed notifications per simulated microsecond (counted by
+// m2_event_count, preloaded). Then the targets as ratios, and how far LT's
+// results are from AT's (worst row of each experiment).
 // Each run is a child process of the simulator, waited for with wait4, so the
-// peak resident set (ru_maxrss) is that run's alone. Wall time is from fork
-// to exit (elaboration and output files included).
+// peak resident set is that run's alone; wall time is from fork to exit.
 //
-//   ./m2vp bench speed [--only netpipe|alltoall|scale16]
+//   ./m2vp bench speed [--only pingpong|ni|netpipe|scale16]
 //
 // Not a test: a target not met is a result; it exits non-zero only when a run
 // fails.
+#include <unistd.h>
+
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,18 +32,37 @@
 #include <systemc>
 
 #include "child_run.h"
+#include "raw_unicorn.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kNetpipeWallTargetS = 120;
-constexpr double kRssTargetMb = 1024;
+// Issue 13's targets.
+constexpr double kNetpipeSpeedupTarget = 5;      // AT wall / LT wall
+constexpr double kNetpipeWallTargetS = 8;
+constexpr double kPingpongWallTargetS = 0.2;
+constexpr double kScale16WallTargetS = 4;
+constexpr double kScale16RssTargetMb = 300;
+constexpr double kDeviationTarget = 0.03;        // LT vs AT, every size
+constexpr unsigned kRawIterations = 20000;       // ~0.5 s of raw Unicorn
 
-struct Run {
+// The result columns compared between LT and AT: latency and throughput.
+const char* const kComparedColumns[] = {"latency_us", "mean_us", "time_us", "mbps"};
+
+struct Experiment {
+  const char* key;    // for --only
   const char* label;
-  std::string config;                 // under configs/
-  std::vector<std::string> extra;     // more simulator arguments
+  std::string config;              // under configs/
+  std::vector<std::string> extra;  // more simulator arguments
+};
+
+struct Measured {
+  m2bench::ChildUsage usage;
+  double sim_us = 0;
+  double instructions = 0;
+  double timed_notifications = 0;
+  std::vector<std::vector<std::string>> results;  // results.tsv, header first
 };
 
 [[noreturn]] void die(const std::string& why) {
@@ -46,90 +70,165 @@ struct Run {
   std::exit(1);
 }
 
-// stats.tsv's "run sim_time_us" in seconds; negative when missing.
-double simulated_seconds(const fs::path& out) {
-  std::ifstream f(out / "stats.tsv");
+std::vector<std::vector<std::string>> read_tsv(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream f(p);
   for (std::string line; std::getline(f, line);) {
+    if (line.empty()) continue;
+    std::vector<std::string> cols;
     std::istringstream in(line);
-    std::string source, key;
-    double v;
-    if (in >> source >> key >> v && source == "run" && key == "sim_time_us") return v * 1e-6;
+    for (std::string c; std::getline(in, c, '\t');) cols.push_back(c);
+    rows.push_back(cols);
   }
-  return -1;
+  return rows;
 }
 
-struct Measured {
-  m2bench::ChildUsage usage;
-  double sim_s = 0;
-};
-
-Measured measure(const Run& r, const fs::path& out) {
-  std::vector<std::string> argv{M2VP_SIM, "run", std::string(M2VP_SOURCE_DIR) + "/configs/" + r.config,
-                                "--quiet", "--out", out.string()};
-  argv.insert(argv.end(), r.extra.begin(), r.extra.end());
+Measured measure(const Experiment& e, const std::string& timing, const fs::path& out) {
+  std::vector<std::string> argv{M2VP_SIM, "run", std::string(M2VP_SOURCE_DIR) + "/configs/" + e.config,
+                                "--quiet", "--out", out.string(), "--set", "sim.timing=" + timing};
+  argv.insert(argv.end(), e.extra.begin(), e.extra.end());
   std::error_code ec;
   fs::remove_all(out, ec);
   fs::create_directories(out);
-  const fs::path log = out.string() + ".log";
+  const fs::path log = out.string() + ".log", events = out.string() + ".events";
   Measured m;
-  m.usage = m2bench::run_measured(argv, log);
+  m.usage = m2bench::run_measured(argv, log,
+                                  {std::string("LD_PRELOAD=") + M2VP_EVENT_COUNT_LIB,
+                                   "M2VP_EVENT_COUNT_FILE=" + events.string()});
   if (m.usage.exit_code != 0) {
     std::string cmd;
     for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    die(std::string(r.label) + ": the run failed (exit " + std::to_string(m.usage.exit_code) + "): " + cmd +
-        "\n  (output in " + log.string() + ")");
+    die(std::string(e.label) + " (" + timing + "): the run failed (exit " + std::to_string(m.usage.exit_code) +
+        "): " + cmd + "\n  (output in " + log.string() + ")");
   }
-  m.sim_s = simulated_seconds(out);
-  if (m.sim_s < 0) die(std::string(r.label) + ": no simulated time in " + (out / "stats.tsv").string());
+  for (const auto& row : read_tsv(out / "stats.tsv")) {
+    if (row.size() != 3) continue;
+    if (row[0] == "run" && row[1] == "sim_time_us") m.sim_us = std::stod(row[2]);
+    if (row[1] == "instructions") m.instructions += std::stod(row[2]);
+  }
+  if (m.sim_us <= 0) die(std::string(e.label) + ": no simulated time in " + (out / "stats.tsv").string());
+  std::ifstream ev(events);
+  if (!(ev >> m.timed_notifications)) die("no event count in " + events.string() + " (preload " M2VP_EVENT_COUNT_LIB ")");
+  m.results = read_tsv(out / "results.tsv");
   fs::remove_all(out, ec);
   fs::remove(log, ec);
+  fs::remove(events, ec);
   return m;
 }
 
-void print(const Run& r, const Measured& m) {
-  std::printf("  %s\n", r.label);
-  std::printf("    wall %.1f s, simulated %.4f s, sim/wall %.4g, peak resident %.0f MB\n", m.usage.wall_s, m.sim_s,
-              m.sim_s / m.usage.wall_s, m.usage.max_rss_mb);
+void print_run(const char* timing, const Measured& m, double raw_ips) {
+  const double limit_s = m.instructions / raw_ips;
+  std::printf("    %s: wall %.2f s, simulated %.4f s, peak resident %.0f MB, %.3g instructions, ISS-bound limit "
+              "%.3f s, wall/limit %.0fx, %.2f timed notifications per simulated us\n",
+              timing, m.usage.wall_s, m.sim_us * 1e-6, m.usage.max_rss_mb, m.instructions, limit_s,
+              m.usage.wall_s / limit_s, m.timed_notifications / m.sim_us);
   std::fflush(stdout);
 }
+
+// The largest relative difference of the compared columns over all rows
+// (rows matched by position; both runs have the same sizes); `where` names it.
+double deviation(const Measured& lt, const Measured& at, std::string& where) {
+  if (lt.results.size() != at.results.size() || lt.results.empty() || lt.results[0] != at.results[0]) {
+    where = "results.tsv differs in shape";
+    return INFINITY;
+  }
+  const auto& header = lt.results[0];
+  double worst = 0;
+  for (size_t c = 0; c < header.size(); ++c) {
+    bool compared = false;
+    for (const char* name : kComparedColumns) compared |= header[c] == name;
+    if (!compared) continue;
+    for (size_t r = 1; r < lt.results.size(); ++r) {
+      const double a = std::stod(at.results[r].at(c)), l = std::stod(lt.results[r].at(c));
+      if (a == 0) continue;
+      const double d = std::fabs(l - a) / std::fabs(a);
+      if (d >= worst) {
+        worst = d;
+        // The row by its first column and its size (e.g. "hotspot 16", "1024").
+        std::string row = lt.results[r][0];
+        for (size_t k = 1; k < header.size(); ++k)
+          if (header[k] == "bytes") row += " " + lt.results[r][k] + " B";
+        where = header[c] + " at " + row + ": LT " + lt.results[r][c] + ", AT " + at.results[r][c];
+      }
+    }
+  }
+  return worst;
+}
+
+const char* verdict(bool met) { return met ? "met" : "NOT MET"; }
 
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
+  const std::vector<Experiment> experiments{
+      {"pingpong", "default MMP ping-pong (configs/mmp-pingpong.yaml, experiment 2)", "mmp-pingpong.yaml", {}},
+      {"ni", "experiment 1 (configs/ni-pingpong.yaml)", "ni-pingpong.yaml", {}},
+      {"netpipe", "NetPIPE sweep to 8 MB, 2 nodes (configs/netpipe.yaml, --max 8M)", "netpipe.yaml",
+       {"--set", "node*.host.args=--max 8M"}},
+      {"scale16", "experiment 6 on 16 nodes (configs/scale-16.yaml)", "scale-16.yaml", {}},
+  };
   std::string only;
   if (argc == 3 && std::string(argv[1]) == "--only") only = argv[2];
-  else if (argc != 1) die("usage: bench_speed [--only netpipe|alltoall|scale16]");
-  if (!only.empty() && only != "netpipe" && only != "alltoall" && only != "scale16")
-    die("--only: expected netpipe, alltoall or scale16");
+  else if (argc != 1) die("usage: bench_speed [--only pingpong|ni|netpipe|scale16]");
+  bool known = only.empty();
+  for (const Experiment& e : experiments) known |= only == e.key;
+  if (!known) die("--only: expected pingpong, ni, netpipe or scale16, not '" + only + "'");
 
-  const fs::path tmp = fs::temp_directory_path() / ("m2vp-bench-speed-" + std::to_string(::getpid()));
-  std::printf("speed: wall time, simulated/wall ratio and peak memory of the big runs\n");
+  std::printf("speed: LT against AT in the same run\n");
+  const double raw_ips = m2bench::raw_instructions_per_second(kRawIterations);
+  std::printf("  raw Unicorn (compute kernel, best of 2): %.0f MIPS\n", raw_ips * 1e-6);
   std::fflush(stdout);
 
-  if (only.empty() || only == "netpipe") {
-    const Run np{"NetPIPE sweep to 8 MB, 2 nodes (configs/netpipe.yaml, --max 8M)", "netpipe.yaml",
-                 {"--set", "node*.host.args=--max 8M"}};
-    const Measured m = measure(np, tmp / "netpipe");
-    print(np, m);
-    std::printf("    target: wall under %.0f s: %s\n", kNetpipeWallTargetS,
-                m.usage.wall_s < kNetpipeWallTargetS ? "met" : "NOT MET");
-  }
-  if (only.empty() || only == "alltoall") {
-    const Run a2a{"16-node all-to-all over MMP (configs/scale-16.yaml, --patterns alltoall)", "scale-16.yaml",
-                  {"--set", "node*.host.args=--patterns alltoall --sizes 16,64,96 --msgs 16"}};
-    const Measured m = measure(a2a, tmp / "alltoall16");
-    print(a2a, m);
-    std::printf("    target: under %.0f MB resident: %s\n", kRssTargetMb,
-                m.usage.max_rss_mb < kRssTargetMb ? "met" : "NOT MET");
-  }
-  if (only.empty() || only == "scale16") {
-    const Run all{"experiment 6 on 16 nodes, all three patterns (configs/scale-16.yaml)", "scale-16.yaml", {}};
-    const Measured m = measure(all, tmp / "scale16");
-    print(all, m);
-    std::printf("    target: under %.0f MB resident: %s\n", kRssTargetMb,
-                m.usage.max_rss_mb < kRssTargetMb ? "met" : "NOT MET");
+  const fs::path tmp = fs::temp_directory_path() / ("m2vp-bench-speed-" + std::to_string(::getpid()));
+  std::map<std::string, std::pair<Measured, Measured>> runs;  // key -> (LT, AT)
+  for (const Experiment& e : experiments) {
+    if (!only.empty() && only != e.key) continue;
+    std::printf("  %s\n", e.label);
+    const Measured lt = measure(e, "lt", tmp / (std::string(e.key) + "-lt"));
+    print_run("LT", lt, raw_ips);
+    const Measured at = measure(e, "at", tmp / (std::string(e.key) + "-at"));
+    print_run("AT", at, raw_ips);
+    std::string where;
+    const double dev = deviation(lt, at, where);
+    std::printf("    LT vs AT: worst deviation %.2f%% (%s), AT/LT wall %.2fx; target within %.0f%%: %s\n", dev * 100,
+                where.c_str(), at.usage.wall_s / lt.usage.wall_s, kDeviationTarget * 100,
+                verdict(dev <= kDeviationTarget));
+    std::fflush(stdout);
+    runs[e.key] = {lt, at};
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
+
+  std::printf("targets (ratio = target / measured for limits, measured / target for speed-ups; >= 1 is met)\n");
+  if (runs.count("netpipe")) {
+    const auto& [lt, at] = runs["netpipe"];
+    const double speedup = at.usage.wall_s / lt.usage.wall_s;
+    std::printf("  NetPIPE to 8 MB: LT %.2fx faster than AT (target %.0fx): ratio %.2f %s\n", speedup,
+                kNetpipeSpeedupTarget, speedup / kNetpipeSpeedupTarget, verdict(speedup >= kNetpipeSpeedupTarget));
+    std::printf("  NetPIPE to 8 MB: LT wall %.2f s (target %.0f s): ratio %.2f %s\n", lt.usage.wall_s,
+                kNetpipeWallTargetS, kNetpipeWallTargetS / lt.usage.wall_s,
+                verdict(lt.usage.wall_s < kNetpipeWallTargetS));
+  }
+  if (runs.count("pingpong")) {
+    const double w = runs["pingpong"].first.usage.wall_s;
+    std::printf("  default ping-pong: LT wall %.2f s (target %.1f s): ratio %.2f %s\n", w, kPingpongWallTargetS,
+                kPingpongWallTargetS / w, verdict(w < kPingpongWallTargetS));
+  }
+  if (runs.count("scale16")) {
+    const Measured& lt = runs["scale16"].first;
+    std::printf("  experiment 6, 16 nodes: LT wall %.2f s (target %.0f s): ratio %.2f %s\n", lt.usage.wall_s,
+                kScale16WallTargetS, kScale16WallTargetS / lt.usage.wall_s,
+                verdict(lt.usage.wall_s < kScale16WallTargetS));
+    std::printf("  experiment 6, 16 nodes: LT peak resident %.0f MB (target %.0f MB): ratio %.2f %s\n",
+                lt.usage.max_rss_mb, kScale16RssTargetMb, kScale16RssTargetMb / lt.usage.max_rss_mb,
+                verdict(lt.usage.max_rss_mb < kScale16RssTargetMb));
+  }
+  for (const auto& [key, pair] : runs) {
+    std::string where;
+    const double dev = deviation(pair.first, pair.second, where);
+    std::printf("  %s: LT within %.2f%% of AT (target %.0f%%): ratio %.2f %s\n", key.c_str(), dev * 100,
+                kDeviationTarget * 100, dev > 0 ? kDeviationTarget / dev : INFINITY,
+                verdict(dev <= kDeviationTarget));
+  }
   return 0;
 }

@@ -18,8 +18,10 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
       bridge("bridge", timing),
       pci("pci", timing),
       host("host", run, memory, PCI_HOST_MEMORY_BASE, id, count),
+      mpi(std::string(this->name()) + ".host.mpi"),
       ni("ni", run, config_dir, timing, with_link) {
   if (ni.mlcx) ni.mlcx->set_node_address(static_cast<uint16_t>(id));
+  host.configure_program(config_dir);
   // Host side: the CPU's programmed I/O and the NI's DMA both meet the
   // memory at the bridge.
   const std::string me = this->name();

@@ -13,6 +13,7 @@
 #include "core/timing_style.h"
 #include "host/host_bridge.h"
 #include "host/host_cpu.h"
+#include "host/mpi_params.h"
 #include "pci/pci_bus.h"
 #include "platform/ni_node.h"
 #include "platform/platform.h"
@@ -26,6 +27,7 @@ class HostNode : public sc_core::sc_module {
   HostBridge bridge;
   PciBus pci;
   HostCpu host;
+  MpiParams mpi;  // the MPI library's knobs, as nodeN.host.mpi.*
   NiNode ni;
 
   // `id`/`count`: this node's number and the number of nodes (for the host

@@ -1,5 +1,7 @@
 #include "platform/ni_node.h"
 
+#include "trace/trace_recorder.h"
+
 #include <ip/ni_intc.h>
 #include <ip/ni_memory_map.h>
 #include <ip/ni_netbuf.h>
@@ -53,6 +55,14 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   bind_traced(dma.master, me + ".dma", m_taps, [this](auto& s) { s.bind(bus.target); });
   pci.local.bind(bus.target);
   dma.connect_netbuf(&netbuf);
+  // What a firmware engineer asks GDB about the NI around the CPU.
+  const std::string node = me.substr(0, me.find('.')) + ".";
+  cpu.add_monitor_command({"dma", "the DMA engine: busy or idle, its descriptor queue, counters",
+                           [this] { return dma.describe_state(); }});
+  cpu.add_monitor_command({"netbuf", "bytes in each network-buffer channel, TX and RX",
+                           [this] { return netbuf.describe_levels(); }});
+  cpu.add_monitor_command({"trace", "the last 16 traced transactions of " + node + "* (needs --trace)",
+                           [node] { return TraceRecorder::instance().last_records(node, 16); }});
   // Interrupt sources into the controller, the controller into the 603e.
   auto source = [this](unsigned n) { return [this, n](bool level) { intc.set_source(n, level); }; };
   dma.irq_done.connect(source(NI_IRQ_DMA_DONE));

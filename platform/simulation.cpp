@@ -24,6 +24,7 @@
 #include "trace/message_ledger.h"
 #include "trace/perfetto_writer.h"
 #include "trace/trace_recorder.h"
+#include "trace/gtkw_writer.h"
 #include "trace/vcd_writer.h"
 
 namespace fs = std::filesystem;
@@ -198,7 +199,18 @@ int run_simulation(const RunOptions& opts) {
   }
   write_stats_tsv((out / "stats.tsv").string(), summary, e->run, cpus, stats);
   write_results_tsv((out / "results.tsv").string(), e->run);
-  if (e->sampler) e->vcd.write((out / "signals.vcd").string());
+  if (e->sampler) {
+    e->vcd.write((out / "signals.vcd").string());
+    // The GTKWave view of it: groups per component, zoomed to the window.
+    std::vector<GtkwSignal> sigs;
+    for (const auto& [name, width] : e->vcd.signal_list()) sigs.push_back({name, width});
+    const uint64_t from = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
+    const uint64_t to = e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
+                                                     : static_cast<uint64_t>(summary.sim_seconds * 1e12);
+    std::ofstream g(out / "signals.gtkw", std::ios::trunc);
+    g << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
+    if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
+  }
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) {
     if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");

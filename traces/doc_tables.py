@@ -85,7 +85,7 @@ def render(rows, columns):
             raise ValueError(f"no column '{col}' in the source (it has: {', '.join(header)})")
         index.append(header.index(col))
     def numeric(i):
-        values = [r[i] for r in rows[1:] if i < len(r) and r[i] != ""]
+        values = [r[i] for r in rows[1:] if i < len(r) and r[i].strip().lower() not in NON_NUMBERS]
         try:
             [float(v) for v in values]
         except ValueError:

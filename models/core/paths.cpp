@@ -7,13 +7,23 @@ namespace fs = std::filesystem;
 
 namespace m2 {
 
-std::string firmware_dir() {
-  if (const char* env = std::getenv("M2VP_FIRMWARE_DIR"); env && *env) return env;
+namespace {
+
+// A build folder next to the executable's (bin/../RELDIR), unless the
+// environment variable `env_name` says where; `fallback` when neither is known.
+std::string beside_executable(const char* env_name, const char* reldir, const char* fallback) {
+  if (const char* env = std::getenv(env_name); env && *env) return env;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "firmware";
-  return (exe.parent_path() / M2VP_FIRMWARE_RELDIR).lexically_normal().string();
+  if (ec) return fallback;
+  return (exe.parent_path() / reldir).lexically_normal().string();
 }
+
+}  // namespace
+
+std::string firmware_dir() { return beside_executable("M2VP_FIRMWARE_DIR", M2VP_FIRMWARE_RELDIR, "firmware"); }
+
+std::string library_dir() { return beside_executable("M2VP_LIB_DIR", M2VP_LIBRARY_RELDIR, "lib"); }
 
 std::string resolve_firmware(const std::string& value, const std::string& config_dir) {
   const bool is_path = value.find('/') != std::string::npos ||

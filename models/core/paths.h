@@ -9,6 +9,10 @@ namespace m2 {
 
 std::string firmware_dir();
 
+// Where the build puts the shared libraries outside programs load (the
+// project's libmpich.so.12): bin/../lib, or M2VP_LIB_DIR.
+std::string library_dir();
+
 // A firmware named in a config: a bare name ("hello") is looked up in
 // firmware_dir() as <name>.elf; anything with a '/' or ending in .elf is a
 // path relative to the config file's folder. The file need not exist (the

@@ -17,10 +17,10 @@ void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::s
   }
 }
 
-void RunControl::fault(const std::string& who, const std::string& report) {
+void RunControl::fault(const std::string& who, const std::string& report, const char* what) {
   if (finished()) return;
   Log::instance().error(report);
-  finish(Outcome::FirmwareFault, EXIT_FAULT, "firmware fault on " + who);
+  finish(Outcome::FirmwareFault, EXIT_FAULT, std::string(what) + " fault on " + who);
 }
 
 void RunControl::time_limit(const std::string& report) {
@@ -45,6 +45,12 @@ void RunControl::killed(const std::string& who) {
   if (finished()) return;
   Log::instance().error("run killed from GDB on " + who);
   finish(Outcome::Killed, EXIT_KILLED, "killed from GDB on " + who);
+}
+
+void RunControl::aborted(const std::string& who, int code, const std::string& report) {
+  if (finished()) return;
+  Log::instance().error(report);
+  finish(Outcome::Error, code < 1 ? 1 : code > 63 ? 63 : code, who + " ended the run: " + report);
 }
 
 void RunControl::record_result(const std::string& source, const std::string& key, int64_t value) {

@@ -26,13 +26,18 @@ class RunControl {
   // `what` names what exited in the log line: "firmware" (an NI's or a switch
   // box's CPU) or "program" (a host's application).
   void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what = "firmware");
-  void fault(const std::string& who, const std::string& report);
+  // `what` names what failed in the summary: "firmware" (a CPU's fault) or
+  // "program" (a host's outside program, docs/models/host-process.md).
+  void fault(const std::string& who, const std::string& report, const char* what = "firmware");
   void time_limit(const std::string& report);
   void stalled(const std::string& report,
                const std::string& summary = "simulation stalled: nothing left to happen but firmware has not exited");
   void error(const std::string& report);
   // GDB's kill request on `who`'s debug connection.
   void killed(const std::string& who);
+  // Host software ended the whole run (MPI_Abort, an unimplemented MPI
+  // function): exit code `code` clamped to 1..63, like a firmware exit code.
+  void aborted(const std::string& who, int code, const std::string& report);
 
   struct Result {
     std::string source, key;

@@ -97,6 +97,7 @@ void Processor::start_debugger() {
     return socket->transport_dbg(t);
   };
   access.now_ps = [this] { return now_ps(); };
+  access.commands = m_monitor_commands;
   m_debug = std::make_unique<ProcessorDebug>(name(), m_image->path(), *m_core, m_run, std::move(access),
                                              std::move(code));
   try {
@@ -161,8 +162,12 @@ void Processor::run() {
       sc_core::sc_time wake = next ? sc_core::sc_time(static_cast<double>(*next), sc_core::SC_PS) : start;
       // GDB's Ctrl-C is only seen between waits: doze in slices.
       if (m_debug && m_debug->active() && wake > start + m_max_run_ahead) wake = start + m_max_run_ahead;
-      if (next && wake > start) wait(wake - start, m_irq_event);
-      else wait(m_irq_event);
+      if (next && wake > start) {
+        m_doze_timer.arm(wake);  // may wake early for an older time: the loop dozes again
+        wait(m_irq_event | m_doze_timer.event());
+      } else {
+        wait(m_irq_event);
+      }
       m_idle_time += sc_core::sc_time_stamp() - start;
       m_idle_since.reset();
       m_qk.reset();

@@ -17,10 +17,12 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "debug/monitor_command.h"
 #include "core/elf_loader.h"
 #include "core/params.h"
 #include "core/run_control.h"
 #include "cpu/iss.h"
+#include "core/lazy_timer.h"
 #include "core/read_hint.h"
 #include "cpu/local_time.h"
 
@@ -60,6 +62,9 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   // Text the firmware printed (console lines), for an attached debugger.
   void console_output(const std::string& text);
+  // A GDB "monitor" command of this CPU's debugger (before the simulation
+  // starts; used only when a GDB port is configured).
+  void add_monitor_command(MonitorCommand command) { m_monitor_commands.push_back(std::move(command)); }
 
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
@@ -98,6 +103,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   uint64_t m_committed_icount = 0;
   uint64_t m_fs_carry = 0;  // committed time below 1 ps
   sc_core::sc_event m_irq_event;
+  LazyTimer m_doze_timer;  // the next decrementer event while dozing
   sc_core::sc_time m_idle_time = sc_core::SC_ZERO_TIME;
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
@@ -106,6 +112,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::unordered_set<uint64_t> m_pure_reads;  // addresses whose reads had no side effects
   uint64_t m_syncs_skipped = 0;
   std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
+  std::vector<MonitorCommand> m_monitor_commands;
 };
 
 }  // namespace m2

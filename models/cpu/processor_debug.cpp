@@ -125,10 +125,19 @@ size_t ProcessorDebug::write_memory(uint64_t addr, const uint8_t* data, size_t l
 
 std::string ProcessorDebug::monitor(const std::string& command) {
   const std::string cmd = trim(command);
-  if (cmd == "help")
-    return "monitor time   simulated time and instructions of " + m_name +
-           "\n"
-           "monitor state  registers GDB does not show (SRR0/1, DEC, TB, HID0)\n";
+  if (cmd == "help") {
+    std::string h = "monitor time   simulated time and instructions of " + m_name +
+                    "\n"
+                    "monitor state  registers GDB does not show (SRR0/1, DEC, TB, HID0)\n";
+    for (const MonitorCommand& c : m_access.commands) {
+      std::string name = c.name;
+      name.resize(std::max<size_t>(name.size(), 6), ' ');
+      h += "monitor " + name + " " + c.help + "\n";
+    }
+    return h;
+  }
+  for (const MonitorCommand& c : m_access.commands)
+    if (cmd == c.name) return c.run();
   if (cmd == "time") {
     const uint64_t ps = m_access.now_ps();
     char b[160];

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "debug/gdb_server.h"
+#include "debug/monitor_command.h"
 #include "core/run_control.h"
 #include "cpu/iss.h"
 
@@ -27,6 +28,8 @@ class ProcessorDebug : private GdbTarget {
     std::function<unsigned(bool is_write, uint64_t addr, uint8_t* data, unsigned len)> transport_dbg;
     // The CPU's local time in picoseconds (for "monitor time").
     std::function<uint64_t()> now_ps;
+    // The platform's own monitor commands (Processor::add_monitor_command).
+    std::vector<MonitorCommand> commands;
   };
 
   // `firmware`: the ELF's path (for GDB's command line in messages);

@@ -2,7 +2,14 @@
 
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
 #include "core/log.h"
+#include "core/paths.h"
 
 namespace m2 {
 namespace {
@@ -12,6 +19,7 @@ HostCpu* g_current = nullptr;
 // What the host is doing, for stall reports (compared by address).
 const char* const kRunning = "running";
 const char* const kExited = "exited";  // the host whose thread runs (SystemC threads are coroutines)
+const char* const kFailed = "failed";
 std::string g_output_dir;      // HostCpu::set_output_dir
 
 std::vector<std::string> app_choices() {
@@ -27,7 +35,23 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
     : sc_module(name),
       pio("pio"),
       app(this->name(), "app", "", "host application to run (empty: none; the choices are the registered applications)", app_choices()),
-      args(this->name(), "args", "", "", "the application's command-line arguments, separated by spaces"),
+      exec(this->name(), "exec", "", "",
+           "outside Linux program to run as this host's software instead of an app (a name found through PATH, "
+           "or a path relative to the config); its MPI calls run on this host (docs/models/host-process.md)"),
+      args(this->name(), "args", "", "", "the application's (or program's) command-line arguments, separated by spaces"),
+      exec_cpu_scale(this->name(), "exec_cpu_scale", 0.0, "",
+                     "simulated time per second of the outside program's own CPU time between its calls; 0: its "
+                     "computation is free and runs repeat exactly (non-zero makes results depend on this machine's "
+                     "speed and load; about 8 stands for a Pentium III 1 GHz against a 2020s x86-64 core)",
+                     Range<double>{0, 1e6}),
+      exec_arena_mb(this->name(), "exec_arena_mb", 64, "MB",
+                    "shared memory for the outside program's message buffers in flight (largest message, and all "
+                    "nonblocking ones at once, must fit)",
+                    Range<uint64_t>{1, 65536}),
+      exec_np_out(this->name(), "exec_np_out", "", "",
+                  "file in the program's working folder in NetPIPE's np.out format (bytes, Mbit/s, seconds) that "
+                  "becomes the run's results.tsv (bytes, latency_us, mbps) when the program ends; read where it "
+                  "exists (NetPIPE's rank 0 writes it); empty: none"),
       clock_mhz(this->name(), "clock_mhz", 1000.0, "MHz", "host CPU clock (Pentium III 1 GHz)",
                 Range<double>{1, 10000}),
       memcpy_mbps(this->name(), "memcpy_mbps", 300.0, "MB/s",
@@ -69,8 +93,72 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
   set_stack_size(16 * 1024 * 1024);
 }
 
+void HostCpu::configure_program(const std::string& config_dir) {
+  const std::string& value = exec.get();
+  if (value.empty()) return;
+  const std::string key = std::string(name()) + ".exec = '" + value + "'";
+  if (!app.get().empty())
+    throw ConfigError(key + " and " + name() + ".app = '" + app.get() +
+                      "': a host runs either an application or an outside program, not both");
+  namespace fs = std::filesystem;
+  std::string path;
+  if (value.find('/') != std::string::npos) {
+    const fs::path p(value);
+    path = (p.is_absolute() || config_dir.empty() ? p : fs::path(config_dir) / p).lexically_normal().string();
+  } else {
+    // As a shell finds a command: the first PATH entry that has it.
+    const char* env = std::getenv("PATH");
+    const std::string dirs = env ? env : "";
+    size_t start = 0;
+    for (;;) {
+      const size_t colon = dirs.find(':', start);
+      const std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      const fs::path candidate = fs::path(dir.empty() ? "." : dir) / value;
+      struct stat st {};
+      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+        path = candidate.string();
+        break;
+      }
+      if (path.empty() && ::stat(candidate.c_str(), &st) == 0) path = candidate.string();  // for the message
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    if (path.empty()) throw ConfigError(key + ": no such program in PATH (" + dirs + ")");
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw ConfigError(key + ": " + path + ": no such file");
+  if (!S_ISREG(st.st_mode)) throw ConfigError(key + ": " + path + " is not a regular file");
+  if (::access(path.c_str(), X_OK) != 0) throw ConfigError(key + ": " + path + " is not executable");
+
+  HostProgram::Options o;
+  o.program = path;
+  std::istringstream in(args.get());
+  for (std::string w; in >> w;) o.args.push_back(w);
+  const std::string me = name();
+  o.node = me.substr(0, me.rfind('.'));
+  // What an MPI launcher tells each process (MPICH's Hydra and Open MPI's
+  // names), and our libmpich.so.12 before the system's.
+  const std::string rank = std::to_string(m_id), size = std::to_string(m_count);
+  const char* old_path = std::getenv("LD_LIBRARY_PATH");
+  o.env = {"PMI_RANK=" + rank, "PMI_SIZE=" + size, "MPI_LOCALRANKID=0", "MPI_LOCALNRANKS=1",
+           "OMPI_COMM_WORLD_RANK=" + rank, "OMPI_COMM_WORLD_SIZE=" + size,
+           std::string(M2X_ENV_NODE) + "=" + o.node,
+           "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : "")};
+  o.cpu_scale = exec_cpu_scale.get();
+  o.arena_bytes = exec_arena_mb.get() << 20;
+  o.np_out = exec_np_out.get();
+  if (o.np_out.find('/') != std::string::npos || o.np_out == "." || o.np_out == "..")
+    throw ConfigError(me + ".exec_np_out = '" + o.np_out + "': expected a plain file name (the program's working folder)");
+  m_program = std::make_unique<HostProgram>(*this, m_run, std::move(o));
+  m_run.add_participant(name());
+}
+
 HostCpu::~HostCpu() {
   m_trans.clear_extension(&m_pio_tag);  // a member: the payload must not delete it
+}
+
+void HostCpu::start_of_simulation() {
+  if (m_program) m_program->start();
 }
 
 HostCpu& HostCpu::current() {
@@ -79,9 +167,19 @@ HostCpu& HostCpu::current() {
 }
 
 void HostCpu::run() {
-  if (!m_app) return;
+  if (!m_app && !m_program) return;
   g_current = this;
   m_qk.reset();
+  if (m_program) {
+    m_doing = kRunning;
+    const int rc = m_program->run();
+    if (rc < 0) {
+      m_doing = kFailed;
+      return;
+    }
+    finish(rc);
+    return;
+  }
   m_words = {app.get()};
   {
     std::istringstream in(args.get());
@@ -91,7 +189,10 @@ void HostCpu::run() {
   for (std::string& w : m_words) m_argv.push_back(w.data());
   m_argv.push_back(nullptr);
   m_doing = kRunning;
-  const int rc = m_app->main(static_cast<int>(m_words.size()), m_argv.data());
+  finish(m_app->main(static_cast<int>(m_words.size()), m_argv.data()));
+}
+
+void HostCpu::finish(int rc) {
   sync();
   console.flush();
   m_exit_code = rc;
@@ -210,14 +311,28 @@ void HostCpu::memory_written(const sc_core::sc_time& after) { m_memory_event.not
 
 void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
 
+void HostCpu::abort_run(int code, const std::string& why) {
+  sync();
+  console.flush();
+  m_exit_code = code;
+  m_doing = "aborted the run";
+  m_run.aborted(name(), code, std::string(name()) + ": " + why);
+  // The run stops at the end of this delta cycle; this thread stays parked.
+  for (;;) sc_core::wait(m_never);
+}
+
 void HostCpu::set_output_dir(const std::string& dir) { g_output_dir = dir; }
 const std::string& HostCpu::output_dir() { return g_output_dir; }
 
 std::string HostCpu::state() const {
   // Composed here, not on every access: the host's hot paths only set a pointer.
-  const std::string doing = m_doing == kRunning  ? "running " + app.get()
-                            : m_doing == kExited ? "exited with " + std::to_string(m_exit_code)
-                                                 : std::string(m_doing);
+  const std::string what = m_program ? m_program->state() : "running " + app.get();
+  std::string doing = m_doing == kRunning  ? what
+                      : m_doing == kExited ? "exited with " + std::to_string(m_exit_code)
+                      : m_doing == kFailed ? what
+                                           : std::string(m_doing);
+  // An outside program's pending call, and what the library is doing in it.
+  if (m_program && m_doing != kRunning && m_doing != kExited && m_doing != kFailed) doing = what + ": " + doing;
   return std::string(name()) + ": " + doing + " at " + now().to_string();
 }
 

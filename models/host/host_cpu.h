@@ -22,6 +22,7 @@
 #include "cpu/local_time.h"
 #include "core/text_output.h"
 #include "host/host_apps.h"
+#include "host/host_program.h"
 #include "host/phys_allocator.h"
 #include "trace/message_tag.h"
 
@@ -33,7 +34,11 @@ class HostCpu : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<HostCpu> pio;
 
   Param<std::string> app;
+  Param<std::string> exec;
   Param<std::string> args;
+  Param<double> exec_cpu_scale;
+  Param<uint64_t> exec_arena_mb;
+  Param<std::string> exec_np_out;
   Param<double> clock_mhz;
   Param<double> memcpy_mbps;
   Param<double> memcpy_setup_ns;
@@ -60,7 +65,12 @@ class HostCpu : public sc_core::sc_module {
   // wakes pollers then.
   void memory_written(const sc_core::sc_time& after = sc_core::SC_ZERO_TIME);
 
-  bool has_app() const { return m_app != nullptr; }
+  bool has_app() const { return m_app != nullptr || !exec.get().empty(); }
+  // Resolves `exec` (an outside program, docs/models/host-process.md): a
+  // name with a '/' relative to `config_dir`, else through PATH. Throws
+  // ConfigError naming the parameter and the path when there is no such
+  // program, it is not a regular file or not executable, or `app` is set too.
+  void configure_program(const std::string& config_dir);
   // One line for stall reports: what the host is doing.
   std::string state() const;
 
@@ -79,6 +89,8 @@ class HostCpu : public sc_core::sc_module {
   bool poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
   bool wait_interrupt(double timeout_us);
   void result(const std::string& key, int64_t value);
+  // Ends the whole run (m2host_abort); the host's thread never returns.
+  [[noreturn]] void abort_run(int code, const std::string& why);
 
   // The run's output folder, for m2host_output_path (empty: none). Set by the
   // simulation before it starts; shared by every host.
@@ -94,7 +106,9 @@ class HostCpu : public sc_core::sc_module {
   void set_pio_message(MessageId id) { m_pio_tag.id = id; }
 
  private:
+  void start_of_simulation() override;
   void run();
+  void finish(int rc);  // the software ended with `rc`: the host's exit
   void sync();
   // wait() that keeps current() pointing at this host afterwards.
   void wait_for(const sc_core::sc_event& e, double timeout_us);
@@ -104,10 +118,11 @@ class HostCpu : public sc_core::sc_module {
   uint64_t m_bus_base;
   int m_id, m_count;
   const HostAppInfo* m_app = nullptr;
+  std::unique_ptr<HostProgram> m_program;  // with `exec`
   PhysAllocator m_alloc;
   LocalTime m_qk;
   bool m_inta = false;
-  sc_core::sc_event m_inta_event, m_memory_event;
+  sc_core::sc_event m_inta_event, m_memory_event, m_never;
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
   // The application's arguments. Members, not locals of run(): a thread

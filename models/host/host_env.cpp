@@ -3,9 +3,11 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "core/params.h"
 #include "host/host_cpu.h"
 
 using m2::HostCpu;
@@ -121,6 +123,26 @@ void m2host_msg_event(int event, int src_node, uint32_t seq) {
       break;
     default: break;
   }
+}
+
+void m2host_abort(int code, const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  HostCpu::current().abort_run(code, buf);
+}
+
+int m2host_param(const char* name, double* value) {
+  if (!name || !value) return -1;
+  const m2::ParamBase* p =
+      m2::ParamRegistry::instance().find(std::string(HostCpu::current().name()) + "." + name);
+  if (!p) return -1;
+  const std::string v = p->value_string();
+  if (v == "true" || v == "false") *value = v == "true" ? 1.0 : 0.0;
+  else *value = std::strtod(v.c_str(), nullptr);
+  return 0;
 }
 
 int m2host_output_path(const char* name, char* buf, size_t n) {

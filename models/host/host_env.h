@@ -74,6 +74,15 @@ void m2host_result(const char* key, int64_t value);
  * plain file name (empty, ".", "..", or with a '/') or buf is too small. */
 int m2host_output_path(const char* name, char* buf, size_t n);
 
+/* ---- ending the run and host software parameters ------------------------ */
+/* Ends the whole run now with exit code `code` (1..63) and the message, as
+ * MPI_Abort does; never returns. */
+void m2host_abort(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* The value of this host's parameter `name` (relative to the host, e.g.
+ * "mpi.eager_limit" for node0.host.mpi.eager_limit); booleans read 0 / 1.
+ * Returns 0, or -1 when the platform has no such parameter. */
+int m2host_param(const char* name, double* value);
+
 /* ---- message tracing (virtual platform only) ------------------------------
  * Where only software knows a message's boundaries, the MMP library reports
  * them to the run's message ledger (sim.messages; docs/models/

@@ -182,9 +182,11 @@ sc_time Link::start_at(Resource& r, unsigned side, sc_time& delay) {
     s.arbitration += arb;
     return sc_core::sc_time_stamp();
   }
-  // LT: a frame being continued has not got an end yet: wait for it.
+  // LT: a frame being continued has not got an end yet: wait for it. The
+  // caller's time counts from the call (its delay may reach past that end).
+  const sc_time called = sc_core::sc_time_stamp() + delay;
   while (r.open) sc_core::wait(r.closed);
-  const sc_time asked = sc_core::sc_time_stamp() + delay;
+  const sc_time asked = std::max(called, sc_core::sc_time_stamp());
   const sc_time begin = std::max(asked, r.free_at);
   s.waiting += begin - asked;
   s.arbitration += arb;

@@ -177,6 +177,17 @@ void DmaEngine::update_irqs() {
   irq_error.set(m_error);
 }
 
+std::string DmaEngine::describe_state() const {
+  std::string r = std::string(name()) + ": " + (m_error ? "stopped on an error" : m_active ? "busy" : "idle");
+  if (m_active) r += ", now " + describe(m_cur);
+  r += "\n  queue: " + std::to_string(m_queue.size()) + " of " + std::to_string(queue_depth.get()) +
+       " descriptors waiting\n";
+  for (const Descriptor& d : m_queue) r += "    " + describe(d) + (d.irq ? " irq" : "") + "\n";
+  r += "  done: " + std::to_string(m_done_count) + " descriptors, " + std::to_string(m_stats.bytes) + " bytes, " +
+       std::to_string(m_stats.errors) + " errors\n";
+  return r;
+}
+
 std::string DmaEngine::describe(const Descriptor& d) const {
   return "src=" + hex(d.src) + " dst=" + hex(d.dst) + " len=" + std::to_string(d.len);
 }

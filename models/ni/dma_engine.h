@@ -88,6 +88,9 @@ class DmaEngine : public sc_core::sc_module {
   uint32_t status() const;
   uint32_t done_count() const { return m_done_count; }
   const Stats& stats() const { return m_stats; }
+  // The engine's state in a few lines (GDB "monitor dma"): busy or idle, the
+  // descriptor in progress, the queue, counters.
+  std::string describe_state() const;
   // Delta-notified when a descriptor completes or fails.
   const sc_core::sc_event& done_event() const { return m_done_event; }
 

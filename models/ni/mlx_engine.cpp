@@ -189,16 +189,23 @@ void MlxEngine::update_irq() { irq.set((m_events & m_irq_enable) != 0); }
 void MlxEngine::tx_thread() {
   sc_core::sc_event_or_list news;
   news |= m_wake;
-  news |= m_timer;
+  news |= m_timer.event();
   for (unsigned c = 0; c < kChannels; ++c) news |= m_buf.tx_data_event(c), news |= m_buf.rx_space_event(c);
   for (;;) {
     check_timers();
     unsigned ch = 0;
     const Choice choice = choose(ch);
     if (choice == Choice::None) {
-      arm_timer(next_timer());
+      // A lazy timer: a fresh timeout per wait would leave a dead entry in
+      // the kernel's queue for every frame (see core/lazy_timer.h).
+      if (const sc_time t = next_timer(); t != sc_core::sc_max_time()) m_timer.arm(sc_core::sc_time_stamp() + t);
       wait(news);
+      m_ahead = SC_ZERO_TIME;  // woken after the last frame's end (see send)
       continue;
+    }
+    if (m_ahead != SC_ZERO_TIME) {  // decided at the last frame's end; now be there
+      wait(m_ahead);
+      m_ahead = SC_ZERO_TIME;
     }
     MlxFrame& f = m_tr.frame;
     TxChannel* tx = choice == Choice::Info ? nullptr : &m_tx[ch];
@@ -232,7 +239,7 @@ void MlxEngine::tx_thread() {
     send(f, choice == Choice::Info ? m_tx_info : m_tx_data);
     if (tx) {
       tx->frame.copy_from(f);
-      tx->deadline = sc_core::sc_time_stamp() + m_ack_timeout;
+      tx->deadline = tx_now() + m_ack_timeout;
       ++m_stats.data_frames_sent;
       ++m_ch_stats[ch].data_frames_sent;
       m_stats.packets_sent += f.packet_count();
@@ -262,7 +269,7 @@ MlxEngine::Choice MlxEngine::choose(unsigned& ch) {
     if (tx_credit(c) == 0) {
       if (!tx.stalled) {
         tx.stalled = true;
-        tx.credit_ask_at = sc_core::sc_time_stamp() + m_ack_timeout;
+        tx.credit_ask_at = tx_now() + m_ack_timeout;
         ++m_ch_stats[c].credit_stalls;
       }
       continue;
@@ -371,31 +378,34 @@ void MlxEngine::fill_header(MlxFrame& f) {
 // the acks and credits of the moment the frame starts (in LT too: an older
 // header would cost extra info frames). Returns when the frame's last bit
 // is out (LT: waits the link's annotated time).
+//
+// LT skips a wait when no other process has anything to do up to its end
+// (strictly before it): the state the engine looks at cannot change
+// meanwhile, so the result is the same without the kernel event. The header
+// is then built at once and the link gets the latency as annotation; after
+// the frame, the transmitter decides at once what comes next (m_ahead: how
+// far its decisions are ahead of SystemC time) and waits only if it has to
+// send something.
 void MlxEngine::send(MlxFrame& f, sc_time latency) {
   sc_time delay = SC_ZERO_TIME;
-  wait(latency);
+  if (m_style == TimingStyle::LT && latency < sc_core::sc_time_to_pending_activity())
+    delay = latency;
+  else
+    wait(latency);
   fill_header(f);
   f.checksum_ok = true;
   m_tr.reset();
   link_out->b_transport(m_tr.payload(), delay);
   if (m_tr.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
     Log::instance().error(std::string(name()) + ": the link refused frame " + f.describe());
-  if (delay != SC_ZERO_TIME) wait(delay);
+  if (delay != SC_ZERO_TIME) {
+    if (m_style == TimingStyle::LT && delay < sc_core::sc_time_to_pending_activity())
+      m_ahead = delay;
+    else
+      wait(delay);
+  }
   m_stats.bytes_sent += f.wire_bytes();
   m_stats.tx_busy += f.wire_end - f.wire_start;
-}
-
-// One pending notification at the earliest deadline, left in place when the
-// deadline moves later (an ack came): the thread then wakes once for nothing
-// and arms the next one. A fresh timeout per wait would leave a cancelled
-// entry in the kernel's timed queue for every frame (ack timeouts are 100 us,
-// frames a few hundred ns), and the queue's cost grows with its size.
-void MlxEngine::arm_timer(sc_time in) {
-  if (in == sc_core::sc_max_time()) return;
-  const sc_time now = sc_core::sc_time_stamp(), at = now + in;
-  if (m_timer_at > now && m_timer_at <= at) return;  // an earlier one is pending
-  m_timer.notify(in);
-  m_timer_at = at;
 }
 
 sc_time MlxEngine::next_timer() const {
@@ -410,7 +420,7 @@ sc_time MlxEngine::next_timer() const {
 }
 
 void MlxEngine::check_timers() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = tx_now();
   for (unsigned c = 0; c < kChannels; ++c) {
     TxChannel& tx = m_tx[c];
     if (tx.awaiting && !tx.repeat && now >= tx.deadline) {

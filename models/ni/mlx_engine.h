@@ -45,6 +45,7 @@
 #include <ip/ni_mlcx.h>
 
 #include "core/irq.h"
+#include "core/lazy_timer.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/register_bank.h"
@@ -199,7 +200,8 @@ class MlxEngine : public sc_core::sc_module {
   void fill_header(MlxFrame& f);
   void send(MlxFrame& f, sc_core::sc_time latency);
   sc_core::sc_time next_timer() const;
-  void arm_timer(sc_core::sc_time in);
+  // The transmitter's time: SystemC time plus m_ahead (see send()).
+  sc_core::sc_time tx_now() const { return sc_core::sc_time_stamp() + m_ahead; }
   void check_timers();
 
   // Receiver.
@@ -223,8 +225,8 @@ class MlxEngine : public sc_core::sc_module {
   std::deque<Arrival> m_arrivals;
   std::vector<std::unique_ptr<MlxFrame>> m_spare_frames;  // arrivals' frames, reused
   sc_core::sc_event m_arrived;  // notified for the time the front arrival takes effect
-  sc_core::sc_event m_timer;    // ack timeouts and credit requests (arm_timer)
-  sc_core::sc_time m_timer_at;  // when m_timer is due (pending while later than now)
+  LazyTimer m_timer;            // ack timeouts and credit requests
+  sc_core::sc_time m_ahead;     // LT: the transmitter is at the end of its last frame, this far ahead
   std::vector<uint8_t> m_rx_bytes, m_cut_bytes;  // reused per frame / burst
   std::vector<MlxHeader> m_cut_starts;
   std::vector<unsigned> m_cut_start_packets;

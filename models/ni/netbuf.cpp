@@ -312,4 +312,12 @@ void NetBuf::loopback_thread() {
   }
 }
 
+std::string NetBuf::describe_levels() const {
+  std::string r = std::string(name()) + ": channel bytes used of " + std::to_string(capacity()) + "\n";
+  for (unsigned ch = 0; ch < m_tx.size(); ++ch)
+    r += "  channel " + std::to_string(ch) + ": TX " + std::to_string(tx_available(ch)) + ", RX " +
+         std::to_string(rx_available(ch)) + "\n";
+  return r;
+}
+
 }  // namespace m2

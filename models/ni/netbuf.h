@@ -94,6 +94,8 @@ class NetBuf : public sc_core::sc_module {
 
   // The last refused bus access, as logged.
   const std::string& last_error() const { return m_last_error; }
+  // Bytes held per channel and direction (GDB "monitor netbuf").
+  std::string describe_levels() const;
 
   // Message tracing (docs/models/message-breakdown.md): follows each
   // channel's stream of MLX messages on the bus side and reports when the

@@ -109,4 +109,22 @@ void TraceRecorder::clear() {
   m_to = UINT64_MAX;
 }
 
+std::string TraceRecorder::last_records(const std::string& prefix, size_t n) const {
+  if (!enabled()) return "tracing is off: run with --trace PATTERN (or sim.trace) to record transactions\n";
+  std::vector<const TraceRecord*> found;
+  for (auto it = m_records.rbegin(); it != m_records.rend() && found.size() < n; ++it)
+    if (m_bindings[it->binding].rfind(prefix, 0) == 0) found.push_back(&*it);
+  if (found.empty()) return "no transaction of " + prefix + "* traced yet\n";
+  std::string r;
+  char line[200];
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    const TraceRecord& t = **it;
+    std::snprintf(line, sizeof line, "  %14.6f us  %-22s %c 0x%08llx %5u bytes%s\n", t.start_ps / 1e6,
+                  m_bindings[t.binding].c_str(), t.command, static_cast<unsigned long long>(t.address), t.bytes,
+                  t.ok ? "" : "  (error)");
+    r += line;
+  }
+  return r;
+}
+
 }  // namespace m2

@@ -50,6 +50,10 @@ class TraceRecorder {
   // A track per binding ("transactions") and a slice per transaction.
   void add_to(PerfettoTrace& trace) const;
 
+  // The last `n` transactions of the bindings whose names start with
+  // `prefix` ("node1." for a node), one line each (GDB "monitor trace").
+  std::string last_records(const std::string& prefix, size_t n) const;
+
   void clear();  // tests
 
  private:

@@ -48,6 +48,12 @@ unsigned VcdWriter::add_signal(const std::string& name, unsigned width) {
   return static_cast<unsigned>(m_signals.size() - 1);
 }
 
+std::vector<std::pair<std::string, unsigned>> VcdWriter::signal_list() const {
+  std::vector<std::pair<std::string, unsigned>> r;
+  for (const Signal& s : m_signals) r.emplace_back(s.name, s.width);
+  return r;
+}
+
 void VcdWriter::change(unsigned signal, uint64_t time_ps, uint64_t value) {
   Signal& s = m_signals.at(signal);
   if (s.seen && s.last == value) return;
@@ -70,7 +76,7 @@ void VcdWriter::write(const std::string& path) const {
       s = &s->children[name.substr(0, dot)];
     s->vars.emplace_back(name, i);
   }
-  write_scope(f, "m2vp", root, widths);
+  write_scope(f, kTopScope, root, widths);
   f << "$enddefinitions $end\n";
   std::vector<Change> sorted = m_changes;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Change& a, const Change& b) { return a.time_ps < b.time_ps; });

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace m2 {
@@ -17,6 +18,10 @@ class VcdWriter {
   // Records `value` at `time_ps` if it differs from the signal's last value.
   void change(unsigned signal, uint64_t time_ps, uint64_t value);
   size_t signals() const { return m_signals.size(); }
+  // (name, width) of each signal, in the order added.
+  std::vector<std::pair<std::string, unsigned>> signal_list() const;
+  // The scope that holds every signal in the file.
+  static constexpr const char* kTopScope = "m2vp";
   size_t changes() const { return m_changes.size(); }
   // Throws ConfigError naming `path` when it cannot write.
   void write(const std::string& path) const;

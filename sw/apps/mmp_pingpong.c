@@ -13,33 +13,14 @@
 #include <string.h>
 
 #include "app_args.h"
+#include "app_payload.h"
 #include "host/host_env.h"
 #include "mmp.h"
 
 #define PORT 1
-#define GUARD 16u
 #define MAX_SIZES 64
 
 static const char *kDefaultSizes = "1,4,16,64,256,1k,2k,4k,8k,16k,32k,64k,128k";
-
-static uint8_t pattern(size_t i, size_t size, int it, int dir)
-{
-  return (uint8_t)(i * 7u + size * 13u + (unsigned)it * 31u + (unsigned)dir * 101u);
-}
-
-static void fill(uint8_t *p, size_t size, int it, int dir)
-{
-  for (size_t i = 0; i < size; i++) p[i] = pattern(i, size, it, dir);
-}
-
-/* Number of wrong bytes, the guard behind the payload included. */
-static size_t check(const uint8_t *p, size_t size, int it, int dir)
-{
-  size_t bad = 0;
-  for (size_t i = 0; i < size; i++) bad += p[i] != pattern(i, size, it, dir);
-  for (size_t i = size; i < size + GUARD; i++) bad += p[i] != 0xEE;
-  return bad;
-}
 
 struct buffers {
   uint8_t *base[2];
@@ -136,8 +117,8 @@ static int mmp_pingpong(int argc, char **argv)
   }
   size_t max = 0;
   for (int i = 0; i < n_sizes; i++) max = sizes[i] > max ? sizes[i] : max;
-  if (alloc_buffers(&bufs, max + offset + GUARD, me) != 0) {
-    m2host_printf("mmp_pingpong: cannot allocate 2 x %zu bytes\n", max + offset + GUARD);
+  if (alloc_buffers(&bufs, max + offset + APP_GUARD, me) != 0) {
+    m2host_printf("mmp_pingpong: cannot allocate 2 x %zu bytes\n", max + offset + APP_GUARD);
     MMP_finalize(me);
     return 4;
   }
@@ -151,9 +132,9 @@ static int mmp_pingpong(int argc, char **argv)
     const size_t size = sizes[s];
     double total_us = 0;
     for (int it = 0; it < warmup + iters && !failures; it++) {
-      memset(rbuf, 0xEE, size + GUARD);
+      app_clear(rbuf, size);
       const int dir_in = rank == 0 ? 1 : 0, dir_out = 1 - dir_in;
-      if (verify) fill(sbuf, size, it, dir_out);
+      if (verify) app_fill(sbuf, size, it, dir_out);
       struct MMP_recv_handle *r = MMP_Recv(rbuf, size, 0, other, me);
       if (!r) {
         m2host_printf("bytes %zu: MMP_Recv failed: %s\n", size, MMP_strerror(MMP_last_error()));
@@ -182,7 +163,7 @@ static int mmp_pingpong(int argc, char **argv)
           break;
         }
         if (verify) {
-          const size_t bad = check(rbuf, size, it, dir_in);
+          const size_t bad = app_check(rbuf, size, it, dir_in);
           if (bad) m2host_printf("bytes %zu round %d: %zu bytes wrong\n", size, it, bad);
           errors += bad;
         }
@@ -196,7 +177,7 @@ static int mmp_pingpong(int argc, char **argv)
         continue;
       }
       if (verify) {
-        const size_t bad = check(rbuf, size, it, dir_in);
+        const size_t bad = app_check(rbuf, size, it, dir_in);
         if (bad) m2host_printf("bytes %zu round %d: %zu bytes wrong\n", size, it, bad);
         errors += bad;
       }

@@ -30,13 +30,13 @@
 #include <string.h>
 
 #include "app_args.h"
+#include "app_payload.h"
 #include "host/host_env.h"
 #include "mmp.h"
 
 #define PORT 3
 #define TAG_DATA 1
 #define TAG_REPORT 2
-#define GUARD 16u
 #define MAX_SIZES 64
 #define MAX_HOSTS 64
 
@@ -49,24 +49,10 @@ struct pp {
   size_t errors;
 };
 
-/* Depends on the sender, so a message delivered to the wrong host fails too. */
-static uint8_t pattern(size_t i, size_t size, int round, int sender)
-{
-  return (uint8_t)(i * 7u + size * 13u + (unsigned)round * 31u + (unsigned)sender * 101u);
-}
-
-static size_t check(const uint8_t *p, size_t size, int round, int sender)
-{
-  size_t bad = 0;
-  for (size_t i = 0; i < size; i++) bad += p[i] != pattern(i, size, round, sender);
-  for (size_t i = size; i < size + GUARD; i++) bad += p[i] != 0xEE;
-  return bad;
-}
-
 static struct MMP_recv_handle *post(struct pp *pp, size_t size, int round)
 {
   uint8_t *buf = pp->rbuf[round % 2];
-  memset(buf, 0xEE, size + GUARD);
+  app_clear(buf, size);
   return MMP_Recv(buf, size, TAG_DATA, pp->other, pp->self);
 }
 
@@ -84,13 +70,13 @@ static double measure(struct pp *pp, size_t size, int rounds)
      * only after ours arrived) always finds it: zero copy on both sides. */
     struct MMP_recv_handle *next = k + 1 < rounds ? post(pp, size, k + 1) : NULL;
     if (k + 1 < rounds && !next) return -1;
-    for (size_t i = 0; i < size; i++) pp->sbuf[i] = pattern(i, size, k, pp->me);
+    app_fill(pp->sbuf, size, k, pp->me);
     struct MMP_send_handle *s = MMP_Send(pp->sbuf, size, TAG_DATA, pp->self, pp->other);
     if (!s || MMP_Wait_send(s) != 0 || MMP_Wait_recv(r) != (int)size) {
       m2host_printf("pingping: bytes %zu round %d: %s\n", size, k, MMP_strerror(MMP_last_error()));
       return -1;
     }
-    const size_t bad = check(pp->rbuf[k % 2], size, k, pp->peer);
+    const size_t bad = app_check(pp->rbuf[k % 2], size, k, pp->peer);
     if (bad) m2host_printf("pingping: bytes %zu round %d from host %d: %zu bytes wrong\n", size, k, pp->peer, bad);
     pp->errors += bad;
     r = next;
@@ -197,11 +183,11 @@ static int pingping(int argc, char **argv)
   }
   size_t max = 0;
   for (int i = 0; i < n_sizes; i++) max = sizes[i] > max ? sizes[i] : max;
-  pp.sbuf = MMP_Pindown_malloc(max + GUARD, pp.self);
-  pp.rbuf[0] = MMP_Pindown_malloc(max + GUARD, pp.self);
-  pp.rbuf[1] = MMP_Pindown_malloc(max + GUARD, pp.self);
+  pp.sbuf = MMP_Pindown_malloc(max + APP_GUARD, pp.self);
+  pp.rbuf[0] = MMP_Pindown_malloc(max + APP_GUARD, pp.self);
+  pp.rbuf[1] = MMP_Pindown_malloc(max + APP_GUARD, pp.self);
   if (!pp.sbuf || !pp.rbuf[0] || !pp.rbuf[1]) {
-    m2host_printf("pingping: cannot pin 3 x %zu bytes\n", max + GUARD);
+    m2host_printf("pingping: cannot pin 3 x %zu bytes\n", max + APP_GUARD);
     MMP_finalize(pp.self);
     return 4;
   }

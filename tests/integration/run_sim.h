@@ -80,6 +80,20 @@ inline std::vector<std::string> split(const std::string& line, char sep) {
 
 inline std::vector<std::string> split_tabs(const std::string& line) { return split(line, '\t'); }
 
+// Processes (other than zombies) whose working folder lies in `dir`: the
+// outside programs of a run (host.exec), and whatever they started there.
+inline std::vector<std::string> processes_in(const fs::path& dir) {
+  std::vector<std::string> found;
+  const std::string want = fs::weakly_canonical(dir).string();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    std::error_code lec;
+    const fs::path cwd = fs::read_symlink(e.path() / "cwd", lec);
+    if (!lec && cwd.string().rfind(want, 0) == 0) found.push_back(e.path().filename().string() + " in " + cwd.string());
+  }
+  return found;
+}
+
 // A TSV file as rows of columns, header included (empty when missing).
 inline std::vector<std::vector<std::string>> read_tsv(const fs::path& p) {
   std::vector<std::vector<std::string>> rows;
@@ -203,6 +217,7 @@ class Sandbox {
       r.err = read_text(m_err_file);
       return r;
     }
+    pid_t pid() const { return m_pid; }
     // What the process has written to stdout so far.
     std::string out_so_far() const { return read_text(m_out_file); }
     Process(Process&& o) noexcept

@@ -4,6 +4,7 @@
 // sender's messages at the receiver.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 
@@ -173,7 +174,7 @@ TEST_CASE("cluster: tracing every binding changes nothing in the simulation", "[
   CHECK(split_lines(traced.file("transactions.csv")).size() > 100);
 }
 
-TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fst", "[integration][cluster][trace]") {
+TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fst, with a save file grouping them", "[integration][cluster][trace]") {
   Sandbox sb;
   const SimResult r = sb.run({"run", config(2), "--quiet", "--set", "sim.vcd=node0.ni sb0.stations* link_*",
                               "--set", "sim.trace_from_us=20", "--set", "sim.trace_to_us=80"});
@@ -193,6 +194,49 @@ TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fs
   REQUIRE(!stamps.empty());
   CHECK(stamps.front() >= 20000000u);
   CHECK(stamps.back() <= 80000000u);
+  // The GTKWave save file next to it: every trace names a signal of the VCD,
+  // groups open and close in pairs, the view starts at the window.
+  const std::string gtkw = r.file("signals.gtkw");
+  REQUIRE(!gtkw.empty());
+  CHECK(contains(gtkw, "[dumpfile] \"signals.vcd\"\n"));
+  CHECK(contains(gtkw, "[timestart] 20000000\n"));
+  std::vector<std::string> scopes, vars;
+  for (const std::string& l : split_lines(vcd)) {
+    std::smatch m;
+    if (std::regex_match(l, m, std::regex(R"(\$scope module (\S+) \$end)"))) scopes.push_back(m[1]);
+    else if (l == "$upscope $end") scopes.pop_back();
+    else if (std::regex_match(l, m, std::regex(R"(\$var wire \d+ \S+ (\S+) \$end)"))) {
+      std::string full;
+      for (const auto& sc : scopes) full += sc + ".";
+      vars.push_back(full + m[1].str());
+    }
+  }
+  unsigned traces = 0, depth = 0;
+  std::string flags, last_group;
+  for (const std::string& l : split_lines(gtkw)) {
+    if (!l.empty() && l[0] == '@') flags = l;
+    std::smatch m;
+    if (std::regex_match(l, m, std::regex(R"(\+\{(\w+)\} (\S+))"))) {
+      INFO(l);
+      CHECK(depth == 1);
+      CHECK(std::find(vars.begin(), vars.end(), m[2].str()) != vars.end());
+      CHECK(m[2].str().substr(m[2].str().rfind('.') + 1) == m[1].str());
+      ++traces;
+    } else if (!l.empty() && l[0] == '-') {
+      if (flags == "@800200") {
+        depth++;
+        last_group = l;
+      } else if (flags == "@1000200") {
+        CHECK(l == last_group);
+        depth--;
+      }
+    }
+  }
+  CHECK(depth == 0);
+  CHECK(traces == vars.size());
+  // Data-path order: node0's NI before its link, the link before the switch box.
+  CHECK(gtkw.find("-node0.ni.netbuf") < gtkw.find("-link_node0"));
+  CHECK(gtkw.find("-link_node0") < gtkw.find("-sb0"));
   const std::string fst = (r.out_dir / "signals.fst").string();
   const int rc = std::system(("vcd2fst '" + (r.out_dir / "signals.vcd").string() + "' '" + fst + "' > /dev/null 2>&1").c_str());
   CHECK(rc == 0);

@@ -251,6 +251,33 @@ TEST_CASE("gdb: simulated time stands still while GDB holds the CPU", "[integrat
   CHECK(contains(r.out, "firmware exited with code 0 at " + ended[1].str() + " ps"));
 }
 
+TEST_CASE("gdb: monitor dma, netbuf and trace show the NI around a halted MMP firmware", "[integration][gdb]") {
+  Sandbox sb;
+  const std::string cfg = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
+  const int port = free_port();
+  // Node 1's firmware, halted when it completes its sixth received message.
+  auto sim = sb.start({"run", cfg, "--gdb", "node1.ni.cpu=" + std::to_string(port), "--trace", "node1.*", "--set",
+                       "node*.host.args=--sizes 64,4k --iters 4 --warmup 1"});
+  const SimResult g = run_gdb(sb, port, firmware_elf("mmp"),
+                              {"break message_complete", "ignore 1 5", "continue", "monitor help", "monitor dma",
+                               "monitor netbuf", "monitor trace", "delete", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  CHECK(contains(g.out, "Breakpoint 1, "));
+  CHECK(contains(g.out, "monitor dma    the DMA engine"));
+  CHECK(contains(g.out, "monitor netbuf bytes in each network-buffer channel"));
+  // The DMA engine has moved the six messages' payloads and records by now.
+  std::smatch done;
+  REQUIRE(std::regex_search(g.out, done, std::regex(R"(node1\.ni\.dma: (idle|busy)[^\n]*\n  queue: \d+ of \d+ descriptors waiting\n(    .*\n)*  done: (\d+) descriptors, (\d+) bytes, 0 errors)")));
+  CHECK(std::stoul(done[3]) >= 12);
+  CHECK(std::stoul(done[4]) > 6 * 64);
+  CHECK(std::regex_search(g.out, std::regex(R"(node1\.ni\.netbuf: channel bytes used of 2048\n  channel 0: TX \d+, RX \d+\n  channel 1: TX \d+, RX \d+)")));
+  // The last traced transactions of node 1, oldest first.
+  CHECK(std::regex_search(g.out, std::regex(R"(\n +\d+\.\d{6} us  node1\.\S+ +[RW] 0x[0-9a-f]{8} +\d+ bytes)")));
+  REQUIRE(r.exited(0));
+}
+
 // ---------------------------------------------------------------- raw protocol
 
 TEST_CASE("gdb: Ctrl-C halts a running CPU, time stands still, kill ends the run", "[integration][gdb]") {

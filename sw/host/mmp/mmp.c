@@ -51,7 +51,7 @@ struct region {
   void *addr;
   uint64_t bus;
   size_t bytes;
-  m2drv_buffer buf;
+  m2drv_buffer buf; /* from MMP_Pindown_malloc; buf.addr NULL for MMP_Pindown_register */
 };
 
 /* First fit over 256-byte blocks of a pinned area (the bounce pool). */
@@ -420,11 +420,11 @@ static struct op *op_of(struct host *H, const void *h, int is_send)
 
 /* Waits for an op's completion record; its MMP_ST_* code, or a negative error.
  * `msg` (optional) gets the message's (source node, number). */
-static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *offset, uint32_t msg[2])
+static int wait_record(struct host *H, struct op *o, double timeout_us, uint32_t *len, uint32_t *offset,
+                       uint32_t msg[2])
 {
   volatile uint32_t *r = record(H, o->index);
-  if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16,
-                      H->opt.wait_timeout_us) != 0)
+  if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16, timeout_us) != 0)
     return MMP_ETIMEDOUT;
   if (len) *len = m2drv_from_be32(r[MMP_REC_LEN / 4]);
   if (offset) *offset = m2drv_from_be32(r[MMP_REC_OFFSET / 4]);
@@ -435,7 +435,7 @@ static int wait_record(struct host *H, struct op *o, uint32_t *len, uint32_t *of
   return (int)(m2drv_from_be32(r[MMP_REC_STATUS / 4]) & 0xFFu);
 }
 
-static int finish_send(struct host *H, struct op *o);
+static int finish_send(struct host *H, struct op *o, double timeout_us);
 
 /* ---- initialize / finalize ---------------------------------------------------- */
 
@@ -534,14 +534,17 @@ void MMP_finalize(struct MMP_connect *me)
   }
   /* Outstanding sends still read our memory: let them finish first. */
   for (int i = 0; i < 2 * MMP_MAX_SENDS; i++)
-    if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op);
+    if (H->sends[i].op.in_use) finish_send(H, &H->sends[i].op, H->opt.wait_timeout_us);
   H->finalized = 1;
   post(H, MMP_REQ_OP_WORD(MMP_OP_FINALIZE, 0, 0), 0, 0, 0, 0, 0, NULL, 0);
   /* The NI must be done with our memory before it is freed. */
   if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_FINISHED, 1e6) != 0)
     m2host_printf("MMP_finalize: the NI firmware did not finish\n");
   teardown(H);
-  for (size_t i = 0; i < H->n_regions; i++) pin_free(H, &H->regions[i].buf);
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].buf.addr) pin_free(H, &H->regions[i].buf);
+    else m2drv_unpin(H->drv, H->regions[i].addr, H->regions[i].bytes); /* registered */
+  }
   free(H->regions);
   H->regions = NULL;
   H->n_regions = H->cap_regions = 0;
@@ -577,13 +580,50 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
     return;
   }
   for (size_t i = 0; i < H->n_regions; i++) {
-    if (H->regions[i].addr != p) continue;
+    if (H->regions[i].addr != p || !H->regions[i].buf.addr) continue;
     pin_free(H, &H->regions[i].buf);
     H->regions[i] = H->regions[--H->n_regions];
     fail(H, MMP_OK);
     return;
   }
   fail(H, MMP_EINVAL);
+}
+
+/* Memory the caller already has in host physical memory, pinned in place
+ * (the kernel pins its pages: m2drv_pin charges them) and kept pinned until
+ * MMP_Pindown_unregister (which charges the unpinning). */
+int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
+  if (!p || bytes == 0 || bytes > 0x40000000u) return fail(H, MMP_EINVAL);
+  if (H->pinned_bytes + round_up(bytes, 4096) > H->opt.pinned_limit) return fail(H, MMP_ENOMEM);
+  if (H->n_regions == H->cap_regions) {
+    const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
+    struct region *r = realloc(H->regions, cap * sizeof *r);
+    if (!r) return fail(H, MMP_ENOMEM);
+    H->regions = r;
+    H->cap_regions = cap;
+  }
+  uint64_t bus = 0;
+  if (m2drv_pin(H->drv, p, bytes, &bus) != 0) return fail(H, MMP_EINVAL); /* not host physical memory */
+  H->pinned_bytes += round_up(bytes, 4096);
+  H->regions[H->n_regions++] = (struct region){p, bus, bytes, {0}};
+  return fail(H, MMP_OK);
+}
+
+int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
+{
+  struct host *H = self();
+  if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].addr != p || H->regions[i].buf.addr) continue;
+    m2drv_unpin(H->drv, p, H->regions[i].bytes);
+    H->pinned_bytes -= round_up(H->regions[i].bytes, 4096);
+    H->regions[i] = H->regions[--H->n_regions];
+    return fail(H, MMP_OK);
+  }
+  return fail(H, MMP_EINVAL);
 }
 
 /* ---- send and receive ------------------------------------------------------------ */
@@ -646,11 +686,11 @@ static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag
   return o;
 }
 
-static int finish_send(struct host *H, struct op *o)
+static int finish_send(struct host *H, struct op *o, double timeout_us)
 {
   int rc = MMP_OK;
   if (o->mode != BUF_INLINE) {
-    const int code = wait_record(H, o, NULL, NULL, NULL);
+    const int code = wait_record(H, o, timeout_us, NULL, NULL, NULL);
     if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT; /* still outstanding: may be waited for again */
     rc = code == MMP_ST_DONE ? MMP_OK : MMP_ENI;
     release_buffer(H, o);
@@ -659,10 +699,10 @@ static int finish_send(struct host *H, struct op *o)
   return rc;
 }
 
-static int finish_recv(struct host *H, struct op *o)
+static int finish_recv(struct host *H, struct op *o, double timeout_us)
 {
   uint32_t len = 0, offset = 0, msg[2] = {0, 0};
-  const int code = wait_record(H, o, &len, &offset, msg);
+  const int code = wait_record(H, o, timeout_us, &len, &offset, msg);
   if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT;
   int rc;
   switch (code) {
@@ -716,13 +756,19 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   return (struct MMP_send_handle *)o;
 }
 
-int MMP_Wait_send(struct MMP_send_handle *h)
+int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us)
 {
   struct host *H = self();
   struct op *o = op_of(H, h, 1);
   if (!o) return fail(H, MMP_EINVAL);
   m2host_compute_cycles(WAIT_CYCLES);
-  return fail(H, finish_send(H, o));
+  return fail(H, finish_send(H, o, timeout_us));
+}
+
+int MMP_Wait_send(struct MMP_send_handle *h)
+{
+  struct host *H = self();
+  return MMP_Wait_send_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
 struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
@@ -740,15 +786,21 @@ struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_conn
   return (struct MMP_recv_handle *)o;
 }
 
-int MMP_Wait_recv(struct MMP_recv_handle *h)
+int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us)
 {
   struct host *H = self();
   struct op *o = op_of(H, h, 0);
   if (!o) return fail(H, MMP_EINVAL);
   m2host_compute_cycles(WAIT_CYCLES);
-  const int rc = finish_recv(H, o);
+  const int rc = finish_recv(H, o, timeout_us);
   fail(H, rc < 0 ? rc : MMP_OK);
   return rc;
+}
+
+int MMP_Wait_recv(struct MMP_recv_handle *h)
+{
+  struct host *H = self();
+  return MMP_Wait_recv_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
 /* ---- barrier ------------------------------------------------------------------------- */
@@ -782,25 +834,25 @@ void MMP_Sync(int id, int n_nodes)
       else rc = err;
     }
     for (int i = 0; i < posted; i++) {
-      const int w = finish_recv(H, in[i]);
+      const int w = finish_recv(H, in[i], H->opt.wait_timeout_us);
       if (w < 0) rc = w;
     }
     if (H->opt.broadcast_sync && n_nodes == m2host_count()) {
       struct op *o =
           start_send(H, NULL, 0, tag, MMP_SYNC_PORT, 0, MMP_SYNC_PORT, MMP_REQF_BROADCAST, H->msg_next++, &err);
-      if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
+      if (!o || finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = o ? MMP_ENI : err;
     } else {
       for (int r = 1; r < n_nodes; r++) {
         struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, H->msg_next++, &err);
-        if (!o || finish_send(H, o) != MMP_OK) rc = o ? MMP_ENI : err;
+        if (!o || finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = o ? MMP_ENI : err;
       }
     }
   } else {
     struct op *go = start_recv(H, NULL, 0, tag, root, MMP_SYNC_PORT, MMP_SYNC_PORT, &err);
     struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, root, MMP_SYNC_PORT, 0, H->msg_next++, &err);
-    if (o && finish_send(H, o) != MMP_OK) rc = MMP_ENI;
+    if (o && finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = MMP_ENI;
     if (!o || !go) rc = err;
-    if (go && finish_recv(H, go) < 0) rc = MMP_ENI;
+    if (go && finish_recv(H, go, H->opt.wait_timeout_us) < 0) rc = MMP_ENI;
   }
   if (rc != MMP_OK) m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, MMP_strerror(rc));
   fail(H, rc);

@@ -126,6 +126,16 @@ struct MMP_options {
   int broadcast_sync;     /* MMP_Sync releases by SB broadcast when every host takes part */
 };
 void MMP_get_options(struct MMP_options *o);
+/* A Wait that gives up after timeout_us (< 0: never; 0: just looks) instead
+ * of MMP_options.wait_timeout_us: MMP_ETIMEDOUT leaves the handle valid. */
+int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us);
+int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us);
+/* Pins [p, p + bytes) of host physical memory (m2host_phys_alloc) in place,
+ * charging the pinning; the NI then uses it zero copy like MMP_Pindown_malloc
+ * memory until MMP_Pindown_unregister(p) unpins it (or MMP_finalize).
+ * MMP_OK, MMP_EINVAL (not host physical memory), MMP_ENOMEM (pinned limit). */
+int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me);
+int MMP_Pindown_unregister(void *p, struct MMP_connect *me);
 int MMP_set_options(const struct MMP_options *o); /* MMP_OK or MMP_EINVAL */
 
 #ifdef __cplusplus

@@ -1,0 +1,76 @@
+// The life of one outside program that stands for a simulated host
+// (hostN.exec): started in its own process group with a request socket, a
+// shared arena and its output on a pipe; waited for request by request;
+// stopped (SIGTERM, then SIGKILL, whole group) when it is no longer wanted.
+// A process-wide safety net kills every program still running when the
+// simulator exits or is ended by a signal (SIGINT, SIGTERM, SIGHUP, a crash),
+// and each program dies with the simulator (PR_SET_PDEATHSIG) if even that
+// is skipped (SIGKILL). docs/models/host-process.md.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/text_output.h"
+#include "host/exec_protocol.h"
+
+namespace m2 {
+
+class HostProcess {
+ public:
+  struct Spec {
+    std::string program;             // path of the executable (resolved)
+    std::vector<std::string> argv;   // argv[0] included
+    std::string workdir;             // created if missing
+    std::vector<std::string> env;    // NAME=VALUE added to (or replacing in) the simulator's environment
+    uint64_t arena_bytes = 0;
+  };
+
+  // Starts the program; throws std::runtime_error saying why it could not
+  // (the folder, the arena, fork, or exec and its errno).
+  // The program's stdout and stderr go, line by line, to `output`.
+  HostProcess(const Spec& spec, TextOutput& output);
+  ~HostProcess();  // stop()
+  HostProcess(const HostProcess&) = delete;
+  HostProcess& operator=(const HostProcess&) = delete;
+
+  // Blocks the calling thread (and so the whole simulation) until the
+  // program's next request. false when the program ended instead (its
+  // connection closed): end() then says how.
+  bool next(m2x_request& req);
+  // Answers the request next() returned; false when the program is gone.
+  bool reply(const m2x_reply& rep);
+
+  uint8_t* arena() const { return m_arena; }
+  uint64_t arena_bytes() const { return m_arena_bytes; }
+  pid_t pid() const { return m_pid; }
+  bool running() const { return m_pid > 0 && !m_reaped; }
+
+  // How the program ended: "exited with status 3", "was killed by signal 11
+  // (Segmentation fault)"; "" while it runs.
+  std::string end() const;
+  int exit_status() const { return m_exit_status; }  // -1 unless it exited
+
+  // Ends the program and everything in its process group: SIGTERM, up to
+  // `grace_ms` of wall time to go, then SIGKILL; reaps it. Idempotent.
+  void stop(int grace_ms = 500);
+
+ private:
+  void read_output(bool emit);  // takes what the pipe holds; emits complete lines when `emit`
+  void reap(bool block);
+  void close_fds();
+
+  TextOutput& m_output;
+  std::string m_pending;  // output not yet emitted (read while another program was awaited)
+  pid_t m_pid = -1;
+  bool m_reaped = false;
+  int m_exit_status = -1, m_signal = 0;
+  int m_sock = -1, m_out = -1;
+  uint8_t* m_arena = nullptr;
+  uint64_t m_arena_bytes = 0;
+};
+
+}  // namespace m2

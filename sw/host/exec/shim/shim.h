@@ -1,0 +1,45 @@
+/* The program's side of the platform's libmpich.so.12 (docs/models/host-process.md):
+ * what the MPI entry points (mpi_entry.c), the clocks (clocks.c) and the
+ * loud stubs (unsupported.c) share. Everything here runs in the outside
+ * program's process, never in the simulator. */
+#ifndef M2_SHIM_H
+#define M2_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/mpi_calls.h"
+#include "host/exec_protocol.h"
+
+/* 1 when the simulator started this process (else the clocks are the real
+ * ones and every MPI call says how to run the program). */
+int m2s_connected(void);
+
+/* One call to the simulated host: fills in the accounting fields, sends,
+ * blocks until the reply. Never returns when the simulator is gone. */
+void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp);
+
+/* Shared-arena buffers (offsets). A buffer keeps the address of `like`
+ * modulo the page size, so that the host's library sees the program's
+ * alignment and page crossings. m2s_stage copies `bytes` of `src` in.
+ * Exits loudly when the arena (hostN.exec_arena_mb) is full. */
+int64_t m2s_alloc(size_t bytes, const void *like, const char *fn);
+int64_t m2s_stage(const void *src, size_t bytes, const char *fn);
+void m2s_free(int64_t off);
+void *m2s_ptr(int64_t off);
+
+/* Simulated time as the program sees it now (ns since simulated time 0),
+ * charging one clock read; and the wall-clock seconds of time 0. */
+uint64_t m2s_clock_read_ns(void);
+uint64_t m2s_epoch_s(void);
+/* Simulated time the program spends on its own (a sleep). */
+void m2s_charge_ns(uint64_t ns);
+
+/* The program called `name`, which the platform lacks: the run ends. */
+void m2s_unsupported(const char *name) __attribute__((noreturn));
+
+/* Rank and size in MPI_COMM_WORLD (from the launcher's variables). */
+int m2s_world_rank(void);
+int m2s_world_size(void);
+
+#endif

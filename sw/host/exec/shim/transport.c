@@ -1,0 +1,241 @@
+/* The connection to the simulated host: the request socket, the shared
+ * arena and its allocator, the program's CPU-time accounting and its
+ * simulated clock. Set up by a constructor, before the program's main. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define PAGE 4096u
+
+static int g_sock = -1;
+static uint8_t *g_arena;
+static uint64_t g_arena_bytes;
+static const char *g_node = "?";
+static int g_rank, g_size = 1;
+
+/* Time: the host's simulated time at the last reply, what the library
+ * charged on its own since, and the process CPU time at that reply. */
+static uint64_t g_sim_ns, g_local_ns, g_cpu_at_reply, g_clock_read_ns, g_epoch_s;
+static double g_cpu_scale;
+
+static uint64_t cpu_ns(void)
+{
+  struct timespec ts;
+  /* The system call, not clock_gettime: this library interposes that one. */
+  syscall(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *why) __attribute__((noreturn));
+static void die(const char *why)
+{
+  fprintf(stderr, "m2vp libmpich (%s): %s\n", g_node, why);
+  fflush(NULL);
+  _exit(70);
+}
+
+int m2s_connected(void) { return g_sock >= 0; }
+int m2s_world_rank(void) { return g_rank; }
+int m2s_world_size(void) { return g_size; }
+
+static void exchange(struct m2x_request *rq, struct m2x_reply *rp)
+{
+  rq->compute_ns = cpu_ns() - g_cpu_at_reply;
+  rq->local_ns = g_local_ns;
+  ssize_t n;
+  while ((n = send(g_sock, rq, sizeof *rq, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  if (n != (ssize_t)sizeof *rq) die("the simulator is gone");
+  while ((n = recv(g_sock, rp, sizeof *rp, 0)) < 0 && errno == EINTR) {
+  }
+  /* No reply: the simulator ended the run (this program is stopped anyway). */
+  if (n != (ssize_t)sizeof *rp) _exit(70);
+  g_sim_ns = rp->now_ns;
+  g_local_ns = 0;
+  g_cpu_at_reply = cpu_ns();
+}
+
+void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp)
+{
+  if (g_sock < 0) {
+    fprintf(stderr,
+            "this libmpich.so.12 is the Maestro2 virtual platform's: the program runs as a simulated host "
+            "(a config's hostN.exec, ./m2vp run CONFIG), not on its own\n");
+    exit(1);
+  }
+  rq->kind = M2X_CALL;
+  rq->fn = fn;
+  exchange(rq, rp);
+}
+
+void m2s_unsupported(const char *name)
+{
+  if (g_sock >= 0) {
+    struct m2x_request rq;
+    struct m2x_reply rp;
+    memset(&rq, 0, sizeof rq);
+    rq.kind = M2X_UNSUPPORTED;
+    strncpy(rq.name, name, sizeof rq.name - 1);
+    exchange(&rq, &rp);
+  }
+  fprintf(stderr, "%s is not implemented by the Maestro2 virtual platform's MPI library\n", name);
+  die("unsupported MPI function");
+}
+
+static int env_int(const char *name, int fallback)
+{
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : fallback;
+}
+
+__attribute__((constructor)) static void m2s_connect(void)
+{
+  const int sock = env_int(M2X_ENV_SOCKET, -1), arena = env_int(M2X_ENV_ARENA, -1);
+  const char *bytes = getenv(M2X_ENV_ARENA_BYTES), *node = getenv(M2X_ENV_NODE);
+  if (sock < 0 || arena < 0 || !bytes) return; /* not started by the simulator */
+  if (node) g_node = node;
+  g_rank = env_int("PMI_RANK", 0);
+  g_size = env_int("PMI_SIZE", 1);
+  g_arena_bytes = strtoull(bytes, NULL, 10);
+  void *map = mmap(NULL, g_arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena, 0);
+  if (map == MAP_FAILED) die("cannot map the shared arena");
+  g_arena = map;
+  close(arena);
+  /* Programs this one starts must not talk on our line. */
+  fcntl(sock, F_SETFD, FD_CLOEXEC);
+  g_sock = sock;
+  struct m2x_request rq;
+  struct m2x_reply rp;
+  memset(&rq, 0, sizeof rq);
+  rq.kind = M2X_HELLO;
+  snprintf(rq.name, sizeof rq.name, "%d", M2X_VERSION);
+  g_cpu_at_reply = cpu_ns();
+  exchange(&rq, &rp);
+  g_clock_read_ns = rp.clock_read_ns;
+  g_epoch_s = rp.epoch_s;
+  g_cpu_scale = rp.cpu_scale;
+}
+
+/* ---- clock ---------------------------------------------------------------- */
+
+uint64_t m2s_clock_read_ns(void)
+{
+  g_local_ns += g_clock_read_ns;
+  uint64_t own = 0;
+  if (g_cpu_scale > 0) own = (uint64_t)((double)(cpu_ns() - g_cpu_at_reply) * g_cpu_scale);
+  return g_sim_ns + g_local_ns + own;
+}
+
+uint64_t m2s_epoch_s(void) { return g_epoch_s; }
+
+void m2s_charge_ns(uint64_t ns) { g_local_ns += ns; }
+
+/* ---- arena: first fit over a sorted list of free ranges -------------------- */
+
+struct range {
+  uint64_t start, end;
+  struct range *next;
+};
+static struct range *g_free;  /* sorted, coalesced */
+static int g_arena_ready;
+
+struct used { /* an allocation: the block [start, end) it took, found by its offset */
+  int64_t off;
+  uint64_t start, end;
+  struct used *next;
+};
+static struct used *g_blocks;
+
+static void arena_init(void)
+{
+  g_free = malloc(sizeof *g_free);
+  if (!g_free) die("out of memory");
+  g_free->start = 0;
+  g_free->end = g_arena_bytes;
+  g_free->next = NULL;
+  g_arena_ready = 1;
+}
+
+int64_t m2s_alloc(size_t bytes, const void *like, const char *fn)
+{
+  if (!g_arena_ready) arena_init();
+  const uint64_t want = bytes ? bytes : 1;
+  const uint64_t phase = (uint64_t)(uintptr_t)like % PAGE;
+  for (struct range **pp = &g_free; *pp; pp = &(*pp)->next) {
+    struct range *r = *pp;
+    const uint64_t off = r->start + (phase + PAGE - r->start % PAGE) % PAGE;
+    if (off + want > r->end || off < r->start) continue;
+    struct used *u = malloc(sizeof *u);
+    if (!u) die("out of memory");
+    u->off = (int64_t)off;
+    u->start = r->start;
+    u->end = off + want;
+    u->next = g_blocks;
+    g_blocks = u;
+    r->start = u->end;
+    if (r->start == r->end) {
+      *pp = r->next;
+      free(r);
+    }
+    return (int64_t)off;
+  }
+  char why[256];
+  snprintf(why, sizeof why,
+           "%s: %zu bytes do not fit in the shared arena of %llu bytes with what is in flight "
+           "(raise hostN.exec_arena_mb)",
+           fn, bytes, (unsigned long long)g_arena_bytes);
+  die(why);
+}
+
+void m2s_free(int64_t off)
+{
+  struct used **up = &g_blocks;
+  while (*up && (*up)->off != off) up = &(*up)->next;
+  struct used *u = *up;
+  if (!u) return;
+  *up = u->next;
+  const uint64_t s = u->start, e = u->end;
+  free(u);
+  /* Insert [s, e) into the sorted free list and merge neighbours. */
+  struct range **pp = &g_free;
+  while (*pp && (*pp)->end < s) pp = &(*pp)->next;
+  struct range *r = *pp;
+  if (r && r->end == s) {
+    r->end = e;
+    if (r->next && r->next->start == e) {
+      struct range *n = r->next;
+      r->end = n->end;
+      r->next = n->next;
+      free(n);
+    }
+    return;
+  }
+  if (r && r->start == e) {
+    r->start = s;
+    return;
+  }
+  struct range *n = malloc(sizeof *n);
+  if (!n) die("out of memory");
+  n->start = s;
+  n->end = e;
+  n->next = r;
+  *pp = n;
+}
+
+void *m2s_ptr(int64_t off) { return g_arena + off; }
+
+int64_t m2s_stage(const void *src, size_t bytes, const char *fn)
+{
+  const int64_t off = m2s_alloc(bytes, src, fn);
+  if (bytes) memcpy(g_arena + off, src, bytes);
+  return off;
+}

@@ -1,0 +1,102 @@
+// Loosely timed against approximately timed (issue 13): LT takes shortcuts
+// for speed (frames handed over at once, syncs skipped, timers kept lazily),
+// but its results must stay within 3% of AT's at every size of experiments
+// 1, 2 and 6. Each case runs the same config in both styles and compares
+// results.tsv row by row: the same sizes in the same order, and latency and
+// throughput within 3%.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+constexpr double kTolerance = 0.03;
+const std::vector<std::string> kCompared{"latency_us", "mean_us", "mbps"};
+// Columns that say what a row measured: equal in both styles.
+const std::vector<std::string> kKeys{"pattern", "nodes", "bytes", "messages"};
+
+std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR) + "/configs/" + name + ".yaml"; }
+
+SimResult run_style(Sandbox& sb, const std::string& cfg, const std::string& args_key, const std::string& args,
+                    const std::string& timing) {
+  SimResult r = sb.run({"run", config(cfg), "--quiet", "--set", "sim.timing=" + timing, "--set", args_key + "=" + args},
+                       true, 240);
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  return r;
+}
+
+// Compares the two runs' results.tsv; returns how many values were compared.
+int compare(const SimResult& lt, const SimResult& at) {
+  const auto a = read_tsv(at.out_dir / "results.tsv"), l = read_tsv(lt.out_dir / "results.tsv");
+  REQUIRE(a.size() > 1);
+  REQUIRE(l.size() == a.size());
+  REQUIRE(l[0] == a[0]);
+  int compared = 0;
+  for (size_t c = 0; c < a[0].size(); ++c) {
+    bool timing_column = false, key_column = false;
+    for (const std::string& name : kCompared) timing_column |= a[0][c] == name;
+    for (const std::string& name : kKeys) key_column |= a[0][c] == name;
+    if (!timing_column && !key_column) continue;  // minimum, maximum, percentiles
+    for (size_t r = 1; r < a.size(); ++r) {
+      REQUIRE(l[r].size() == a[0].size());
+      REQUIRE(a[r].size() == a[0].size());
+      INFO("row " << r << ": AT " << a[r][0] << " " << a[r][1] << " ..., column " << a[0][c]);
+      if (key_column) {
+        CHECK(l[r][c] == a[r][c]);
+        continue;
+      }
+      const double at_v = std::stod(a[r][c]), lt_v = std::stod(l[r][c]);
+      REQUIRE(at_v > 0);
+      CHECK(std::fabs(lt_v - at_v) <= kTolerance * at_v);
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+}  // namespace
+
+TEST_CASE("LT vs AT: experiment 1 (NI ping-pong, 32 B to 1 MB) agrees within 3% at every size",
+          "[integration][lt_vs_at]") {
+  Sandbox sb;
+  const std::string args = "2,32,1048576,1,0,1";  // 2 repetitions per size (the default takes 10)
+  const SimResult lt = run_style(sb, "ni-pingpong", "node*.ni.simctrl.args", args, "lt");
+  const SimResult at = run_style(sb, "ni-pingpong", "node*.ni.simctrl.args", args, "at");
+  CHECK(compare(lt, at) == 2 * 16);  // 16 sizes, latency and throughput
+}
+
+TEST_CASE("LT vs AT: experiment 2 (MMP ping-pong between hosts) agrees within 3% at every size",
+          "[integration][lt_vs_at]") {
+  Sandbox sb;
+  // The default run's 14 sizes, 4 iterations each (the default takes 10).
+  const std::string args = "--sizes 1,4,16,64,256,1k,2k,4k,8k,16k,32k,64k,128k,256k --iters 4 --warmup 1";
+  const SimResult lt = run_style(sb, "mmp-pingpong", "node*.host.args", args, "lt");
+  const SimResult at = run_style(sb, "mmp-pingpong", "node*.host.args", args, "at");
+  for (const SimResult* r : {&lt, &at}) {
+    CHECK(r->result("node0.host", "payload_errors") == std::optional<std::string>("0"));
+    CHECK(r->result("node1.host", "payload_errors") == std::optional<std::string>("0"));
+  }
+  CHECK(compare(lt, at) == 2 * 14);  // latency and throughput
+}
+
+// Small-message phases are sensitive to the order in which SystemC runs
+// processes woken at the same time (unspecified; it follows the layout of
+// the kernel's event queue): such a change alone moved single rows by up
+// to 5% (docs/speed.md). Today every row is within 3%.
+TEST_CASE("LT vs AT: experiment 6 (4 nodes, all three patterns) agrees within 3% at every size",
+          "[integration][lt_vs_at]") {
+  Sandbox sb;
+  const std::string args = "--sizes 16,256,4k,64k --msgs 8";  // scale-4's sizes, half its messages
+  const SimResult lt = run_style(sb, "scale-4", "node*.host.args", args, "lt");
+  const SimResult at = run_style(sb, "scale-4", "node*.host.args", args, "at");
+  CHECK(lt.result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
+  CHECK(at.result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
+  CHECK(compare(lt, at) == 3 * 4 * 2);  // 3 patterns x 4 sizes, mean latency and throughput
+}

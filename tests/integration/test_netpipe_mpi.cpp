@@ -1,0 +1,101 @@
+// Debian's NetPIPE 3.7.2 (NPmpich2 of netpipe-mpich2) runs unmodified on two
+// simulated hosts over the platform's MPI (configs/netpipe-mpi.yaml): its own
+// np.out is parsed, the run's results.tsv carries the same measurements, and
+// MPI's one-way time lies above MMP's alone (configs/netpipe.yaml) at every
+// size, since MPI runs on top of MMP on the same hosts and network.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+const std::string kConfigs = std::string(M2VP_SOURCE_DIR) + "/configs/";
+
+struct Point {
+  long long bytes;
+  double mbps, seconds;
+};
+
+// NetPIPE's np.out: "bytes Mbit/s seconds" per line.
+std::vector<Point> parse_np_out(const std::string& text) {
+  std::vector<Point> v;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream w(line);
+    Point p{};
+    if (w >> p.bytes >> p.mbps >> p.seconds) v.push_back(p);
+    else FAIL("np.out line not 'bytes Mbit/s seconds': '" << line << "'");
+  }
+  return v;
+}
+
+// results.tsv with columns bytes, latency_us, mbps: the largest latency per size.
+std::map<long long, double> latency_by_size(const fs::path& tsv) {
+  const auto rows = read_tsv(tsv);
+  REQUIRE(!rows.empty());
+  REQUIRE(rows[0] == std::vector<std::string>{"bytes", "latency_us", "mbps"});
+  std::map<long long, double> m;
+  for (size_t k = 1; k < rows.size(); ++k) {
+    const long long b = std::stoll(rows[k][0]);
+    const double us = std::stod(rows[k][1]);
+    if (!m.count(b) || us > m[b]) m[b] = us;
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("NPmpich2 (Debian netpipe-mpich2) runs unmodified up to 64 KB, MPI latency above MMP latency at every size",
+          "[integration][exec][netpipe]") {
+  REQUIRE(access("/usr/bin/NPmpich2", X_OK) == 0);  // ./m2vp installs netpipe-mpich2
+  Sandbox sb;
+  const SimResult mpi = sb.run({"run", kConfigs + "netpipe-mpi.yaml", "--quiet", "--set",
+                                "node*.host.args=-n 10 -u 65536 -o np.out"},
+                               true, 120);
+  INFO(mpi.describe());
+  REQUIRE(mpi.exited(0));
+  CHECK(processes_in(mpi.out_dir).empty());
+
+  // NetPIPE's own file, in node0's working folder: sizes 1 .. 64 KB + 3,
+  // each line's rate agreeing with its size and time.
+  const std::vector<Point> np = parse_np_out(mpi.file("node0/np.out"));
+  REQUIRE(np.size() > 50);
+  CHECK(np.front().bytes == 1);
+  CHECK(np.back().bytes == 65539);
+  for (const Point& p : np) {
+    INFO(p.bytes << " bytes");
+    CHECK(p.mbps == Approx(p.bytes * 8 / (p.seconds * 1048576)).epsilon(0.01));  // NetPIPE's Mbit is 2^20 bits
+  }
+  // results.tsv: the same measurements, latency in microseconds.
+  const auto rows = read_tsv(mpi.out_dir / "results.tsv");
+  REQUIRE(rows.size() == np.size() + 1);
+  for (size_t k = 0; k < np.size(); ++k) {
+    CHECK(std::stoll(rows[k + 1][0]) == np[k].bytes);
+    CHECK(std::stod(rows[k + 1][1]) == Approx(np[k].seconds * 1e6).margin(0.001));
+    CHECK(std::stod(rows[k + 1][2]) == Approx(np[k].bytes * 8 / (np[k].seconds * 1e6)).epsilon(0.001));
+  }
+
+  // MMP alone on the same hosts and network, NetPIPE's method (the in-simulator app).
+  const SimResult mmp =
+      sb.run({"run", kConfigs + "netpipe.yaml", "--quiet", "--set", "node*.host.args=--max 64k"}, true, 120);
+  INFO(mmp.describe());
+  REQUIRE(mmp.exited(0));
+  const auto over_mmp = latency_by_size(mmp.out_dir / "results.tsv");
+  const auto over_mpi = latency_by_size(mpi.out_dir / "results.tsv");
+  REQUIRE(over_mpi.size() > 50);
+  for (const auto& [bytes, us] : over_mpi) {
+    INFO(bytes << " bytes: MPI " << us << " us");
+    REQUIRE(over_mmp.count(bytes) == 1);  // the same sizes (NetPIPE's sequence, perturbation 3)
+    CHECK(us > over_mmp.at(bytes));
+  }
+}
