@@ -37,7 +37,8 @@ const char *__ubsan_default_options(void)
 /* One suppression, for an allocation of SystemC's, not ours. wait(a | b)
  * makes SystemC (libsystemc, Debian's, uninstrumented) build an event list
  * whose storage only the waiting thread's stack refers to. A thread still
- * waiting there when a run ends stalled or at its time limit never returns,
+ * waiting there when a run ends (stalled, at its time limit, or even a clean
+ * end: 4 in a clean 2-node ping-pong) never returns,
  * and LeakSanitizer does not count SystemC's coroutine stacks as roots, so
  * the list's vector (64 bytes per such thread) looks leaked (seen: the DMA
  * engines' and switch controller's waits in a run that hit its time limit).
