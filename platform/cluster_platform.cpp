@@ -155,6 +155,9 @@ class ClusterPlatform : public Platform {
         s.push_back({l->name(), dir + "frames", static_cast<double>(l->stats(d).frames)});
         s.push_back({l->name(), dir + "busy_us", l->stats(d).busy.to_seconds() * 1e6});
         s.push_back({l->name(), dir + "corrupted", static_cast<double>(l->stats(d).corrupted())});
+        // Only in runs that inject it (damage_frames_*): other runs' statistics stay as they were.
+        if (l->stats(d).damaged_data)
+          s.push_back({l->name(), dir + "damaged", static_cast<double>(l->stats(d).damaged_data)});
       }
     for (auto& s2 : m_sbs) {
       s.push_back({s2->name(), "messages", static_cast<double>(s2->controller().stats().messages)});

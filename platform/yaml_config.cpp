@@ -6,6 +6,10 @@
 #include <map>
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
+#include <sstream>
 
 #include "core/input_file.h"
 #include "core/params.h"
@@ -107,13 +111,51 @@ class Flattener {
   std::map<std::string, int> m_first_line;
 };
 
+// Where each document starts, nothing else. yaml-cpp 0.7's LoadAll loops
+// forever, allocating, on a token no rule consumes (a ',' that starts the
+// document, as in ",a" or "'x' ,a": yaml-cpp issue 1040, fixed upstream in
+// PR 1319): every further "document" is an empty one at the same place.
+// This pass over the events stops at the first document that does not
+// move and names it.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  YAML::Mark start;
+};
+
+void check_documents_advance(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts h;
+  int previous = -1;
+  while (parser.HandleNextDocument(h)) {
+    if (h.start.pos == previous) {
+      const auto at = static_cast<size_t>(h.start.pos);
+      const std::string what = at < text.size() ? std::string("'") + text[at] + "'" : "the end";
+      throw ConfigError(path + ":" + std::to_string(h.start.line + 1) + ":" + std::to_string(h.start.column + 1) +
+                        ": YAML syntax error: unexpected " + what + " (it starts no key, value or list item)");
+    }
+    previous = h.start.pos;
+  }
+}
+
 }  // namespace
 
 YAML::Node load_yaml_config(const std::string& path) {
   const std::vector<uint8_t> bytes = read_input_file(path, "config file", kMaxConfigBytes);
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(std::string(bytes.begin(), bytes.end()));
+    const std::string text(bytes.begin(), bytes.end());
+    check_documents_advance(text, path);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's guard against stack overflow; its own message says "bad file".
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +

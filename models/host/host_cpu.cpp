@@ -180,14 +180,16 @@ void HostCpu::run() {
     finish(rc);
     return;
   }
-  std::vector<std::string> words{app.get()};
-  std::istringstream in(args.get());
-  for (std::string w; in >> w;) words.push_back(w);
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
+  m_words = {app.get()};
+  {
+    std::istringstream in(args.get());
+    for (std::string w; in >> w;) m_words.push_back(w);
+  }
+  m_argv.clear();
+  for (std::string& w : m_words) m_argv.push_back(w.data());
+  m_argv.push_back(nullptr);
   m_doing = kRunning;
-  finish(m_app->main(static_cast<int>(words.size()), argv.data()));
+  finish(m_app->main(static_cast<int>(m_words.size()), m_argv.data()));
 }
 
 void HostCpu::finish(int rc) {

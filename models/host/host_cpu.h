@@ -125,6 +125,11 @@ class HostCpu : public sc_core::sc_module {
   sc_core::sc_event m_inta_event, m_memory_event, m_never;
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
+  // The application's arguments. Members, not locals of run(): a thread
+  // stopped by a stall never returns, and its coroutine stack is not
+  // scanned by LeakSanitizer (docs/sanitizers.md).
+  std::vector<std::string> m_words;
+  std::vector<char*> m_argv;
   tlm::tlm_generic_payload m_trans;
   MessageTag m_pio_tag;  // attached to m_trans for its life
   MessageProbe m_probe;

@@ -42,12 +42,18 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
       corrupt_frames_ab(this->name(), "corrupt_frames_ab", "", "",
                         "frames A to B to corrupt: comma-separated numbers, 1 = the first frame"),
       corrupt_frames_ba(this->name(), "corrupt_frames_ba", "", "", "frames B to A to corrupt, as corrupt_frames_ab"),
+      damage_frames_ab(this->name(), "damage_frames_ab", "", "",
+                       "data frames A to B (frame numbers as corrupt_frames_ab) whose middle packet byte is flipped "
+                       "behind the checksum, as faulty SDRAM or DMA would: the checksum passes"),
+      damage_frames_ba(this->name(), "damage_frames_ba", "", "", "frames B to A to damage, as damage_frames_ab"),
       m_style(style) {
   m_ns_per_byte = 8.0 / gbit_per_s.get();
   m_latency = sc_time(serializer_ns.get() + cable_m.get() * ns_per_m.get(), SC_NS);
   m_arbitration = sc_time(arbitration_ns.get(), SC_NS);
   m_corrupt[0] = parse_frames(corrupt_frames_ab);
   m_corrupt[1] = parse_frames(corrupt_frames_ba);
+  m_damage[0] = parse_frames(damage_frames_ab);
+  m_damage[1] = parse_frames(damage_frames_ba);
   // Independent streams per direction, so that one direction's errors do
   // not depend on how many frames the other one carried.
   m_rng[0].seed(seed.get() * 2 + 1);
@@ -144,6 +150,7 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
     MlxFrameTransaction& tr = m_handover[dir];
     tr.frame.copy_from(*f);
     tr.frame.checksum_ok = !bad;
+    damage(dir, tr.frame);
     tr.reset();
     sc_time d = at - sc_core::sc_time_stamp();
     (dir == 0 ? b_out : a_out)->b_transport(tr.payload(), d);
@@ -153,6 +160,7 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
   auto tr = std::make_unique<MlxFrameTransaction>();
   tr->frame.copy_from(*f);
   tr->frame.checksum_ok = !bad;
+  damage(dir, tr->frame);
   tr->reset();
   m_queue[dir].push_back(Delivery{at, std::move(tr)});
   if (m_queue[dir].size() == 1) m_queued[dir].notify(SC_ZERO_TIME);
@@ -226,6 +234,16 @@ bool Link::corrupt(unsigned dir, const MlxFrame& f) {
     if (u < p) bad = true;
   }
   return bad;
+}
+
+// The receiver's copy of a chosen data frame gets one bit flipped in the
+// middle byte of its packets. The checksum was computed over the intact
+// bytes before the fault, so the frame arrives as good: a failure path test
+// (MMP has no end-to-end check; docs/models/link.md).
+void Link::damage(unsigned dir, MlxFrame& copy) {
+  if (!copy.is_data() || copy.packets.empty() || !m_damage[dir].count(copy.number)) return;
+  copy.packets[copy.packets.size() / 2] ^= 0x01;
+  m_stats[dir].damaged_data++;
 }
 
 void Link::deliver(unsigned dir) {

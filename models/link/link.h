@@ -61,6 +61,8 @@ class Link : public sc_core::sc_module {
   Param<uint64_t> seed;
   Param<std::string> corrupt_frames_ab;
   Param<std::string> corrupt_frames_ba;
+  Param<std::string> damage_frames_ab;
+  Param<std::string> damage_frames_ba;
 
   SC_HAS_PROCESS(Link);
   // Throws ConfigError on a bad frame list.
@@ -81,6 +83,7 @@ class Link : public sc_core::sc_module {
     uint64_t frames = 0, data_frames = 0, info_frames = 0;
     uint64_t bytes = 0;                 // wire bytes
     uint64_t corrupted_data = 0, corrupted_info = 0;
+    uint64_t damaged_data = 0;          // damaged behind the checksum (damage_frames_*)
     sc_core::sc_time busy;              // the wire carried this direction's bits
     sc_core::sc_time arbitration;       // half duplex: arbitration before its bursts
     sc_core::sc_time waiting;           // frames waited for the direction or medium
@@ -117,6 +120,7 @@ class Link : public sc_core::sc_module {
   void acquire(Resource& r, unsigned side);
   void release(Resource& r);
   bool corrupt(unsigned dir, const MlxFrame& f);
+  void damage(unsigned dir, MlxFrame& copy);
   void deliver_ab() { deliver(0); }
   void deliver_ba() { deliver(1); }
   void deliver(unsigned dir);
@@ -128,6 +132,7 @@ class Link : public sc_core::sc_module {
   std::array<Resource, 2> m_res;
   std::array<DirectionStats, 2> m_stats;
   std::array<std::set<uint64_t>, 2> m_corrupt;
+  std::array<std::set<uint64_t>, 2> m_damage;
   std::array<std::mt19937_64, 2> m_rng;
   std::array<std::deque<Delivery>, 2> m_queue;
   std::array<sc_core::sc_event, 2> m_queued;

@@ -63,6 +63,7 @@
 #define TAG_GATHER 0x10
 #define MAX_NODES 64
 #define MAX_SIZES 32
+#define MAX_PHASES 64 /* patterns in --patterns: a soak repeats them (bench/soak.cpp) */
 #define MAX_SIZE (16u << 20)
 #define MAX_RECVS MMP_MAX_RECVS
 #define HEADER_BYTES 16u
@@ -402,9 +403,9 @@ static int usage_error(const char *why)
 static int scale(int argc, char **argv)
 {
   struct size_lists sizes;
-  enum pattern patterns[3 * N_PATTERNS];
+  enum pattern patterns[MAX_PHASES];
   parse_sizes_option(kDefaultSizes, &sizes);
-  int n_patterns = parse_patterns(kDefaultPatterns, patterns, 3 * N_PATTERNS);
+  int n_patterns = parse_patterns(kDefaultPatterns, patterns, MAX_PHASES);
   int msgs = 4, hot = 0;
   const char *out_name = "latencies.tsv";
   for (int i = 1; i < argc; i++) {
@@ -416,7 +417,7 @@ static int scale(int argc, char **argv)
         return usage_error("--sizes: expected [PATTERN=]LIST, a comma-separated list of sizes from 16 bytes (the "
                            "header) to 16M, like 16,1k,64k");
     } else if (!strcmp(a, "--msgs")) msgs = (int)app_parse_size(v, NULL);
-    else if (!strcmp(a, "--patterns")) n_patterns = parse_patterns(v, patterns, 3 * N_PATTERNS);
+    else if (!strcmp(a, "--patterns")) n_patterns = parse_patterns(v, patterns, MAX_PHASES);
     else if (!strcmp(a, "--hot")) hot = (int)app_parse_size(v, NULL);
     else if (!strcmp(a, "--out")) out_name = v;
     else return usage_error("unknown option");

@@ -38,3 +38,62 @@ TEST_CASE("failure: at bit error rate 1e-3 the stall report names the livelock, 
   CHECK(lines >= 1);
   CHECK(contains(r.file("report.txt"), "network livelocked"));
 }
+
+// The MLX link checksum covers the wire only. A bit flipped behind it (the
+// link's damage_frames_ab: the receiver's copy changes, checksum_ok stays
+// true) is accepted, acknowledged and delivered: MMP claims no end-to-end
+// integrity (docs/mmp.md, Limits), so only the application's own check sees it.
+TEST_CASE("failure: a payload damaged behind the link checksum arrives as intact, only the application notices",
+          "[integration][failure]") {
+  Sandbox sb;
+  // 64 KB messages: every data frame node0 -> sb0 in the middle of the run is payload.
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 64k --iters 4 --warmup 0",
+                              "--set", "link_node0.damage_frames_ab=60"});
+  INFO(r.describe());
+  CHECK(r.exited(1));  // the application's verdict, not the platform's
+  CHECK(r.result_num("link_node0", "ab.damaged") == 1);
+  CHECK(r.result_num("link_node0", "ab.corrupted") == 0);  // the checksum passed
+  CHECK(r.result_num("node0.ni.mlcx", "retransmissions") == 0);
+  // One bit of one byte: exactly one byte wrong at the receiver, and MMP said success.
+  CHECK(contains(r.out, "[node1.host] bytes 65536 round "));
+  CHECK(contains(r.out, ": 1 bytes wrong"));
+  CHECK(contains(r.out, "mmp_pingpong: 1 sizes, verified, 1 bytes wrong, 0 failures"));
+}
+
+// spin_forever runs but never writes MMP's magic word: each host's
+// MMP_initialize gives up after its init timeout (10 ms) and says why; the
+// firmware itself never exits, so the run ends at its time limit, and the
+// report says that the hosts have exited and the NI CPUs still run.
+TEST_CASE("failure: a firmware that never answers the host makes MMP_initialize time out with a message",
+          "[integration][failure]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.ni.firmware=spin_forever", "--set",
+                              "node*.host.args=--sizes 1", "--set", "sim.max_time_ms=30"});
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_STALL));
+  CHECK(contains(r.err, "time limit sim.max_time_ms = 30 ms reached before all firmware exited"));
+  for (const std::string host : {"node0", "node1"}) {
+    CHECK(contains(r.out, "[" + host + ".host] MMP_initialize: no MMP firmware answers on the NI"));
+    CHECK(contains(r.out, "[" + host + ".host] mmp_pingpong: MMP_initialize failed: the NI did not answer"));
+    CHECK(contains(r.err, "  " + host + ".host: exited with 3 at 30 ms"));
+    CHECK(contains(r.err, "  " + host + ".ni.cpu: pc 0x"));
+  }
+}
+
+// node1's application ends after one round while node0 goes on: node0's next
+// ping reaches node1's NI, where no receive will ever be posted, and node0
+// waits for the answer. Nothing is pending in the network, so the network
+// watchdog has nothing to report; the run ends at its time limit, and the
+// report names the host still waiting and the one that has exited.
+TEST_CASE("failure: a host that ends while its peer still sends: the time limit report names both",
+          "[integration][failure]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node0.host.args=--sizes 1k --iters 5 --warmup 0",
+                              "--set", "node1.host.args=--sizes 1k --iters 1 --warmup 0", "--set",
+                              "sim.max_time_ms=30"});
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_STALL));
+  CHECK(contains(r.err, "time limit sim.max_time_ms = 30 ms reached before all firmware exited"));
+  CHECK(contains(r.err, "  node0.host: polling host memory at 30 ms"));
+  CHECK(contains(r.err, "  node1.host: exited with 0 at 30 ms"));
+}

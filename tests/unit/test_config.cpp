@@ -227,6 +227,16 @@ TEST_CASE("config: YAML syntax errors give line and column", "[config]") {
                                        Contains("YAML syntax error: end of sequence flow not found"));
 }
 
+// Found by fuzz_config (fuzz/): yaml-cpp's LoadAll looped forever, allocating,
+// on a ',' that starts a document.
+TEST_CASE("config: a comma that starts a document is a syntax error, not an endless loop", "[config][fuzz]") {
+  m2::ParamRegistry::instance().clear();
+  TempYaml lone(",a\n");
+  CHECK(load_error(lone) == lone.path() + ":1:1: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
+  TempYaml after("a: 1\n---\n'x' ,b\n");
+  CHECK(load_error(after) == after.path() + ":3:5: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
+}
+
 TEST_CASE("config: a missing file is named in the error", "[config]") {
   m2::ParamRegistry::instance().clear();
   const std::string missing = unique_temp_path("-missing.yaml");

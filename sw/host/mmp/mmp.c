@@ -62,6 +62,7 @@ struct pool {
 };
 #define POOL_BLOCK 256u
 #define MAX_CONNECTS (2 * (int)MMP_MAX_NODES) /* a remote endpoint per node, and then some */
+#define MAX_TABLES 64 /* PNA tables per host; an application needs one */
 
 struct host {
   struct MMP_options opt;
@@ -90,6 +91,10 @@ struct host {
    * being allocated one by one and never freed. */
   struct MMP_connect connects[MAX_CONNECTS];
   int n_connects;
+  /* PNA tables: no call frees one either; kept here so that a table whose
+   * MMP_initialize failed (or never came) is still the host's, not lost. */
+  struct MMP_PNA_table *tables[MAX_TABLES];
+  int n_tables;
 };
 
 static struct host *g_hosts[MAX_HOSTS];
@@ -166,6 +171,7 @@ struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks)
 {
   struct host *H = self();
   if (n_networks < 0 || n_networks > (int)MMP_MAX_NODES) return fail_null(H, MMP_EINVAL);
+  if (!H || H->n_tables >= MAX_TABLES) return fail_null(H, MMP_EBUSY);
   struct MMP_PNA_table *t = calloc(1, sizeof *t);
   if (!t) return fail_null(H, MMP_EINVAL);
   t->n_networks = n_networks;
@@ -174,6 +180,7 @@ struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks)
     free(t);
     return fail_null(H, MMP_EINVAL);
   }
+  H->tables[H->n_tables++] = t;
   fail(H, MMP_OK);
   return t;
 }

@@ -1,0 +1,35 @@
+# M2VP_SANITIZE=ON: AddressSanitizer (with LeakSanitizer) and
+# UndefinedBehaviorSanitizer on every native target (models, platform, host
+# software, tests, benchmarks). The PowerPC firmware is cross-compiled in its
+# own sub-project and is not affected. Use a separate build folder
+# (./m2vp test --sanitize uses build-sanitize). Runtime options are compiled
+# into every executable (sanitizer_defaults.c), so ctest, m2vp-sim and the
+# fuzzers behave the same without environment variables; docs/sanitizers.md
+# says why each one is set.
+option(M2VP_SANITIZE "build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+if(M2VP_SANITIZE)
+  # -fno-sanitize-recover: a UBSan finding fails the run instead of scrolling by.
+  # -fno-omit-frame-pointer: readable stacks in reports.
+  set(M2_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_compile_options(${M2_SANITIZE_FLAGS})
+  add_link_options(-fsanitize=address,undefined)
+  add_library(m2_sanitizer_defaults OBJECT ${CMAKE_SOURCE_DIR}/cmake/sanitize/sanitizer_defaults.c)
+  # Linked into every executable defined after this point.
+  link_libraries(m2_sanitizer_defaults)
+endif()
+
+# The two test executables are test harness (Catch2), not the code under
+# test (that is in the libraries and m2vp-sim, built as configured). Under
+# ASan at -O2 each Catch2 file takes a minute or more on a loaded 2-core
+# machine; at -O0 it compiles several times faster and runs about as fast
+# (the time is spent in the libraries and in the simulator processes).
+function(m2_sanitize_tests_at_o0)
+  foreach(t m2vp-unit-tests m2vp-integration-tests)
+    if(TARGET ${t})
+      target_compile_options(${t} PRIVATE -O0)
+    endif()
+  endforeach()
+endfunction()
+if(M2VP_SANITIZE)
+  cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL m2_sanitize_tests_at_o0)
+endif()
