@@ -128,7 +128,7 @@ int sc_main(int argc, char* argv[]) {
                                      "--out",
                                      (out / "run").string(),
                                      "--set",
-                                     "link_*.bit_error_rate=" + ber,
+                                     "**.link.bit_error_rate=" + ber,
                                      "--set",
                                      "sim.max_time_ms=100000",
                                      "--set",

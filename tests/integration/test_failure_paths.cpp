@@ -48,11 +48,11 @@ TEST_CASE("failure: a payload damaged behind the link checksum arrives as intact
   Sandbox sb;
   // 64 KB messages: every data frame node0 -> sb0 in the middle of the run is payload.
   const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 64k --iters 4 --warmup 0",
-                              "--set", "link_node0.damage_frames_ab=60"});
+                              "--set", "node0.link.damage_frames_ab=60"});
   INFO(r.describe());
   CHECK(r.exited(1));  // the application's verdict, not the platform's
-  CHECK(r.result_num("link_node0", "ab.damaged") == 1);
-  CHECK(r.result_num("link_node0", "ab.corrupted") == 0);  // the checksum passed
+  CHECK(r.result_num("node0.link", "ab.damaged") == 1);
+  CHECK(r.result_num("node0.link", "ab.corrupted") == 0);  // the checksum passed
   CHECK(r.result_num("node0.ni.mlcx", "retransmissions") == 0);
   // One bit of one byte: exactly one byte wrong at the receiver, and MMP said success.
   CHECK(contains(r.out, "[node1.host] bytes 65536 round "));
