@@ -553,18 +553,25 @@ void MMP_finalize(struct MMP_connect *me)
 
 /* ---- pinned allocations --------------------------------------------------------- */
 
+/* Room for one more entry in the host's table of pinned regions; 0 when
+ * memory runs out. */
+static int region_room(struct host *H)
+{
+  if (H->n_regions < H->cap_regions) return 1;
+  const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
+  struct region *r = realloc(H->regions, cap * sizeof *r);
+  if (!r) return 0;
+  H->regions = r;
+  H->cap_regions = cap;
+  return 1;
+}
+
 void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
 {
   struct host *H = self();
   if (!local_ok(H, me)) return fail_null(H, MMP_ENOTINIT);
   if (bytes == 0 || bytes > 0x40000000u) return fail_null(H, bytes ? MMP_ENOMEM : MMP_EINVAL);
-  if (H->n_regions == H->cap_regions) {
-    const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
-    struct region *r = realloc(H->regions, cap * sizeof *r);
-    if (!r) return fail_null(H, MMP_ENOMEM);
-    H->regions = r;
-    H->cap_regions = cap;
-  }
+  if (!region_room(H)) return fail_null(H, MMP_ENOMEM);
   m2drv_buffer b;
   if (pin_alloc(H, bytes, &b) != MMP_OK) return fail_null(H, MMP_ENOMEM);
   H->regions[H->n_regions++] = (struct region){b.addr, b.bus, bytes, b};
@@ -598,13 +605,7 @@ int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
   if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
   if (!p || bytes == 0 || bytes > 0x40000000u) return fail(H, MMP_EINVAL);
   if (H->pinned_bytes + round_up(bytes, 4096) > H->opt.pinned_limit) return fail(H, MMP_ENOMEM);
-  if (H->n_regions == H->cap_regions) {
-    const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
-    struct region *r = realloc(H->regions, cap * sizeof *r);
-    if (!r) return fail(H, MMP_ENOMEM);
-    H->regions = r;
-    H->cap_regions = cap;
-  }
+  if (!region_room(H)) return fail(H, MMP_ENOMEM);
   uint64_t bus = 0;
   if (m2drv_pin(H->drv, p, bytes, &bus) != 0) return fail(H, MMP_EINVAL); /* not host physical memory */
   H->pinned_bytes += round_up(bytes, 4096);
