@@ -1,5 +1,5 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
-//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--out DIR] [--quiet]
+//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR] [--quiet]
 //   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]
 //   m2vp-sim cases CONFIG
 // (./m2vp at the top of the repository builds it and supplies defaults.)
@@ -17,13 +17,15 @@
 namespace {
 
 const char* const USAGE =
-    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--trace PATTERN]... [--case NAME]\n"
-    "                    [--out DIR] [--quiet]\n"
+    "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--trace PATTERN]...\n"
+    "                    [--case NAME] [--out DIR] [--quiet]\n"
     "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]\n"
     "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
     "  --gdb CPU=PORT    GDB server for CPU on 127.0.0.1:PORT, e.g. --gdb ni0.cpu=1234; the CPU\n"
     "                    waits for GDB before its first instruction (--set CPU.gdb_wait=false: not)\n"
+    "  --gdb-all PORT    one GDB server on 127.0.0.1:PORT for all CPUs, each a thread (info threads,\n"
+    "                    thread N); all wait for GDB (--set sim.gdb_wait=false: not)\n"
     "  --trace PATTERN   record the transactions of the bindings PATTERN names (node*.pci,\n"
     "                    node0.ni.dma; adds to sim.trace) in transactions.csv and trace.json\n"
     "  --case NAME       which of the config's cases (its `cases:` key) to run; ./m2vp run runs them all\n"
@@ -66,6 +68,8 @@ int sc_main(int argc, char* argv[]) {
       else if (a.rfind("--set=", 0) == 0) opts.overrides.push_back(a.substr(6));
       else if (a == "--gdb") opts.gdb.push_back(value("--gdb"));
       else if (a.rfind("--gdb=", 0) == 0) opts.gdb.push_back(a.substr(6));
+      else if (a == "--gdb-all") opts.gdb_all = value("--gdb-all");
+      else if (a.rfind("--gdb-all=", 0) == 0) opts.gdb_all = a.substr(10);
       else if (a == "--case") opts.case_name = value("--case");
       else if (a.rfind("--case=", 0) == 0) opts.case_name = a.substr(7);
       else if (a == "--out") opts.out_dir = value("--out");

@@ -34,6 +34,12 @@ struct SimSettings {
                          "signals for signals.vcd, name patterns with * (node0.ni.netbuf, sb*); empty: none"};
   Param<double> vcd_sample_ns{"sim", "vcd_sample_ns", 100.0, "ns", "sampling period of the VCD signals",
                               Range<double>{1, 1e9}};
+  Param<uint64_t> gdb_port{"sim", "gdb_port", 0, "",
+                           "TCP port on 127.0.0.1 of one GDB connection for all CPUs, each a thread (0: none); "
+                           "--gdb-all PORT sets it",
+                           Range<uint64_t>{0, 65535}};
+  Param<bool> gdb_wait{"sim", "gdb_wait", true, "",
+                       "with sim.gdb_port: halt all CPUs before the first instruction until GDB connects"};
   Param<double> max_time_ms{"sim", "max_time_ms", 1000.0, "ms",
                             "simulated time limit; reaching it before all firmware exits is an error",
                             Range<double>{1e-6, 1e9}};

@@ -16,6 +16,7 @@
 #include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/platform.h"
+#include "platform/platform_gdb.h"
 #include "platform/progress_meter.h"
 #include "platform/renamed_names.h"
 #include "platform/report.h"
@@ -37,6 +38,7 @@ namespace {
 struct Elaborated {
   SimSettings sim;
   RunControl run;
+  std::unique_ptr<GdbPlatformServer> gdb;  // only with sim.gdb_port; outlives the CPUs
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
@@ -75,12 +77,14 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   const std::string case_dir = apply_chosen_case(opts, listing, reg);
   // Without a single setting the default platform has nothing to run and
   // would only end as a stall: say what is wrong instead.
-  if (!listing && file_keys == 0 && case_dir.empty() && opts.overrides.empty() && opts.gdb.empty())
+  if (!listing && file_keys == 0 && case_dir.empty() && opts.overrides.empty() && opts.gdb.empty() &&
+      opts.gdb_all.empty())
     throw ConfigError(opts.config_path +
                       ": the config is empty (no keys, only comments or nothing): nothing to simulate; expected at "
                       "least 'platform:' and what it runs (see configs/ for examples)");
   for (const std::string& s : opts.overrides) apply_set_override(s, reg);
   for (const std::string& s : opts.gdb) apply_gdb_option(s, reg);
+  if (!opts.gdb_all.empty()) reg.preset("sim.gdb_port", opts.gdb_all, ValueOrigin{"--gdb-all"});
   if (!opts.trace.empty()) {
     std::string patterns;
     for (const std::string& t : opts.trace) patterns += (patterns.empty() ? "" : ",") + t;
@@ -105,6 +109,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   MessageLedger::instance().configure(e->sim.messages.get(), from_ps, to_ps, mmp_message_id);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
+  if (!listing) e->gdb = start_platform_gdb(e->sim, *e->platform);
   if (!e->sim.vcd.get().empty()) {
     const std::vector<std::string> patterns = split_trace_patterns(e->sim.vcd.get());
     SignalProbes all, chosen;

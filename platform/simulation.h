@@ -11,6 +11,7 @@ struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides;  // "NAME=VALUE" from --set
   std::vector<std::string> gdb;        // "CPU=PORT" from --gdb
+  std::string gdb_all;                 // PORT from --gdb-all (sim.gdb_port)
   std::vector<std::string> trace;      // binding patterns from --trace
   std::string case_name;               // --case: which of the config's cases (config_cases.h)
   std::string out_dir;                 // empty: traces/<config name>

@@ -60,6 +60,10 @@ void Processor::load_firmware(std::shared_ptr<const ElfImage> image) { m_image =
 void Processor::end_of_elaboration() {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     throw std::runtime_error("the platform needs a SystemC time resolution of 1 ps");
+  if (gdb_port.get() != 0 && m_platform_gdb)
+    throw ConfigError(gdb_port.origin().where + ": key '" + gdb_port.name() + "': " + name() + " is thread " +
+                      std::to_string(m_platform_thread) +
+                      " of the platform's GDB connection (sim.gdb_port): use one or the other");
   if (!m_image) {
     if (gdb_port.get() != 0)
       throw ConfigError(gdb_port.origin().where + ": key '" + gdb_port.name() + "': " + name() +
@@ -79,7 +83,7 @@ void Processor::end_of_elaboration() {
   for (const ElfSegment& s : m_image->segments())
     if (s.executable) m_core->code_changed(s.paddr, s.memsz);
   m_core->reset(m_image->entry());
-  if (gdb_port.get() != 0) start_debugger();
+  if (gdb_port.get() != 0 || m_platform_gdb) start_debugger();
 }
 
 void Processor::start_debugger() {
@@ -99,7 +103,8 @@ void Processor::start_debugger() {
   access.now_ps = [this] { return now_ps(); };
   access.commands = m_monitor_commands;
   m_debug = std::make_unique<ProcessorDebug>(name(), m_image->path(), *m_core, m_run, std::move(access),
-                                             std::move(code));
+                                             std::move(code), m_platform_gdb, m_platform_thread);
+  if (m_platform_gdb) return;
   try {
     m_debug->listen(static_cast<uint16_t>(gdb_port.get()));
   } catch (const std::runtime_error& e) {
@@ -146,7 +151,7 @@ void Processor::run() {
   // Alone, a CPU may run ahead by up to 100 quanta (see LocalTime::end_quantum).
   m_max_run_ahead = tlm::tlm_global_quantum::instance().get() * 100;
   m_qk.reset();
-  if (m_debug) m_debug->start(gdb_wait.get());
+  if (m_debug) m_debug->start(m_platform_gdb ? m_platform_gdb_wait : gdb_wait.get());
   while (!m_halted) {
     if (m_debug) m_debug->poll();  // Ctrl-C; cheap: looks at the socket every few ms
     if (m_run.finished()) return halt();
@@ -174,7 +179,14 @@ void Processor::run() {
       continue;
     }
     const uint64_t budget = budget_until(m_qk.remaining());
-    const iss::StopReason why = m_debug && m_debug->stepping() ? m_core->single_step() : m_core->step(budget);
+    iss::StopReason why;
+    if (m_debug) {
+      m_debug->core_running(true);
+      why = m_debug->stepping() ? m_core->single_step() : m_core->step(budget);
+      m_debug->core_running(false);
+    } else {
+      why = m_core->step(budget);
+    }
     commit_local_time();
     if (why == iss::StopReason::Fault) {
       report_fault();

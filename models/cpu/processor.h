@@ -4,7 +4,8 @@
 // the end of each global quantum and, with sync_on_io, before each device
 // access so that polled device state is seen at the right time. An idle core
 // (dozing until an interrupt) waits on SystemC events and costs no wall time.
-// With gdb_port set, a GDB server controls the CPU (processor_debug.h).
+// With gdb_port set, a GDB server controls the CPU (processor_debug.h); with
+// use_platform_gdb, the platform's one connection does, the CPU as a thread.
 #pragma once
 
 #include <functional>
@@ -28,6 +29,7 @@
 
 namespace m2 {
 
+class GdbPlatformServer;
 class ProcessorDebug;
 
 class Processor : public sc_core::sc_module, private iss::Environment {
@@ -65,6 +67,14 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   // A GDB "monitor" command of this CPU's debugger (before the simulation
   // starts; used only when a GDB port is configured).
   void add_monitor_command(MonitorCommand command) { m_monitor_commands.push_back(std::move(command)); }
+  // Makes this CPU thread `thread` of the platform's GDB connection (before
+  // the simulation starts; for a CPU with firmware). `wait`: the first CPU to
+  // start halts until GDB connects.
+  void use_platform_gdb(GdbPlatformServer& server, size_t thread, bool wait) {
+    m_platform_gdb = &server;
+    m_platform_thread = thread;
+    m_platform_gdb_wait = wait;
+  }
 
   // Statistics for the end-of-run report.
   uint64_t instructions() const { return m_core->instruction_count(); }
@@ -113,6 +123,9 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   uint64_t m_syncs_skipped = 0;
   std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
   std::vector<MonitorCommand> m_monitor_commands;
+  GdbPlatformServer* m_platform_gdb = nullptr;  // use_platform_gdb
+  size_t m_platform_thread = 0;
+  bool m_platform_gdb_wait = true;
 };
 
 }  // namespace m2

@@ -29,22 +29,39 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 ProcessorDebug::ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run,
-                               Access access, std::vector<std::pair<uint64_t, uint64_t>> code)
+                               Access access, std::vector<std::pair<uint64_t, uint64_t>> code,
+                               GdbPlatformServer* platform, size_t thread)
     : m_name(std::move(name)),
       m_firmware(std::move(firmware)),
       m_core(core),
       m_run(run),
       m_access(std::move(access)),
       m_code(std::move(code)),
-      m_server(m_name, *this) {
+      m_own_server(platform ? nullptr : std::make_unique<GdbServer>(m_name, static_cast<GdbTarget&>(*this))),
+      m_platform(platform),
+      m_thread(thread),
+      m_server(platform ? *platform : *m_own_server) {
   const auto& regs = m_core.registers();
   for (size_t i = 0; i < regs.size(); ++i)
     if (regs[i].name == "pc") m_pc_register = i;
+  if (m_platform) m_platform->bind(m_thread, *this);
 }
 
 void ProcessorDebug::listen(uint16_t port) { m_server.listen(port); }
 
 void ProcessorDebug::start(bool wait) {
+  if (m_platform) {
+    // The first CPU to start waits for GDB; the others start halted with it.
+    if (!wait || m_server.connected()) return;
+    const std::string p = std::to_string(port());
+    Log::instance().always("waiting for GDB on 127.0.0.1:" + p + " (all " + std::to_string(m_platform->threads()) +
+                           " CPUs as threads): gdb-multiarch " + m_firmware + " -ex 'target remote :" + p + "'");
+    m_server.wait_for_connection();
+    // Every CPU is at its entry point: GDB starts in thread 1, whichever
+    // CPU's SystemC thread happens to start first.
+    halt(GdbServer::SIG_TRAP, 1);
+    return;
+  }
   if (!wait) {
     Log::instance().out(m_name + ": GDB server on 127.0.0.1:" + std::to_string(port()) +
                         " (the CPU runs; GDB may connect at any time)");
@@ -57,8 +74,9 @@ void ProcessorDebug::start(bool wait) {
   halt(GdbServer::SIG_TRAP);
 }
 
-void ProcessorDebug::halt(int signal) {
-  const GdbServer::Resume r = m_server.serve_halted(signal);
+void ProcessorDebug::halt(int signal, size_t as_thread) {
+  const GdbServer::Resume r = m_platform ? m_platform->serve_halted_as(as_thread ? as_thread : m_thread, signal)
+                                         : m_server.serve_halted(signal);
   m_stepping = r == GdbServer::Resume::Step;
   if (r == GdbServer::Resume::Kill) m_run.killed(m_name);
 }
@@ -66,7 +84,7 @@ void ProcessorDebug::halt(int signal) {
 void ProcessorDebug::stopped(iss::StopReason why) {
   if (m_run.finished()) return;  // the run ends: GDB hears of it from ended()
   // A stepping core that dozes finishes its step once an interrupt wakes it.
-  if (why == iss::StopReason::Breakpoint || (m_stepping && why != iss::StopReason::Idle))
+  if (why == iss::StopReason::Breakpoint || (stepping() && why != iss::StopReason::Idle))
     halt(GdbServer::SIG_TRAP);
 }
 
@@ -78,6 +96,10 @@ void ProcessorDebug::fault(const iss::Fault& f) {
 void ProcessorDebug::ended() {
   if (m_ended) return;
   m_ended = true;
+  if (m_platform && !m_run.finished()) {  // the other CPUs run on
+    m_platform->thread_ended(m_thread);
+    return;
+  }
   switch (m_run.outcome()) {
     case RunControl::Outcome::Completed: m_server.exited(m_run.exit_code()); break;
     case RunControl::Outcome::FirmwareFault:
@@ -85,6 +107,28 @@ void ProcessorDebug::ended() {
       break;
     default: m_server.terminated(GdbServer::SIG_KILL); break;
   }
+}
+
+void ProcessorDebug::core_running(bool running) {
+  m_in_step = running;
+  if (running) return;
+  for (const auto& [addr, insert] : m_deferred) {
+    if (insert) m_core.insert_breakpoint(addr);
+    else m_core.remove_breakpoint(addr);
+  }
+  m_deferred.clear();
+}
+
+bool ProcessorDebug::insert_breakpoint(uint64_t addr) {
+  // Patching code the core is executing could change the block it is in.
+  if (!m_in_step) return m_core.insert_breakpoint(addr);
+  m_deferred.emplace_back(addr, true);
+  return true;
+}
+
+void ProcessorDebug::remove_breakpoint(uint64_t addr) {
+  if (!m_in_step) return m_core.remove_breakpoint(addr);
+  m_deferred.emplace_back(addr, false);
 }
 
 size_t ProcessorDebug::transport(bool is_write, uint64_t addr, uint8_t* data, size_t len) {

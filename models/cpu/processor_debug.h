@@ -5,15 +5,18 @@
 // loop, so the SystemC kernel, and with it simulated time, stands still.
 // Exists only when a GDB port is configured: without it the run loop pays
 // nothing (breakpoints are patched into memory, never checked per
-// instruction).
+// instruction). The server is the CPU's own (gdb_port) or, as one thread of
+// it, the platform's (sim.gdb_port, gdb_platform_server.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "debug/gdb_platform_server.h"
 #include "debug/gdb_server.h"
 #include "debug/monitor_command.h"
 #include "core/run_control.h"
@@ -21,7 +24,7 @@
 
 namespace m2 {
 
-class ProcessorDebug : private GdbTarget {
+class ProcessorDebug : private GdbPlatformServer::Cpu {
  public:
   struct Access {
     // Debug access through the bus (transport_dbg): bytes done.
@@ -34,10 +37,13 @@ class ProcessorDebug : private GdbTarget {
 
   // `firmware`: the ELF's path (for GDB's command line in messages);
   // `code`: address ranges holding code (writes there go to the core too).
+  // `platform`: this CPU is thread `thread` of the platform's connection
+  // rather than having its own server.
   ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run, Access access,
-                 std::vector<std::pair<uint64_t, uint64_t>> code);
+                 std::vector<std::pair<uint64_t, uint64_t>> code, GdbPlatformServer* platform = nullptr,
+                 size_t thread = 0);
 
-  // Throws std::runtime_error when the port cannot be used.
+  // Its own server only. Throws std::runtime_error when the port cannot be used.
   void listen(uint16_t port);
   uint16_t port() const { return m_server.port(); }
   // Listening or connected: idle waits are cut short to look for GDB.
@@ -51,20 +57,29 @@ class ProcessorDebug : private GdbTarget {
     if (auto sig = m_server.poll()) halt(*sig);
   }
   // GDB asked for a single step: run one instruction next (iss::Core::single_step).
-  bool stepping() const { return m_stepping; }
+  bool stepping() const { return m_platform ? m_platform->step_requested(m_thread) : m_stepping; }
+  // Around each ISS step: while it runs, the CPU may wait inside a device
+  // access, and another CPU may serve the platform's connection meanwhile.
+  void core_running(bool running);
   // After a step: a breakpoint, or the end of a single step, halts the CPU.
   void stopped(iss::StopReason why);
   // The firmware faulted (already reported): GDB sees it as a signal and may
   // inspect the state; the run ends when GDB resumes.
   void fault(const iss::Fault& f);
-  // Text the firmware printed ('O' packets).
-  void output(const std::string& text) { m_server.output(text); }
+  // Text the firmware printed ('O' packets; on the platform's connection
+  // each line names its CPU).
+  void output(const std::string& text) { m_server.output(m_platform ? "[" + m_name + "] " + text : text); }
   // The run is over: tells GDB how (exit code or signal). Idempotent.
   void ended();
 
  private:
-  void halt(int signal);
+  // Serves GDB; on the platform's connection as thread `as_thread` (0: this CPU's).
+  void halt(int signal, size_t as_thread = 0);
 
+  // GdbPlatformServer::Cpu
+  const std::string& program() const override { return m_firmware; }
+  bool in_step() const override { return m_in_step; }
+  void cut_step() override { m_core.request_stop(); }
   // GdbTarget
   std::string target_xml() override { return m_core.gdb_target_xml(); }
   size_t register_count() override { return m_core.registers().size(); }
@@ -75,8 +90,8 @@ class ProcessorDebug : private GdbTarget {
   bool big_endian() override { return m_core.big_endian(); }
   size_t read_memory(uint64_t addr, uint8_t* data, size_t len) override;
   size_t write_memory(uint64_t addr, const uint8_t* data, size_t len) override;
-  bool insert_breakpoint(uint64_t addr) override { return m_core.insert_breakpoint(addr); }
-  void remove_breakpoint(uint64_t addr) override { m_core.remove_breakpoint(addr); }
+  bool insert_breakpoint(uint64_t addr) override;
+  void remove_breakpoint(uint64_t addr) override;
   std::string monitor(const std::string& command) override;
 
   size_t transport(bool is_write, uint64_t addr, uint8_t* data, size_t len);
@@ -86,8 +101,15 @@ class ProcessorDebug : private GdbTarget {
   RunControl& m_run;
   Access m_access;
   std::vector<std::pair<uint64_t, uint64_t>> m_code;  // [begin, end)
-  GdbServer m_server;
+  std::unique_ptr<GdbServer> m_own_server;  // without a platform connection
+  GdbPlatformServer* m_platform;
+  size_t m_thread;
+  GdbServer& m_server;  // the one in use
   size_t m_pc_register = 0;
+  bool m_in_step = false;
+  // Breakpoints GDB changed while the core was inside a step: (address,
+  // insert), applied in order when the step ends.
+  std::vector<std::pair<uint64_t, bool>> m_deferred;
   bool m_stepping = false;
   int m_fault_signal = 0;
   bool m_ended = false;

@@ -196,9 +196,9 @@ void GdbServer::finish(const std::string& packet) {
 }
 
 std::string GdbServer::stop_reply(int signal) const {
-  char b[32];
-  std::snprintf(b, sizeof b, "T%02xthread:1;", signal & 0xFF);
-  return b;
+  char b[16];
+  std::snprintf(b, sizeof b, "T%02x", signal & 0xFF);
+  return b + ("thread:" + stop_thread() + ";");
 }
 
 // ---- packets ----------------------------------------------------------------

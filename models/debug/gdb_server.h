@@ -56,7 +56,7 @@ class GdbServer {
 
   // `name` ("ni0.cpu") appears in messages and as the thread's name.
   GdbServer(std::string name, GdbTarget& target);
-  ~GdbServer();
+  virtual ~GdbServer();
 
   // Listens on 127.0.0.1:port; throws std::runtime_error saying why not.
   void listen(uint16_t port);
@@ -100,10 +100,16 @@ class GdbServer {
     std::optional<Resume> resume;
     bool detach;  // close the connection after the reply
   };
-  Reply handle(const std::string& payload);
+  // Virtual: a server of several threads (gdb_platform_server.h) answers
+  // the thread packets itself and passes the rest on.
+  virtual Reply handle(const std::string& payload);
   std::string stop_reply(int signal) const;
   // Breakpoints GDB has inserted (removed when GDB leaves).
   const std::set<uint64_t>& breakpoints() const { return m_breakpoints; }
+
+ protected:
+  // The thread named in stop replies ("1": the only one).
+  virtual std::string stop_thread() const { return "1"; }
 
  private:
   std::optional<int> poll_socket();
