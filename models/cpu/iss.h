@@ -103,6 +103,10 @@ class Core {
   virtual std::optional<uint64_t> next_timer_event_ps() const = 0;
 
   virtual uint64_t pc() const = 0;
+  // While step() waits inside Environment::transport (a device access): the
+  // address of the instruction making the access, when the core can tell it
+  // (a debugger shows a CPU stopped there); pc() is where the step began.
+  virtual std::optional<uint64_t> access_pc() const { return std::nullopt; }
   virtual void set_pc(uint64_t pc) = 0;
   // Byte order of the target (memory, and registers on GDB's wire).
   virtual bool big_endian() const = 0;

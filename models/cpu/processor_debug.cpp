@@ -109,6 +109,20 @@ void ProcessorDebug::ended() {
   }
 }
 
+uint64_t ProcessorDebug::read_register(size_t i) {
+  // Stopped inside a device access, the ISS's pc is where its step began.
+  if (i == m_pc_register && m_in_step) {
+    if (auto pc = m_core.access_pc()) return *pc;
+  }
+  return m_core.read_register(static_cast<unsigned>(i));
+}
+
+std::string ProcessorDebug::state() const {
+  if (!m_in_step) return "";
+  return m_core.access_pc() ? "in a device access; registers read-only"
+                            : "in a device access; registers read-only, pc: start of its ISS step";
+}
+
 void ProcessorDebug::core_running(bool running) {
   m_in_step = running;
   if (running) return;

@@ -80,11 +80,12 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   const std::string& program() const override { return m_firmware; }
   bool in_step() const override { return m_in_step; }
   void cut_step() override { m_core.request_stop(); }
+  std::string state() const override;
   // GdbTarget
   std::string target_xml() override { return m_core.gdb_target_xml(); }
   size_t register_count() override { return m_core.registers().size(); }
   unsigned register_bytes(size_t i) override { return m_core.registers()[i].bits / 8; }
-  uint64_t read_register(size_t i) override { return m_core.read_register(static_cast<unsigned>(i)); }
+  uint64_t read_register(size_t i) override;
   void write_register(size_t i, uint64_t v) override { m_core.write_register(static_cast<unsigned>(i), v); }
   size_t pc_register() override { return m_pc_register; }
   bool big_endian() override { return m_core.big_endian(); }

@@ -144,9 +144,8 @@ std::string GdbPlatformServer::thread_query(const std::string& p) {
   if (starts_with(p, "qThreadExtraInfo,")) {
     const auto id = parse_thread(std::string_view(p).substr(17));
     if (!id || !valid(*id)) return E_THREAD;
-    std::string text = m_threads[*id - 1].name;
-    if (cpu(*id).in_step()) text += " (inside a device access)";
-    return gdb::to_hex(text);
+    const std::string state = cpu(*id).state();
+    return gdb::to_hex(m_threads[*id - 1].name + (state.empty() ? "" : " (" + state + ")"));
   }
   if (starts_with(p, "qXfer:threads:read::")) {
     const std::string_view range = std::string_view(p).substr(20);
@@ -165,8 +164,9 @@ std::string GdbPlatformServer::thread_query(const std::string& p) {
 std::string GdbPlatformServer::threads_xml() const {
   std::string x = "<?xml version=\"1.0\"?>\n<threads>\n";
   for (size_t id = 1; id <= m_threads.size(); ++id)
-    if (valid(id))
-      x += "<thread id=\"" + hex_id(id) + "\" name=\"" + xml_escaped(m_threads[id - 1].name) + "\"/>\n";
+    if (valid(id))  // the element's text is what GDB shows in parentheses
+      x += "<thread id=\"" + hex_id(id) + "\" name=\"" + xml_escaped(m_threads[id - 1].name) + "\">" +
+           xml_escaped(m_threads[id - 1].cpu->state()) + "</thread>\n";
   return x + "</threads>\n";
 }
 

@@ -41,6 +41,8 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
     virtual bool in_step() const = 0;
     // Ends the current step soon (the thread is to stop after a step).
     virtual void cut_step() = 0;
+    // What GDB shows after the thread's name ("" when nothing special).
+    virtual std::string state() const = 0;
   };
 
   // `threads`: the names of threads 1..N.

@@ -264,6 +264,12 @@ class UnicornPpc603e final : public Core {
   }
 
   uint64_t pc() const override { return m_pc; }
+  std::optional<uint64_t> access_pc() const override {
+    if (!m_access.active) return std::nullopt;
+    const Located l = find_access(m_access.store, m_access.addr);
+    if (l.matches != 1) return std::nullopt;
+    return l.pc;
+  }
   void set_pc(uint64_t pc) override {
     m_pc = pc;
     m_reported_bp.reset();
@@ -692,11 +698,13 @@ class UnicornPpc603e final : public Core {
   // Unicorn does not sync the PC before a data access: find the access in the
   // current block from its effective address (the registers hold the values
   // of the instructions before it, which have run).
-  void locate_access(bool store, uint64_t addr, int size, const std::string& kind) {
-    uint64_t pc = m_block_start ? m_block_start : read_reg(UC_PPC_REG_PC);
-    bool exact = false;
-    std::string detail = std::to_string(size) + "-byte " + (store ? "store" : "load");
-    int matches = 0;
+  struct Located {
+    uint64_t pc;
+    int matches = 0;    // instructions of the block that fit; 1: pc is exact
+    std::string what;   // "by 'lwz' (insn 0x...)"
+  };
+  Located find_access(bool store, uint64_t addr) const {
+    Located r{m_block_start ? m_block_start : read_reg(UC_PPC_REG_PC)};
     for (uint64_t a = m_block_start; a && a < m_block_end; a += 4) {
       const uint32_t insn = read_word(a);
       auto m = ppc::decode_mem_access(insn);
@@ -704,14 +712,18 @@ class UnicornPpc603e final : public Core {
       const uint32_t base = m->ra ? read_reg(UC_PPC_REG_0 + m->ra) : 0;
       const uint32_t ea = base + (m->indexed ? read_reg(UC_PPC_REG_0 + m->rb) : uint32_t(m->displacement));
       if ((ea & ~3u) == (addr & ~3ull) || ea == addr) {
-        if (matches++ == 0) {
-          pc = a;
-          detail += " by '" + std::string(m->mnemonic) + "' (insn " + hex32(insn) + ")";
+        if (r.matches++ == 0) {
+          r.pc = a;
+          r.what = " by '" + std::string(m->mnemonic) + "' (insn " + hex32(insn) + ")";
         }
       }
     }
-    exact = matches == 1;
-    set_fault(kind, pc, exact, addr, detail);
+    return r;
+  }
+
+  void locate_access(bool store, uint64_t addr, int size, const std::string& kind) {
+    const Located l = find_access(store, addr);
+    set_fault(kind, l.pc, l.matches == 1, addr, std::to_string(size) + "-byte " + (store ? "store" : "load") + l.what);
   }
 
   struct IoRegion {
@@ -723,7 +735,10 @@ class UnicornPpc603e final : public Core {
     auto* r = static_cast<IoRegion*>(user);
     uint8_t b[8] = {};
     const uint64_t addr = r->base + offset;
-    if (!r->core->m_env.transport(false, addr, b, size)) {
+    r->core->m_access = IoAccess{true, false, addr};
+    const bool ok = r->core->m_env.transport(false, addr, b, size);
+    r->core->m_access.active = false;
+    if (!ok) {
       r->core->locate_access(false, addr, size, "bus error on load");
       return 0;
     }
@@ -737,7 +752,10 @@ class UnicornPpc603e final : public Core {
     uint8_t b[8];
     for (unsigned i = 0; i < size; ++i) b[i] = static_cast<uint8_t>(value >> (8 * (size - 1 - i)));
     const uint64_t addr = r->base + offset;
-    if (!r->core->m_env.transport(true, addr, b, size)) r->core->locate_access(true, addr, size, "bus error on store");
+    r->core->m_access = IoAccess{true, true, addr};
+    const bool ok = r->core->m_env.transport(true, addr, b, size);
+    r->core->m_access.active = false;
+    if (!ok) r->core->locate_access(true, addr, size, "bus error on store");
   }
 
   Environment& m_env;
@@ -759,6 +777,11 @@ class UnicornPpc603e final : public Core {
   uint64_t m_bp_addr = 0;
   std::optional<uint64_t> m_reported_bp;  // resuming here steps over it
   Fault m_fault;
+  struct IoAccess {
+    bool active = false;  // inside Environment::transport from a hook
+    bool store = false;
+    uint64_t addr = 0;
+  } m_access;
 
   bool m_ext_level = false;
   uint32_t m_hid0 = 0;
