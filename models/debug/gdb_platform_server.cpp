@@ -79,7 +79,8 @@ GdbServer::Reply GdbPlatformServer::handle(const std::string& p) {
     case 'H': return {select(args.empty() ? '\0' : args[0], args.substr(args.empty() ? 0 : 1))};
     case 'T': {
       const auto id = parse_thread(args);
-      return {std::string(id && valid(*id) ? "OK" : E_THREAD)};
+      if (!id) return {std::string(E_SYNTAX)};
+      return {std::string(valid(*id) ? "OK" : E_THREAD)};
     }
     case 'G':
     case 'P':
