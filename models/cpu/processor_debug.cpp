@@ -55,7 +55,7 @@ void ProcessorDebug::start(bool wait) {
     if (!wait || m_server.connected()) return;
     const std::string p = std::to_string(port());
     Log::instance().always("waiting for GDB on 127.0.0.1:" + p + " (all " + std::to_string(m_platform->threads()) +
-                           " CPUs as threads): gdb-multiarch " + m_firmware + " -ex 'target remote :" + p + "'");
+                           " CPUs as threads): gdb-multiarch " + m_platform->program() + " -ex 'target remote :" + p + "'");
     m_server.wait_for_connection();
     // Every CPU is at its entry point: GDB starts in thread 1, whichever
     // CPU's SystemC thread happens to start first.

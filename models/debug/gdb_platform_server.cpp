@@ -221,14 +221,17 @@ std::string GdbPlatformServer::target_xml() {
   return "";
 }
 
-bool GdbPlatformServer::insert_breakpoint(uint64_t addr) {
-  const Cpu* first = nullptr;
+std::string GdbPlatformServer::program() const {
   for (const Thread& t : m_threads)
-    if (t.cpu && !first) first = t.cpu;
-  if (!first) return false;
+    if (t.cpu) return t.cpu->program();
+  return "";
+}
+
+bool GdbPlatformServer::insert_breakpoint(uint64_t addr) {
+  const std::string prog = program();
   bool any = false;
   for (Thread& t : m_threads)
-    if (t.cpu && t.alive && t.cpu->program() == first->program()) any = t.cpu->insert_breakpoint(addr) || any;
+    if (t.cpu && t.alive && t.cpu->program() == prog) any = t.cpu->insert_breakpoint(addr) || any;
   return any;
 }
 

@@ -52,6 +52,8 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   void bind(size_t id, Cpu& cpu);
   size_t threads() const { return m_threads.size(); }
   const std::string& thread_name(size_t id) const { return m_threads.at(id - 1).name; }
+  // The firmware thread 1 runs: the program GDB debugs.
+  std::string program() const;
 
   // Thread `id`'s CPU has halted with `signal`: it is the thread GDB hears
   // of and selects; serves the connection as GdbServer::serve_halted does.
