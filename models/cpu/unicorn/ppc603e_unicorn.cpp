@@ -241,7 +241,10 @@ class UnicornPpc603e final : public Core {
 
   void request_stop() override {
     m_stop_requested = true;
-    if (m_running) uc_emu_stop(m_uc);
+    // Inside a device access the block hook stops at the next block: a
+    // uc_emu_stop there, from another CPU's debugger, left the core unable to
+    // run on once resumed (seen with the platform's GDB connection).
+    if (m_running && !m_access.active) uc_emu_stop(m_uc);
   }
 
   void set_interrupt(unsigned line, bool level) override {
