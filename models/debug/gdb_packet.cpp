@@ -86,6 +86,24 @@ bool from_hex(std::string_view hex, std::vector<uint8_t>& out) {
   return true;
 }
 
+std::optional<std::vector<VContAction>> parse_vcont(std::string_view actions) {
+  std::vector<VContAction> out;
+  while (!actions.empty()) {
+    const size_t semi = actions.find(';');
+    const std::string_view item = actions.substr(0, semi);
+    actions = semi == std::string_view::npos ? std::string_view() : actions.substr(semi + 1);
+    const size_t colon = item.find(':');
+    const std::string_view act = item.substr(0, colon);
+    const bool with_signal = act.size() == 3 && parse_hex(act.substr(1)).has_value();
+    if (act != "c" && act != "s" && !(with_signal && (act[0] == 'C' || act[0] == 'S'))) return std::nullopt;
+    VContAction a{act[0] == 's' || act[0] == 'S', std::nullopt};
+    if (colon != std::string_view::npos) a.thread = item.substr(colon + 1);
+    out.push_back(a);
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 std::optional<uint64_t> parse_hex(std::string_view text) {
   if (text.empty() || text.size() > 16) return std::nullopt;
   uint64_t v = 0;

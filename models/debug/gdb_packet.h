@@ -34,6 +34,16 @@ bool from_hex(std::string_view hex, std::vector<uint8_t>& out);
 // A hex number of 1..16 digits, nothing else.
 std::optional<uint64_t> parse_hex(std::string_view text);
 
+// The actions of a "vCont;..." packet (what follows "vCont;"): c, C<sig>,
+// s, S<sig>, each with an optional ":thread"; nullopt when an action is
+// malformed or not continue/step ('t', 'r'), or there is none. Signals
+// are dropped.
+struct VContAction {
+  bool step;
+  std::optional<std::string_view> thread;  // points into the packet
+};
+std::optional<std::vector<VContAction>> parse_vcont(std::string_view actions);
+
 // Splits a byte stream from GDB into events.
 class PacketReader {
  public:

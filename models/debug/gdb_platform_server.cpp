@@ -174,32 +174,25 @@ std::string GdbPlatformServer::threads_xml() const {
 GdbServer::Reply GdbPlatformServer::resume_vcont(std::string_view actions) {
   if (actions == "?") return {std::string("vCont;c;C;s;S")};
   if (actions.empty() || actions[0] != ';') return {std::string(E_SYNTAX)};
-  actions.remove_prefix(1);
+  const auto parsed = gdb::parse_vcont(actions.substr(1));  // 't', 'r' and unknown actions: error
+  if (!parsed) return {std::string(E_SYNTAX)};
   // All-stop: every CPU resumes; the threads named in a step action halt
   // after one instruction (the first action naming a thread decides for it).
   std::set<size_t> steps, seen;
-  while (!actions.empty()) {
-    const size_t semi = actions.find(';');
-    const std::string_view item = actions.substr(0, semi);
-    actions = semi == std::string_view::npos ? std::string_view() : actions.substr(semi + 1);
-    const size_t colon = item.find(':');
-    const std::string_view act = item.substr(0, colon);
-    const bool step = act == "s" || (act.size() == 3 && act[0] == 'S' && gdb::parse_hex(act.substr(1)));
-    const bool cont = act == "c" || (act.size() == 3 && act[0] == 'C' && gdb::parse_hex(act.substr(1)));
-    if (!step && !cont) return {std::string(E_SYNTAX)};  // 't', 'r' and unknown actions
+  for (const gdb::VContAction& a : *parsed) {
     size_t id = ALL;
-    if (colon != std::string_view::npos) {
-      const auto t = parse_thread(item.substr(colon + 1));
+    if (a.thread) {
+      const auto t = parse_thread(*a.thread);
       if (!t) return {std::string(E_SYNTAX)};
       id = *t == 0 ? m_selected : *t;
     }
     if (id == ALL) {
       // A step of all threads (GDB does not ask it): the selected one steps.
-      if (step && !seen.count(m_selected)) steps.insert(m_selected);
+      if (a.step && !seen.count(m_selected)) steps.insert(m_selected);
       break;  // the default action: nothing after it applies
     }
     if (!valid(id)) return {std::string(E_THREAD)};
-    if (seen.insert(id).second && step) steps.insert(id);
+    if (seen.insert(id).second && a.step) steps.insert(id);
   }
   m_steps.clear();
   for (size_t id : steps) request_step(id);

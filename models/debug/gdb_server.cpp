@@ -364,21 +364,11 @@ GdbServer::Reply GdbServer::resume(char action, std::string_view args) {
 GdbServer::Reply GdbServer::vcont(std::string_view actions) {
   if (actions == "?") return {std::string("vCont;c;C;s;S")};
   if (actions.empty() || actions[0] != ';') return {std::string(E_SYNTAX)};
-  actions.remove_prefix(1);
+  const auto parsed = gdb::parse_vcont(actions.substr(1));  // 't', 'r' and unknown actions: error
+  if (!parsed) return {std::string(E_SYNTAX)};
   // The first action that applies to our thread decides.
-  while (!actions.empty()) {
-    const size_t semi = actions.find(';');
-    const std::string_view item = actions.substr(0, semi);
-    actions = semi == std::string_view::npos ? std::string_view() : actions.substr(semi + 1);
-    const size_t colon = item.find(':');
-    const std::string_view act = item.substr(0, colon);
-    if (colon != std::string_view::npos && !our_thread(item.substr(colon + 1))) continue;
-    if (act == "c") return {std::nullopt, Resume::Continue};
-    if (act == "s") return {std::nullopt, Resume::Step};
-    if (act.size() == 3 && (act[0] == 'C' || act[0] == 'S') && gdb::parse_hex(act.substr(1)))
-      return {std::nullopt, act[0] == 'C' ? Resume::Continue : Resume::Step};
-    return {std::string(E_SYNTAX)};  // 't', 'r' and unknown actions
-  }
+  for (const gdb::VContAction& a : *parsed)
+    if (!a.thread || our_thread(*a.thread)) return {std::nullopt, a.step ? Resume::Step : Resume::Continue};
   return {std::string(E_SYNTAX)};
 }
 

@@ -390,8 +390,10 @@ TEST_CASE("gdb: GDB may connect to a running CPU (gdb_wait false) and leave it r
   }
 }
 
-TEST_CASE("gdb: a port in use is a configuration error naming parameter and port", "[integration][gdb]") {
-  Sandbox sb;
+namespace {
+
+// A socket listening on 127.0.0.1: its port is in use. Returns the descriptor.
+int listening_socket(int& port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -400,7 +402,16 @@ TEST_CASE("gdb: a port in use is a configuration error naming parameter and port
   REQUIRE(::listen(fd, 1) == 0);
   socklen_t len = sizeof a;
   REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  const int port = ntohs(a.sin_port);
+  port = ntohs(a.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("gdb: a port in use is a configuration error naming parameter and port", "[integration][gdb]") {
+  Sandbox sb;
+  int port = 0;
+  const int fd = listening_socket(port);
   SECTION("from --gdb") {
     const SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb", gdb_set(port)});
     INFO(r.describe());
@@ -546,15 +557,8 @@ TEST_CASE("gdb: platform connection errors name the key: port in use, no firmwar
           "[integration][gdb]") {
   Sandbox sb;
   SECTION("a port in use") {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd, 1) == 0);
-    socklen_t len = sizeof a;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-    const int port = ntohs(a.sin_port);
+    int port = 0;
+    const int fd = listening_socket(port);
     const SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb-all", std::to_string(port)});
     INFO(r.describe());
     CHECK(r.exited(EXIT_CONFIG));
