@@ -553,6 +553,50 @@ TEST_CASE("gdb: the platform connection steps one thread while the others run, r
   CHECK(r.exited(0));
 }
 
+TEST_CASE("gdb: Ctrl-C on the platform connection halts all CPUs, monitor and memory follow the thread",
+          "[integration][gdb]") {
+  Sandbox sb;
+  // Two NIs spinning for ever, and the switch box's router.
+  const fs::path cfg = sb.write("spin2.yaml",
+                                "platform: cluster\ntopology:\n  nodes: 2\nsim:\n"
+                                "  max_time_ms: 100000\nnode*:\n  ni:\n    firmware: spin_forever\n");
+  const int port = free_port();
+  auto sim = sb.start({"run", cfg.string(), "--gdb-all", std::to_string(port)});
+  RspClient c;
+  REQUIRE(c.connect(port));
+  CHECK(c.command("qfThreadInfo") == "m1,2,3");
+  c.send("c");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  c.send_raw("\x03");
+  const auto stop = c.receive();
+  REQUIRE(stop.has_value());
+  CHECK(std::regex_match(*stop, std::regex("T02thread:[123];")));
+  // Every CPU stands still while one serves GDB.
+  CHECK(c.command("Hg1") == "OK");
+  const std::string t1 = c.monitor("time");
+  CHECK(c.command("Hg2") == "OK");
+  const std::string t2 = c.monitor("time");
+  INFO("monitor time: " << t1 << " / " << t2);
+  CHECK(contains(t1, "node0.ni.cpu: simulated time "));
+  CHECK(contains(t2, "node1.ni.cpu: simulated time "));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(c.monitor("time") == t2);
+  CHECK(c.command("Hg1") == "OK");
+  CHECK(c.monitor("time") == t1);
+  // Each NI's memory is its own: a byte written in node1's SDRAM is not in node0's.
+  CHECK(c.command("m100000,1") == "00");
+  CHECK(c.command("Hg2") == "OK");
+  CHECK(c.command("M100000,1:5a") == "OK");
+  CHECK(c.command("m100000,1") == "5a");
+  CHECK(c.command("Hg1") == "OK");
+  CHECK(c.command("m100000,1") == "00");
+  c.send("k");
+  const SimResult r = sim.wait(30);
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_KILLED));
+  CHECK(std::regex_search(r.err, std::regex(R"(run killed from GDB on (node[01]\.ni|sb0)\.cpu)")));
+}
+
 TEST_CASE("gdb: platform connection errors name the key: port in use, no firmware, also a per-CPU port",
           "[integration][gdb]") {
   Sandbox sb;
