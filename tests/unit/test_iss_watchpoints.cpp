@@ -245,3 +245,23 @@ TEST_CASE("iss watchpoints: firmware runs with the same result and count while a
   CHECK(core.read_register(3) == 0x3848bc8du);
   CHECK(core.instruction_count() - n0 == kernel_insns);
 }
+
+TEST_CASE("iss watchpoints: GDB's step over a watched access (remove, single step, insert) runs it once",
+          "[model][processor][iss][watch]") {
+  m2::ParamRegistry::instance().clear();
+  // lis r6,dev ; lwz r7,8(r6) ; lwz r7,8(r6) ; addi r8,r8,1
+  Program p({lis(6, kDev >> 16), lwz(7, 8, 6), lwz(7, 8, 6), addi(8, 8, 1)});
+  for (int round = 0; round < 2; ++round) {
+    INFO("round " << round);
+    REQUIRE(p.core().insert_watchpoint(kDev + 8, 4, WatchKind::Read));
+    REQUIRE(run_until_stop(p.core()) == StopReason::Watchpoint);
+    CHECK(p.core().pc() == p.at(1 + round));
+    CHECK(p.c.env.accesses.size() == size_t(round));
+    p.core().remove_watchpoint(kDev + 8, 4, WatchKind::Read);
+    REQUIRE(p.core().single_step() == StopReason::Budget);
+    CHECK(p.core().pc() == p.at(2 + round));
+    CHECK(p.c.env.accesses.size() == size_t(round + 1));
+  }
+  CHECK(p.run_to_end() == 1);
+  CHECK(p.core().instruction_count() == 4);
+}
