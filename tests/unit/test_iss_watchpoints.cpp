@@ -265,3 +265,22 @@ TEST_CASE("iss watchpoints: GDB's step over a watched access (remove, single ste
   CHECK(p.run_to_end() == 1);
   CHECK(p.core().instruction_count() == 4);
 }
+
+TEST_CASE("iss watchpoints: code translated before the watchpoint was set stops at it too",
+          "[model][processor][iss][watch]") {
+  m2::ParamRegistry::instance().clear();
+  Program p(store_program());
+  CHECK(p.run_to_end() == 6);  // translated and run without watchpoints
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    p.set_data(0, 0x11111111);
+    p.core().set_pc(p.at(0));
+    REQUIRE(p.core().insert_watchpoint(kData, 4, WatchKind::Write));
+    REQUIRE(run_until_stop(p.core()) == StopReason::Watchpoint);
+    CHECK(p.core().pc() == p.at(3));
+    CHECK(p.data(0) == 0x11111111);
+    p.core().remove_watchpoint(kData, 4, WatchKind::Write);
+    CHECK(p.run_to_end() == 3);  // and without them again
+    CHECK(p.data(0) == 0x55);
+  }
+}

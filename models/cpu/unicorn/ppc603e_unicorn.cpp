@@ -20,8 +20,8 @@
 //    block from running, so counts stay exact.
 //  - Data watchpoints (GDB's watch/rwatch/awatch) stop BEFORE the accessing
 //    instruction. Only while one is set, a code hook and memory hooks are
-//    installed (and all translated code is dropped, since Unicorn decides at
-//    translation whether accesses go through the hooks): with a code hook,
+//    installed (and the code translated from RAM is dropped, since Unicorn
+//    decides at translation whether accesses go through the hooks): with a code hook,
 //    Unicorn 2.0.1 writes the PC before every instruction and ends a stop
 //    requested during an instruction right after it. A memory hook that sees
 //    a watched access saves the CPU context (TCG has written the registers
@@ -687,7 +687,7 @@ class UnicornPpc603e final : public Core {
   }
 
   // Installs or removes the watch-mode hooks. Unicorn chooses at translation
-  // whether code calls them, so all translated code is dropped either way.
+  // whether code calls them, so the code translated from RAM is dropped.
   void set_watch_mode(bool on) {
     if (on == (m_code_hook != 0)) return;
     if (on) {
@@ -706,7 +706,9 @@ class UnicornPpc603e final : public Core {
       uint32_t srr0 = 0, srr1 = 0;
       read_srr(srr0, srr1);
     }
-    check(uc_ctl_flush_tlb(m_uc), "drop translated code");  // UC_CTL_TB_FLUSH despite the name
+    // Not UC_CTL_TB_FLUSH: Unicorn 2.0.1 then zeroes its whole 1 GB code
+    // buffer (2 s and 1 GB resident on first use); code runs only from RAM.
+    for (const auto& [base, size] : m_ram) check(uc_ctl_remove_cache(m_uc, base, base + size), "drop translated code");
   }
 
   // Performs a patched instruction; Unicorn's PC is already past it.
