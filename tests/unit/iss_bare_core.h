@@ -105,4 +105,16 @@ struct BareCore {
   }
 };
 
+// Instructions bench_kernel of compute.elf executes from its entry to its
+// return, on a fresh core (the reference for runs under a debugger).
+inline uint64_t kernel_instructions() {
+  BareCore ref;
+  ref.core->insert_breakpoint(ref.sym("bench_kernel"));
+  REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
+  const uint64_t n = ref.core->instruction_count();
+  ref.core->insert_breakpoint(ref.core->read_register(kRegLr));
+  REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
+  return ref.core->instruction_count() - n;
+}
+
 }  // namespace m2test

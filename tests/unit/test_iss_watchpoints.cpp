@@ -221,16 +221,7 @@ TEST_CASE("iss watchpoints: firmware runs with the same result and count while a
   // In watch mode budget stops are made by the code hook instead of the block
   // hook: small budgets must still count exactly and never re-execute.
   m2::ParamRegistry::instance().clear();
-  uint64_t kernel_insns = 0;
-  {
-    BareCore ref;
-    ref.core->insert_breakpoint(ref.sym("bench_kernel"));
-    REQUIRE(run_until_stop(*ref.core) == StopReason::Breakpoint);
-    const uint64_t n = ref.core->instruction_count();
-    ref.core->insert_breakpoint(ref.core->read_register(m2test::kRegLr));
-    REQUIRE(run_until_stop(*ref.core) == StopReason::Breakpoint);
-    kernel_insns = ref.core->instruction_count() - n;
-  }
+  const uint64_t kernel_insns = m2test::kernel_instructions();
   BareCore c;
   m2::iss::Core& core = *c.core;
   core.insert_breakpoint(c.sym("bench_kernel"));

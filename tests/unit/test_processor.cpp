@@ -451,16 +451,7 @@ TEST_CASE("iss core: single_step executes exactly one instruction", "[model][pro
 
 TEST_CASE("iss core: single steps through branches keep count and result exact", "[model][processor][iss][step]") {
   m2::ParamRegistry::instance().clear();
-  uint64_t kernel_insns = 0;
-  {
-    BareCore ref;
-    ref.core->insert_breakpoint(ref.sym("bench_kernel"));
-    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
-    const uint64_t n = ref.core->instruction_count();
-    ref.core->insert_breakpoint(ref.core->read_register(kRegLr));
-    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
-    kernel_insns = ref.core->instruction_count() - n;
-  }
+  const uint64_t kernel_insns = m2test::kernel_instructions();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");
