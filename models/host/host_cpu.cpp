@@ -168,6 +168,7 @@ HostCpu& HostCpu::current() {
 
 void HostCpu::run() {
   if (!m_app && !m_program) return;
+  m_started = true;
   g_current = this;
   m_qk.reset();
   if (m_program) {
@@ -207,8 +208,12 @@ void HostCpu::sync() {
 
 void HostCpu::wait_for(const sc_core::sc_event& e, double timeout_us) {
   sync();
+  m_in_wait = true;
+  m_wait_since = sc_core::sc_time_stamp();
   if (timeout_us < 0) wait(e);
   else wait(sc_core::sc_time(timeout_us, sc_core::SC_US), e);
+  m_in_wait = false;
+  m_waited += sc_core::sc_time_stamp() - m_wait_since;
   g_current = this;
   m_qk.reset();
 }
@@ -248,6 +253,7 @@ bool HostCpu::bus_address(const void* p, uint64_t* bus_addr) const {
 bool HostCpu::pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len) {
   const size_t chunk = is_write ? pio_write_bytes.get() : pio_read_bytes.get();
   m_doing = is_write ? "PCI write" : "PCI read";
+  if (is_write) ++m_pci_writes;
   // The device must see the state of the time of the access.
   sync();
   bool ok = true;
@@ -307,7 +313,19 @@ void HostCpu::pci_interrupt(bool level) {
   if (level) m_inta_event.notify(sc_core::SC_ZERO_TIME);
 }
 
-void HostCpu::memory_written(const sc_core::sc_time& after) { m_memory_event.notify(after); }
+void HostCpu::memory_written(const sc_core::sc_time& after) {
+  ++m_dma_writes;
+  m_memory_event.notify(after);
+}
+
+HostCpu::Activity HostCpu::activity() const {
+  Activity a;
+  a.running = m_started && m_doing != kExited && m_doing != kFailed && !m_run.finished();
+  a.pci_writes = m_pci_writes;
+  a.dma_writes = m_dma_writes;
+  a.waited = m_waited + (m_in_wait ? sc_core::sc_time_stamp() - m_wait_since : sc_core::SC_ZERO_TIME);
+  return a;
+}
 
 void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
 
