@@ -146,6 +146,22 @@ void HostCpu::configure_program(const std::string& config_dir) {
            "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : "")};
   o.cpu_scale = exec_cpu_scale.get();
   o.arena_bytes = exec_arena_mb.get() << 20;
+  // The arena is part of the host's physical memory, as a program's pages
+  // are: the MPI library and MMP pin it and DMA into it like any buffer
+  // there (not a copy through MMP's bounce buffer), and the pin-down cache
+  // applies to it.
+  const auto arena = m_alloc.allocate(o.arena_bytes);
+  if (!arena)
+    throw ConfigError(me + ".exec_arena_mb = " + exec_arena_mb.value_string() + ": the arena does not fit in the " +
+                      std::to_string(m_memory.size() >> 20) + " MB of the host's memory");
+  try {
+    m_arena_fd = m_memory.share_as_file();
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(me + ".exec: " + e.what());
+  }
+  o.arena_fd = m_arena_fd;
+  o.arena_offset = *arena;
+  o.arena_view = m_memory.host() + *arena;
   o.np_out = exec_np_out.get();
   if (o.np_out.find('/') != std::string::npos || o.np_out == "." || o.np_out == "..")
     throw ConfigError(me + ".exec_np_out = '" + o.np_out + "': expected a plain file name (the program's working folder)");
@@ -154,6 +170,7 @@ void HostCpu::configure_program(const std::string& config_dir) {
 }
 
 HostCpu::~HostCpu() {
+  if (m_arena_fd >= 0) ::close(m_arena_fd);
   m_trans.clear_extension(&m_pio_tag);  // a member: the payload must not delete it
 }
 

@@ -141,6 +141,7 @@ class HostCpu : public sc_core::sc_module {
   sc_core::sc_time m_wait_since;  // start of the wait in progress
   bool m_in_wait = false;
   bool m_started = false;
+  int m_arena_fd = -1;  // the host's memory as a file, with `exec`
   // The application's arguments. Members, not locals of run(): a thread
   // stopped by a stall never returns, and its coroutine stack is not
   // scanned by LeakSanitizer (docs/sanitizers.md).
