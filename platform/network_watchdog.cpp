@@ -5,7 +5,7 @@ namespace m2 {
 NetworkWatchdog::NetworkWatchdog(sc_core::sc_module_name name, RunControl& run, Probes probes)
     : sc_module(name),
       interval_us(this->name(), "interval_us", 1000.0, "us",
-                  "how often the watchdog looks for progress in the network (0: off)", Range<double>{0, 1e9}),
+                  "how often the watchdog looks for progress in the network and at the hosts (0: off)", Range<double>{0, 1e9}),
       patience(this->name(), "patience", 5, "intervals",
                "intervals without progress, with messages pending, before the run is declared stalled",
                Range<uint64_t>{1, 1000000}),
