@@ -113,18 +113,17 @@ TEST_CASE("NPmpich2: a program's buffers are host memory, pinned per message or 
   Sandbox sb;
   for (const std::string cache : {"false", "true"}) {
     INFO("pin_cache " << cache);
-    const SimResult np = sb.run({"run", kConfigs + "netpipe-mpi.yaml", "--quiet", "--set",
-                                 "node*.host.args=-n 3 -p 0 -l 16384 -u 65536 -o np.out", "--set",
-                                 "node*.host.mpi.pin_cache=" + cache},
-                                true, 120);
-    INFO(np.describe());
-    REQUIRE(np.exited(0));
-    const SimResult pp = sb.run({"run", kConfigs + "mpi-pingpong.yaml", "--quiet", "--set",
-                                 "node*.host.args=--sizes 16k,64k --iters 3 --warmup 1", "--set",
-                                 "node*.host.mpi.pin_cache=" + cache},
-                                true, 120);
-    INFO(pp.describe());
-    REQUIRE(pp.exited(0));
+    // The same hosts and MPI settings, two programs: NetPIPE and mpi_pingpong.
+    auto run = [&](const std::string& config, const std::string& args) {
+      const SimResult r = sb.run({"run", kConfigs + config, "--quiet", "--set", "node*.host.args=" + args, "--set",
+                                  "node*.host.mpi.pin_cache=" + cache},
+                                 true, 120);
+      INFO(r.describe());
+      REQUIRE(r.exited(0));
+      return r;
+    };
+    const SimResult np = run("netpipe-mpi.yaml", "-n 3 -p 0 -l 16384 -u 65536 -o np.out");
+    const SimResult pp = run("mpi-pingpong.yaml", "--sizes 16k,64k --iters 3 --warmup 1");
     const auto over_np = latency_by_size(np.out_dir / "results.tsv");
     const auto over_pp = latency_by_size(pp.out_dir / "results.tsv");
     for (const long long bytes : {16384LL, 65536LL}) {
