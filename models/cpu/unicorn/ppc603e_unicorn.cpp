@@ -19,17 +19,7 @@
 //    instruction: 30x slower). Stopping from the block hook prevents that
 //    block from running, so counts stay exact.
 //  - Data watchpoints (GDB's watch/rwatch/awatch) stop BEFORE the accessing
-//    instruction. Only while one is set, a code hook and memory hooks are
-//    installed (and the code translated from RAM is dropped, since Unicorn
-//    decides at translation whether accesses go through the hooks): with a code hook,
-//    Unicorn 2.0.1 writes the PC before every instruction and ends a stop
-//    requested during an instruction right after it. A memory hook that sees
-//    a watched access saves the CPU context (TCG has written the registers
-//    back before the access) and the old RAM bytes, keeps device accesses
-//    from reaching the bus, and stops; the context and bytes are then put
-//    back, so the instruction has not happened. Stops from the block hook
-//    would leave the PC on the previous block's last instruction once a code
-//    hook exists, so in this mode the code hook makes them (see on_block).
+//    instruction (unicorn_watchpoints.h): hooks only while one is set.
 #include "cpu/unicorn/ppc603e_unicorn.h"
 
 #include <unicorn/unicorn.h>
@@ -42,7 +32,7 @@
 #include <stdexcept>
 
 #include "cpu/ppc_decode.h"
-#include "cpu/watchpoint_set.h"
+#include "cpu/unicorn/unicorn_watchpoints.h"
 
 namespace m2::iss {
 namespace {
@@ -89,9 +79,12 @@ class UnicornPpc603e final : public Core {
     for (int i = 0; i < 32; ++i) m_registers.push_back({"r" + std::to_string(i), 32});
     for (int i = 0; i < 32; ++i) m_registers.push_back({"f" + std::to_string(i), 64});
     for (const char* n : {"pc", "msr", "cr", "lr", "ctr", "xer", "fpscr"}) m_registers.push_back({n, 32});
+    m_watch = std::make_unique<UnicornWatchpoints>(
+        m_uc, UnicornWatchpoints::Core{[this](uint64_t a) { return is_ram(a); }, [this] { watch_mode_changed(); },
+                                       &m_in_stub, UC_PPC_REG_PC});
   }
   ~UnicornPpc603e() override {
-    if (m_watch_ctx) uc_context_free(m_watch_ctx);
+    m_watch.reset();  // before the engine it uses
     uc_close(m_uc);
   }
 
@@ -158,11 +151,7 @@ class UnicornPpc603e final : public Core {
     m_bp_hit = false;
     m_fault_pending = false;
     m_running = true;
-    // Resuming at a reported watchpoint stop executes that instruction.
-    m_watch_pass = m_reported_watch == m_pc;
-    m_reported_watch.reset();
-    m_code_calls = 0;
-    m_watch_hit = false;
+    m_watch->start_step(m_pc);
     if (m_breakpoints.count(m_pc)) {
       // A breakpoint not yet reported (a budget stop landed on it) stops now.
       if (m_reported_bp != m_pc) {
@@ -171,7 +160,7 @@ class UnicornPpc603e final : public Core {
         return StopReason::Breakpoint;
       }
       step_over_breakpoint();
-      if (m_watch_hit) {
+      if (m_watch->hit()) {
         m_running = false;
         return StopReason::Watchpoint;
       }
@@ -191,15 +180,15 @@ class UnicornPpc603e final : public Core {
     StopReason reason = StopReason::Budget;
     for (;;) {
       m_block_start = m_block_end = 0;
-      m_code_stop = false;
+      m_watch->start_emulation();
       uc_err err = uc_emu_start(m_uc, m_pc, UNTIL_NEVER, 0, 0);
       // After a fault Unicorn's PC is the block start or the next instruction:
       // the fault knows better.
       m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
-      if (m_watch_hit) undo_watched_instruction();
+      if (m_watch->hit()) undo_watched_instruction();
       // A block counted in full may have stopped part-way (breakpoint, exception).
       if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
-      if (m_watch_hit) {
+      if (m_watch->hit()) {
         reason = StopReason::Watchpoint;
         break;
       }
@@ -298,7 +287,7 @@ class UnicornPpc603e final : public Core {
   void set_pc(uint64_t pc) override {
     m_pc = pc;
     m_reported_bp.reset();
-    m_reported_watch.reset();
+    m_watch->forget_reported();
   }
 
   bool big_endian() const override { return true; }
@@ -367,16 +356,13 @@ class UnicornPpc603e final : public Core {
   bool insert_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override {
     ensure_mapped();
     if (len == 0 || addr + len < addr || !mapped_range(addr, len)) return false;
-    m_watches.insert(addr, len, kind);
-    set_watch_mode(true);
+    m_watch->insert(addr, len, kind);
     return true;
   }
 
-  void remove_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override {
-    if (m_watches.remove(addr, len, kind) && m_watches.empty()) set_watch_mode(false);
-  }
+  void remove_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override { m_watch->remove(addr, len, kind); }
 
-  const WatchHit& watch_hit() const override { return m_hit; }
+  const WatchHit& watch_hit() const override { return m_watch->last_hit(); }
 
   std::string gdb_target_xml() const override {
     // GDB's PowerPC register numbers are those of registers(): r0-r31 0..31,
@@ -453,10 +439,10 @@ class UnicornPpc603e final : public Core {
     const int64_t budget = m_budget;
     m_budget = 1;
     m_block_start = m_block_end = 0;
-    m_code_stop = false;
+    m_watch->start_emulation();
     uc_emu_start(m_uc, at, UNTIL_NEVER, 0, 0);
     m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
-    if (m_watch_hit) undo_watched_instruction();
+    if (m_watch->hit()) undo_watched_instruction();
     if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
     m_budget = budget - 1;
     write_word(at, BREAK_MARKER);
@@ -613,10 +599,10 @@ class UnicornPpc603e final : public Core {
     auto* self = static_cast<UnicornPpc603e*>(user);
     if (self->m_in_stub) return;
     if (self->m_budget <= 0 || self->m_stop_at_next_block || self->m_stop_requested) {
-      if (self->m_code_hook) {
+      if (self->m_watch->active()) {
         // The code hook stops before the block's first instruction, with the
         // PC written; the block is counted here and uncounted by step().
-        self->m_code_stop = true;
+        self->m_watch->stop_before_next_instruction();
         self->count_block(addr, size);
         return;
       }
@@ -634,80 +620,22 @@ class UnicornPpc603e final : public Core {
     m_block_end = addr + size;
   }
 
-  // ---- watchpoints (see the head comment) ----------------------------------
-  static void on_code(uc_engine*, uint64_t addr, uint32_t, void* user) {
-    auto* self = static_cast<UnicornPpc603e*>(user);
-    if (self->m_in_stub) return;
-    if (self->m_code_stop) {
-      uc_emu_stop(self->m_uc);  // before this instruction, PC written
-      return;
-    }
-    self->m_insn_pc = addr;
-    if (self->m_watch_pass && ++self->m_code_calls > 1) self->m_watch_pass = false;
-  }
-
-  static void on_mem(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t, void* user) {
-    static_cast<UnicornPpc603e*>(user)->memory_access(type == UC_MEM_WRITE, addr, static_cast<unsigned>(size));
-  }
-
-  void memory_access(bool is_write, uint64_t addr, unsigned size) {
-    if (m_in_stub || m_watch_pass) return;
-    if (!m_watch_hit) {
-      auto hit = m_watches.match(addr, size, is_write);
-      if (!hit) return;
-      // Before the access: the registers hold what they held before the
-      // instruction (multi-word loads excepted: earlier words are loaded
-      // again when it runs).
-      check(uc_context_save(m_uc, m_watch_ctx), "save context at a watchpoint");
-      m_hit = *hit;
-      m_hit.pc = m_insn_pc;
-      m_watch_hit = true;
-      m_undo.clear();
-      uc_emu_stop(m_uc);  // after this instruction (code hook installed)
-    }
-    // This and any further store of the instruction is undone afterwards.
-    if (is_write && is_ram(addr)) {
-      std::vector<uint8_t> old(size);
-      uc_mem_read(m_uc, addr, old.data(), size);
-      m_undo.emplace_back(addr, std::move(old));
-    }
-  }
-
+  // ---- watchpoints (unicorn_watchpoints.h) ---------------------------------
   // After a watchpoint stop: the instruction (which Unicorn completed) never happened.
   void undo_watched_instruction() {
-    check(uc_context_restore(m_uc, m_watch_ctx), "restore context at a watchpoint");
-    for (auto it = m_undo.rbegin(); it != m_undo.rend(); ++it)
-      uc_mem_write(m_uc, it->first, it->second.data(), it->second.size());
-    m_undo.clear();
+    m_pc = m_watch->undo();
     m_fault_pending = false;  // a later access of the same instruction faulted: it runs again
     m_bp_hit = false;
-    m_pc = m_hit.pc;
-    write_reg(UC_PPC_REG_PC, static_cast<uint32_t>(m_pc));
-    m_reported_watch = m_pc;
   }
 
-  // Installs or removes the watch-mode hooks. Unicorn chooses at translation
-  // whether code calls them, so the code translated from RAM is dropped.
-  void set_watch_mode(bool on) {
-    if (on == (m_code_hook != 0)) return;
-    if (on) {
-      if (!m_watch_ctx) check(uc_context_alloc(m_uc, &m_watch_ctx), "allocate a context");
-      check(uc_hook_add(m_uc, &m_code_hook, UC_HOOK_CODE, reinterpret_cast<void*>(&on_code), this, 1, 0),
-            "code hook");
-      check(uc_hook_add(m_uc, &m_mem_hook, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&on_mem),
-                        this, 1, 0),
-            "memory hook");
-    } else {
-      uc_hook_del(m_uc, m_code_hook);
-      uc_hook_del(m_uc, m_mem_hook);
-      m_code_hook = m_mem_hook = 0;
-      // Deleted hooks stay listed (and make accesses take the slow path)
-      // until an emulation ends: run a harmless stub.
-      uint32_t srr0 = 0, srr1 = 0;
-      read_srr(srr0, srr1);
-    }
-    // Not UC_CTL_TB_FLUSH: Unicorn 2.0.1 then zeroes its whole 1 GB code
-    // buffer (2 s and 1 GB resident on first use); code runs only from RAM.
+  // Hooks came or went: Unicorn decides at translation whether code calls
+  // them, so the code translated from RAM (the only place code runs from)
+  // is dropped. Not UC_CTL_TB_FLUSH: Unicorn 2.0.1 then zeroes its whole
+  // 1 GB code buffer (2 s and 1 GB resident on first use). Deleted hooks
+  // stay listed until an emulation ends: a harmless stub runs first.
+  void watch_mode_changed() {
+    uint32_t srr0 = 0, srr1 = 0;
+    read_srr(srr0, srr1);
     for (const auto& [base, size] : m_ram) check(uc_ctl_remove_cache(m_uc, base, base + size), "drop translated code");
   }
 
@@ -876,7 +804,7 @@ class UnicornPpc603e final : public Core {
     auto* r = static_cast<IoRegion*>(user);
     uint8_t b[8] = {};
     const uint64_t addr = r->base + offset;
-    if (r->core->m_watch_hit) return 0;  // the instruction will be undone: no side effect
+    if (r->core->m_watch->suppress_device_access()) return 0;  // the instruction will be undone
     if (!r->core->m_env.transport(false, addr, b, size)) {
       r->core->locate_access(false, addr, size, "bus error on load");
       return 0;
@@ -891,7 +819,7 @@ class UnicornPpc603e final : public Core {
     uint8_t b[8];
     for (unsigned i = 0; i < size; ++i) b[i] = static_cast<uint8_t>(value >> (8 * (size - 1 - i)));
     const uint64_t addr = r->base + offset;
-    if (r->core->m_watch_hit) return;  // the instruction will be undone: no side effect
+    if (r->core->m_watch->suppress_device_access()) return;  // the instruction will be undone
     if (!r->core->m_env.transport(true, addr, b, size)) r->core->locate_access(true, addr, size, "bus error on store");
   }
 
@@ -925,18 +853,7 @@ class UnicornPpc603e final : public Core {
   std::map<uint64_t, uint32_t> m_patches;      // address -> original instruction
   std::map<uint64_t, uint32_t> m_breakpoints;  // address -> original instruction
 
-  // Watchpoints (watch mode: hooks installed while m_watches is not empty).
-  WatchpointSet m_watches;
-  uc_hook m_code_hook = 0, m_mem_hook = 0;
-  uc_context* m_watch_ctx = nullptr;  // the CPU just before the watched access
-  bool m_watch_hit = false;           // in this uc_emu_start
-  WatchHit m_hit;
-  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> m_undo;  // RAM bytes before the hit's stores
-  uint64_t m_insn_pc = 0;                  // the instruction executing (code hook)
-  bool m_code_stop = false;                // the code hook stops (see on_block)
-  std::optional<uint64_t> m_reported_watch;  // resuming here executes the instruction
-  bool m_watch_pass = false;               // the first instruction of this step passes watchpoints
-  uint64_t m_code_calls = 0;
+  std::unique_ptr<UnicornWatchpoints> m_watch;
 };
 
 }  // namespace
