@@ -12,6 +12,7 @@
 #include "platform/host_node.h"
 #include "platform/host_deadlock_check.h"
 #include "platform/network_watchdog.h"
+#include "platform/report.h"
 #include "platform/topology.h"
 #include "switchbox/switch_box.h"
 #include "trace/message_ledger.h"
@@ -112,7 +113,8 @@ class ClusterPlatform : public Platform {
       m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link});
     }
     for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
-    m_host_check = std::make_unique<HostDeadlockCheck>("watchdog", hosts(), [this] { return progress(); });
+    m_host_check = std::make_unique<HostDeadlockCheck>("watchdog", hosts(), [this] { return progress(); },
+                                                       [this] { return format_cpu_states(processors()); });
     m_watchdog = std::make_unique<NetworkWatchdog>(
         "watchdog", ctx.run,
         NetworkWatchdog::Probes{[this] { return progress(); }, [this] { return pending(); },

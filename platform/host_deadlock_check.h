@@ -13,6 +13,12 @@
 // (pinning 8 MB is 266 ms of host time in which nothing else moves: that host
 // is not waiting). After `host_patience` stuck looks in a row it reports.
 //
+// The same looks tell when every host program has ended but the run goes on
+// (an NI's firmware still runs because a program ended without releasing its
+// NI, or the firmware never answered): nothing is left for the firmware to
+// serve, so after `host_patience` such looks the run ends and says so instead
+// of running to its time limit.
+//
 // Not a SystemC process of its own: it runs in the watchdog's wake-ups, so
 // that watching adds no event (an extra process changes the order of
 // processes woken at the same time, and with it contention results).
@@ -27,6 +33,7 @@
 
 #include "core/params.h"
 #include "host/host_cpu.h"
+#include "platform/network_watchdog.h"
 
 namespace m2 {
 
@@ -35,13 +42,14 @@ class HostDeadlockCheck {
   Param<uint64_t> host_patience;
   Param<double> wait_share;
 
-  // `owner`: the watchdog's name, under which the parameters are listed.
+  // `owner`: the watchdog's name, under which the parameters are listed;
+  // `cpu_states`: where every CPU stands, for the reports.
   HostDeadlockCheck(const std::string& owner, std::vector<HostCpu*> hosts,
-                    std::function<uint64_t()> network_progress);
+                    std::function<uint64_t()> network_progress, std::function<std::string()> cpu_states);
 
-  // One look, `interval` after the previous one: "" or the report of a
-  // deadlock (what every host waits in).
-  std::string look(const sc_core::sc_time& interval);
+  // One look, `interval` after the previous one: an empty verdict, or the
+  // report of a deadlock (what every host waits in) or of ended hosts.
+  NetworkWatchdog::Verdict look(const sc_core::sc_time& interval);
 
  private:
   struct Snapshot {
@@ -50,11 +58,15 @@ class HostDeadlockCheck {
   };
   Snapshot snapshot() const;
   bool stuck(const Snapshot& now, const sc_core::sc_time& interval) const;
+  // Every host with a program has run it and it has ended.
+  bool all_ended(const Snapshot& now) const;
+  std::string host_states() const;
 
   std::vector<HostCpu*> m_hosts;
   std::function<uint64_t()> m_network_progress;
+  std::function<std::string()> m_cpu_states;
   Snapshot m_before;
-  uint64_t m_stuck_looks = 0;
+  uint64_t m_stuck_looks = 0, m_ended_looks = 0;
 };
 
 }  // namespace m2

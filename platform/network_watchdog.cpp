@@ -23,16 +23,14 @@ void NetworkWatchdog::watch() {
     if (m_run.finished()) return;
     // Asked at every look (it counts looks in a row); a stalled network is the
     // more precise diagnosis, so it is told only when the network is not.
-    const std::string hosts = m_probes.hosts_deadlocked ? m_probes.hosts_deadlocked(interval) : "";
+    const Verdict hosts = m_probes.hosts ? m_probes.hosts(interval) : Verdict{};
     const uint64_t now = m_probes.progress();
     const bool pending = m_probes.pending();
     if (now != last || !pending) {
       idle_looks = 0;
       last = now;
-      if (!hosts.empty()) {
-        m_run.stalled(hosts + "network state:\n" + m_probes.state(),
-                      "hosts deadlocked: every running host waits and nothing moves (see what each waits in, in the "
-                      "log)");
+      if (!hosts.report.empty()) {
+        m_run.stalled(hosts.report + "network state:\n" + m_probes.state(), hosts.summary);
         return;
       }
       // Nothing in flight and nothing else scheduled: let the simulation end

@@ -337,7 +337,8 @@ void HostCpu::memory_written(const sc_core::sc_time& after) {
 
 HostCpu::Activity HostCpu::activity() const {
   Activity a;
-  a.running = m_started && m_doing != kExited && m_doing != kFailed && !m_run.finished();
+  a.ended = m_started && (m_doing == kExited || m_doing == kFailed);
+  a.running = m_started && !a.ended && !m_run.finished();
   a.pci_writes = m_pci_writes;
   a.dma_writes = m_dma_writes;
   a.waited = m_waited + (m_in_wait ? sc_core::sc_time_stamp() - m_wait_since : sc_core::SC_ZERO_TIME);

@@ -79,6 +79,7 @@ class HostCpu : public sc_core::sc_module {
   // for something to arrive (a DMA write or an interrupt).
   struct Activity {
     bool running = false;    // its software has started and not ended
+    bool ended = false;      // its software has ended (exited, failed or aborted)
     uint64_t pci_writes = 0;  // PIO writes to the NI (requests, doorbells)
     uint64_t dma_writes = 0;  // DMA writes into its memory
     sc_core::sc_time waited;  // asleep in a poll or an interrupt wait, so far
