@@ -59,7 +59,7 @@ void ProcessorDebug::start(bool wait) {
     m_server.wait_for_connection();
     // Every CPU is at its entry point: GDB starts in thread 1, whichever
     // CPU's SystemC thread happens to start first.
-    halt(GdbServer::SIG_TRAP, 1);
+    halt(GdbServer::SIG_TRAP, std::nullopt, 1);
     return;
   }
   if (!wait) {
@@ -74,15 +74,22 @@ void ProcessorDebug::start(bool wait) {
   halt(GdbServer::SIG_TRAP);
 }
 
-void ProcessorDebug::halt(int signal, size_t as_thread) {
-  const GdbServer::Resume r = m_platform ? m_platform->serve_halted_as(as_thread ? as_thread : m_thread, signal)
-                                         : m_server.serve_halted(signal);
+void ProcessorDebug::halt(int signal, std::optional<GdbServer::WatchStop> watch, size_t as_thread) {
+  const GdbServer::Resume r = m_platform ? m_platform->serve_halted_as(as_thread ? as_thread : m_thread, signal, watch)
+                                         : m_server.serve_halted(signal, watch);
   m_stepping = r == GdbServer::Resume::Step;
   if (r == GdbServer::Resume::Kill) m_run.killed(m_name);
 }
 
 void ProcessorDebug::stopped(iss::StopReason why) {
   if (m_run.finished()) return;  // the run ends: GDB hears of it from ended()
+  if (why == iss::StopReason::Watchpoint) {
+    const iss::WatchHit& h = m_core.watch_hit();
+    const GdbWatch type = h.kind == iss::WatchKind::Write ? GdbWatch::Write
+                          : h.kind == iss::WatchKind::Read ? GdbWatch::Read
+                                                           : GdbWatch::Access;
+    return halt(GdbServer::SIG_TRAP, GdbServer::WatchStop{type, h.addr});
+  }
   // A stepping core that dozes finishes its step once an interrupt wakes it.
   if (why == iss::StopReason::Breakpoint || (stepping() && why != iss::StopReason::Idle))
     halt(GdbServer::SIG_TRAP);
@@ -126,23 +133,32 @@ std::string ProcessorDebug::state() const {
 void ProcessorDebug::core_running(bool running) {
   m_in_step = running;
   if (running) return;
-  for (const auto& [addr, insert] : m_deferred) {
-    if (insert) m_core.insert_breakpoint(addr);
-    else m_core.remove_breakpoint(addr);
-  }
+  for (const auto& change : m_deferred) change();
   m_deferred.clear();
 }
 
+// Patching code, or the watch hooks, of a core inside a step could change the
+// block it is executing: such changes wait for the step's end.
 bool ProcessorDebug::insert_breakpoint(uint64_t addr) {
-  // Patching code the core is executing could change the block it is in.
   if (!m_in_step) return m_core.insert_breakpoint(addr);
-  m_deferred.emplace_back(addr, true);
+  m_deferred.push_back([this, addr] { m_core.insert_breakpoint(addr); });
   return true;
 }
 
 void ProcessorDebug::remove_breakpoint(uint64_t addr) {
   if (!m_in_step) return m_core.remove_breakpoint(addr);
-  m_deferred.emplace_back(addr, false);
+  m_deferred.push_back([this, addr] { m_core.remove_breakpoint(addr); });
+}
+
+bool ProcessorDebug::insert_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) {
+  if (!m_in_step) return m_core.insert_watchpoint(addr, len, watch_kind(type));
+  m_deferred.push_back([this, type, addr, len] { m_core.insert_watchpoint(addr, len, watch_kind(type)); });
+  return true;
+}
+
+void ProcessorDebug::remove_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) {
+  if (!m_in_step) return m_core.remove_watchpoint(addr, len, watch_kind(type));
+  m_deferred.push_back([this, type, addr, len] { m_core.remove_watchpoint(addr, len, watch_kind(type)); });
 }
 
 size_t ProcessorDebug::transport(bool is_write, uint64_t addr, uint8_t* data, size_t len) {

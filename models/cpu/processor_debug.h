@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,7 +62,8 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   // Around each ISS step: while it runs, the CPU may wait inside a device
   // access, and another CPU may serve the platform's connection meanwhile.
   void core_running(bool running);
-  // After a step: a breakpoint, or the end of a single step, halts the CPU.
+  // After a step: a breakpoint, a watchpoint, or the end of a single step,
+  // halts the CPU.
   void stopped(iss::StopReason why);
   // The firmware faulted (already reported): GDB sees it as a signal and may
   // inspect the state; the run ends when GDB resumes.
@@ -74,7 +76,7 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
 
  private:
   // Serves GDB; on the platform's connection as thread `as_thread` (0: this CPU's).
-  void halt(int signal, size_t as_thread = 0);
+  void halt(int signal, std::optional<GdbServer::WatchStop> watch = std::nullopt, size_t as_thread = 0);
 
   // GdbPlatformServer::Cpu
   const std::string& program() const override { return m_firmware; }
@@ -93,6 +95,13 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   size_t write_memory(uint64_t addr, const uint8_t* data, size_t len) override;
   bool insert_breakpoint(uint64_t addr) override;
   void remove_breakpoint(uint64_t addr) override;
+  bool insert_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override;
+  void remove_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override;
+  static iss::WatchKind watch_kind(GdbWatch type) {
+    return type == GdbWatch::Write ? iss::WatchKind::Write
+           : type == GdbWatch::Read ? iss::WatchKind::Read
+                                    : iss::WatchKind::Access;
+  }
   std::string monitor(const std::string& command) override;
 
   size_t transport(bool is_write, uint64_t addr, uint8_t* data, size_t len);
@@ -108,9 +117,9 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   GdbServer& m_server;  // the one in use
   size_t m_pc_register = 0;
   bool m_in_step = false;
-  // Breakpoints GDB changed while the core was inside a step: (address,
-  // insert), applied in order when the step ends.
-  std::vector<std::pair<uint64_t, bool>> m_deferred;
+  // Breakpoints and watchpoints GDB changed while the core was inside a
+  // step, applied in order when the step ends.
+  std::vector<std::function<void()>> m_deferred;
   bool m_stepping = false;
   int m_fault_signal = 0;
   bool m_ended = false;

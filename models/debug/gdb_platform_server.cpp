@@ -7,10 +7,10 @@
 namespace m2 {
 namespace {
 
-// Our error replies beyond gdb_server.cpp's E01-E04 (GDB only shows them).
+// Our error replies beyond gdb_server.cpp's E01-E05 (GDB only shows them).
 const char* const E_SYNTAX = "E01";
-const char* const E_THREAD = "E05";   // no such thread (or it has ended)
-const char* const E_IN_STEP = "E06";  // the thread is inside a device access: registers read-only
+const char* const E_THREAD = "E06";   // no such thread (or it has ended)
+const char* const E_IN_STEP = "E07";  // the thread is inside a device access: registers read-only
 
 constexpr size_t ALL = SIZE_MAX;
 
@@ -44,12 +44,12 @@ GdbPlatformServer::GdbPlatformServer(std::vector<std::string> threads)
 
 void GdbPlatformServer::bind(size_t id, Cpu& cpu) { m_threads.at(id - 1).cpu = &cpu; }
 
-GdbServer::Resume GdbPlatformServer::serve_halted_as(size_t id, int signal) {
+GdbServer::Resume GdbPlatformServer::serve_halted_as(size_t id, int signal, std::optional<WatchStop> watch) {
   // GDB makes the thread of a stop reply its current one (Hg included).
   m_stopped = m_selected = id;
   m_continue = 0;
   m_steps.clear();  // a step GDB asked of another thread ends with this stop
-  return serve_halted(signal);
+  return serve_halted(signal, watch);
 }
 
 void GdbPlatformServer::thread_ended(size_t id) {
@@ -231,6 +231,19 @@ bool GdbPlatformServer::insert_breakpoint(uint64_t addr) {
 void GdbPlatformServer::remove_breakpoint(uint64_t addr) {
   for (Thread& t : m_threads)
     if (t.cpu) t.cpu->remove_breakpoint(addr);
+}
+
+bool GdbPlatformServer::insert_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) {
+  const std::string prog = program();
+  bool any = false;
+  for (Thread& t : m_threads)
+    if (t.cpu && t.alive && t.cpu->program() == prog) any = t.cpu->insert_watchpoint(type, addr, len) || any;
+  return any;
+}
+
+void GdbPlatformServer::remove_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) {
+  for (Thread& t : m_threads)
+    if (t.cpu) t.cpu->remove_watchpoint(type, addr, len);
 }
 
 }  // namespace m2

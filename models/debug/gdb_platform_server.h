@@ -13,8 +13,8 @@
 //  - inside a device access in the middle of a step (a polling loop with
 //    sync_on_io): its registers can be read but not written, and breakpoints
 //    reach it when that step ends (see Cpu::in_step).
-// GDB debugs one program: software breakpoints go to every CPU that runs the
-// same firmware file as thread 1 (all NIs running the MMP firmware, say);
+// GDB debugs one program: software breakpoints (and watchpoints) go to every
+// CPU that runs the same firmware file as thread 1 (all NIs running the MMP firmware, say);
 // whichever of them reaches one stops all and is reported as its thread.
 // CPUs running other firmware (the switch boxes' router) are threads that halt
 // with the others and can be inspected and stepped, without breakpoints.
@@ -59,7 +59,7 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
 
   // Thread `id`'s CPU has halted with `signal`: it is the thread GDB hears
   // of and selects; serves the connection as GdbServer::serve_halted does.
-  Resume serve_halted_as(size_t id, int signal);
+  Resume serve_halted_as(size_t id, int signal, std::optional<WatchStop> watch = std::nullopt);
   // GDB asked thread `id` to step (one instruction, then halt) when resuming.
   bool step_requested(size_t id) const { return m_steps.count(id) != 0; }
   // The CPU's firmware has ended while the run goes on: the thread is gone.
@@ -105,6 +105,8 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   }
   bool insert_breakpoint(uint64_t addr) override;
   void remove_breakpoint(uint64_t addr) override;
+  bool insert_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override;
+  void remove_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override;
   std::string monitor(const std::string& command) override { return current().monitor(command); }
 
   std::vector<Thread> m_threads;

@@ -85,7 +85,7 @@ TEST_CASE("gdb platform server: every CPU a thread, listed with its name", "[gdb
   CHECK(p.reply("qThreadExtraInfo,2") == gdb::to_hex("node1.ni.cpu"));
   p.node1.busy = true;
   CHECK(p.reply("qThreadExtraInfo,2") == gdb::to_hex("node1.ni.cpu (in a device access)"));
-  CHECK(p.reply("qThreadExtraInfo,7") == "E05");
+  CHECK(p.reply("qThreadExtraInfo,7") == "E06");
   const std::string xml = p.reply("qXfer:threads:read::0,1000");
   CHECK(xml == "l<?xml version=\"1.0\"?>\n<threads>\n<thread id=\"1\" name=\"node0.ni.cpu\"></thread>\n"
                "<thread id=\"2\" name=\"node1.ni.cpu\">in a device access</thread>\n"
@@ -96,13 +96,13 @@ TEST_CASE("gdb platform server: every CPU a thread, listed with its name", "[gdb
   CHECK(p.reply("qSupported:multiprocess+") == "PacketSize=4000;qXfer:threads:read+");
   CHECK(p.reply("T3") == "OK");
   CHECK(p.reply("Tp1.2") == "OK");
-  CHECK(p.reply("T4") == "E05");
+  CHECK(p.reply("T4") == "E06");
   CHECK(p.reply("T") == "E01");
   // A CPU whose firmware has ended is no thread any more.
   p.server.thread_ended(2);
   CHECK(p.reply("qfThreadInfo") == "m1,3");
-  CHECK(p.reply("T2") == "E05");
-  CHECK(p.reply("Hg2") == "E05");
+  CHECK(p.reply("T2") == "E06");
+  CHECK(p.reply("Hg2") == "E06");
 }
 
 TEST_CASE("gdb platform server: Hg selects the CPU whose registers, memory and monitor GDB sees", "[gdb]") {
@@ -125,14 +125,14 @@ TEST_CASE("gdb platform server: Hg selects the CPU whose registers, memory and m
   CHECK(p.reply("Hg0") == "OK");
   CHECK(p.reply("Hg-1") == "OK");
   CHECK(p.server.selected() == 3);
-  CHECK(p.reply("Hg9") == "E05");
+  CHECK(p.reply("Hg9") == "E06");
   CHECK(p.reply("Hx1") == "E01");
   CHECK(p.reply("Hgzz") == "E01");
   // Stopped inside a device access: readable, not writable.
   p.sb0.busy = true;
   CHECK(p.reply("p0") == "00000099");
-  CHECK(p.reply("P0=00000001") == "E06");
-  CHECK(p.reply("G0000000100000002") == "E06");
+  CHECK(p.reply("P0=00000001") == "E07");
+  CHECK(p.reply("G0000000100000002") == "E07");
   CHECK(p.sb0.regs[0] == 0x99);
 }
 
@@ -185,7 +185,7 @@ TEST_CASE("gdb platform server: vCont steps the named thread, the others continu
     CHECK_FALSE(p.server.step_requested(2));
   }
   SECTION("malformed and unknown threads") {
-    CHECK(p.reply("vCont;s:9;c") == "E05");
+    CHECK(p.reply("vCont;s:9;c") == "E06");
     CHECK(p.reply("vCont;t:1") == "E01");
     CHECK(p.reply("vCont;s:x") == "E01");
     CHECK(p.reply("vCont") == "E01");
