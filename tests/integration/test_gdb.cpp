@@ -617,6 +617,29 @@ TEST_CASE("gdb: one connection for the whole platform, every CPU a thread, with 
   CHECK(exit_times(r.out) == exit_times(ref.out));
 }
 
+TEST_CASE("gdb: a watchpoint on the platform connection stops the NI that writes, memory per thread",
+          "[integration][gdb]") {
+  Sandbox sb;
+  const SimResult ref = sb.run({"run", kCluster2, "--out", (sb.dir() / "ref").string()});
+  REQUIRE(ref.exited(0));
+  const int port = free_port();
+  auto sim = sb.start({"run", kCluster2, "--gdb-all", std::to_string(port)});
+  // next_round[0] counts node 0's messages at a receiver: only node1 writes it.
+  const SimResult g = run_gdb(sb, port, firmware_elf("net_alltoall"),
+                              {"watch main::next_round[0]", "continue", "print main::next_round[0]", "thread 1",
+                               "print main::next_round[0]", "delete", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  CHECK(contains(g.out, "Thread 2 \"node1.ni.cpu\" hit Hardware watchpoint 1: main::next_round[0]\n\nOld value = 0\n"
+                        "New value = 1\n"));
+  CHECK(contains(g.out, "$1 = 1\n"));
+  CHECK(contains(g.out, "$2 = 0\n"));  // node0's SDRAM: its own variable, never written
+  CHECK(contains(g.out, "[Inferior 1 (Remote target) exited normally]"));
+  REQUIRE(r.exited(0));
+  CHECK(exit_times(r.out) == exit_times(ref.out));
+}
+
 TEST_CASE("gdb: the platform connection steps one thread while the others run, raw protocol", "[integration][gdb]") {
   Sandbox sb;
   const int port = free_port();
