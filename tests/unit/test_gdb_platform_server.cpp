@@ -230,3 +230,23 @@ TEST_CASE("gdb platform server: the stop reply names the halting CPU's thread an
   CHECK(p.server.selected() == 2);
   ::close(fds[1]);
 }
+
+TEST_CASE("gdb platform server: random thread packets never crash it or select a missing thread", "[gdb]") {
+  Platform p;
+  p.node1.busy = true;
+  p.server.thread_ended(3);
+  uint32_t seed = 4242;
+  auto rnd = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7FFF; };
+  const std::string starts[] = {"Hg", "Hc", "H", "T", "vCont;", "vCont;s:", "vCont;c:", "qThreadExtraInfo,",
+                                "qXfer:threads:read::", "qC", "qfThreadInfo", "s", "S", "c", "g", "P", "Z0,"};
+  const std::string alphabet = "0123456789abcdefp.-,:;sScC";
+  for (int i = 0; i < 20000; ++i) {
+    std::string pk = starts[rnd() % (sizeof starts / sizeof starts[0])];
+    const int n = rnd() % 12;
+    for (int k = 0; k < n; ++k) pk += alphabet[rnd() % alphabet.size()];
+    INFO("packet: " << pk);
+    REQUIRE_NOTHROW(p.server.handle(pk));
+    REQUIRE((p.server.selected() == 1 || p.server.selected() == 2));
+    REQUIRE_FALSE(p.server.step_requested(3));
+  }
+}
