@@ -200,9 +200,7 @@ void MlxEngine::tx_thread() {
       // the kernel's queue for every frame (see core/lazy_timer.h).
       if (const sc_time t = next_timer(); t != sc_core::sc_max_time()) m_timer.arm(sc_core::sc_time_stamp() + t);
       wait(news);
-      // Woken before the last frame's end (LT, see send): decide now, send after it.
-      const sc_time now = sc_core::sc_time_stamp();
-      m_ahead = m_tx_end > now ? m_tx_end - now : SC_ZERO_TIME;
+      m_ahead = SC_ZERO_TIME;  // woken after the last frame's end (see send)
       continue;
     }
     if (m_ahead != SC_ZERO_TIME) {  // decided at the last frame's end; now be there
@@ -378,25 +376,16 @@ void MlxEngine::fill_header(MlxFrame& f) {
 
 // Waits the engine's latency, then builds the header, so that it carries
 // the acks and credits of the moment the frame starts (in LT too: an older
-// header would cost extra info frames). AT returns when the frame's last
-// bit is out; LT returns at once (below).
+// header would cost extra info frames). Returns when the frame's last bit
+// is out (LT: waits the link's annotated time).
 //
-// LT skips the latency wait when no other process has anything to do up to
-// its end (strictly before it): the state the engine looks at cannot change
+// LT skips a wait when no other process has anything to do up to its end
+// (strictly before it): the state the engine looks at cannot change
 // meanwhile, so the result is the same without the kernel event. The header
-// is then built at once and the link gets the latency as annotation.
-// After the frame, LT never waits for its last bit: the transmitter decides
-// at once what comes next (m_ahead: how far its decisions are ahead of
-// SystemC time), waits for the frame's end only if it has something to send,
-// and cuts packets and builds the header only then. Deciding early gives the
-// same choice as at the frame's end because everything the choice looks at
-// only grows while the transmitter is busy (ready packets, credit limits,
-// acks, pending news); it could differ only in which channel's turn it is
-// when a second channel becomes ready during the frame, or in an info frame
-// chosen when data becomes ready during it. If idle, the transmitter sleeps
-// until news instead of waking at the frame's end: one kernel event less per
-// frame (11% of the timed notifications of the default ping-pong, whose
-// results stay identical; docs/speed.md).
+// is then built at once and the link gets the latency as annotation; after
+// the frame, the transmitter decides at once what comes next (m_ahead: how
+// far its decisions are ahead of SystemC time) and waits only if it has to
+// send something.
 void MlxEngine::send(MlxFrame& f, sc_time latency) {
   sc_time delay = SC_ZERO_TIME;
   if (m_style == TimingStyle::LT && latency < sc_core::sc_time_to_pending_activity())
@@ -410,12 +399,10 @@ void MlxEngine::send(MlxFrame& f, sc_time latency) {
   if (m_tr.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
     Log::instance().error(std::string(name()) + ": the link refused frame " + f.describe());
   if (delay != SC_ZERO_TIME) {
-    if (m_style == TimingStyle::LT) {
+    if (m_style == TimingStyle::LT && delay < sc_core::sc_time_to_pending_activity())
       m_ahead = delay;
-      m_tx_end = sc_core::sc_time_stamp() + delay;
-    } else {
+    else
       wait(delay);
-    }
   }
   m_stats.bytes_sent += f.wire_bytes();
   m_stats.tx_busy += f.wire_end - f.wire_start;

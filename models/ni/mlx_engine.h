@@ -26,9 +26,7 @@
 // Timing style: the engine's own latencies are pipeline stages, not shared
 // resources, and it must see acks and credits when they arrive, so it waits
 // them in SystemC time in LT and AT alike; the link is where the styles
-// differ (LT books a direction, AT waits for it). In LT the transmitter does
-// not wait for its frame's last bit when it has nothing to send next (see
-// send()).
+// differ (LT books a direction, AT waits for it).
 #pragma once
 
 #include <array>
@@ -228,7 +226,6 @@ class MlxEngine : public sc_core::sc_module {
   std::vector<std::unique_ptr<MlxFrame>> m_spare_frames;  // arrivals' frames, reused
   sc_core::sc_event m_arrived;  // notified for the time the front arrival takes effect
   LazyTimer m_timer;            // ack timeouts and credit requests
-  sc_core::sc_time m_tx_end;    // LT: when the last frame's last bit is out
   sc_core::sc_time m_ahead;     // LT: the transmitter is at the end of its last frame, this far ahead
   std::vector<uint8_t> m_rx_bytes, m_cut_bytes;  // reused per frame / burst
   std::vector<MlxHeader> m_cut_starts;
