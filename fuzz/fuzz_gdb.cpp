@@ -43,6 +43,9 @@ struct FakeCpu : m2::GdbTarget {
   }
   bool insert_breakpoint(uint64_t addr) override { return addr >= BASE && addr < BASE + sizeof mem && !(addr & 3); }
   void remove_breakpoint(uint64_t) override {}
+  bool insert_watchpoint(m2::GdbWatch, uint64_t addr, uint64_t len) override {
+    return addr >= BASE && len <= sizeof mem && addr - BASE <= sizeof mem - len;
+  }
   std::string monitor(const std::string& cmd) override { return cmd == "time" ? "0 ps\n" : ""; }
 };
 

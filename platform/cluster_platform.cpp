@@ -10,7 +10,9 @@
 #include "link/link.h"
 #include "ni/mlx_engine.h"
 #include "platform/host_node.h"
+#include "platform/host_deadlock_check.h"
 #include "platform/network_watchdog.h"
+#include "platform/report.h"
 #include "platform/topology.h"
 #include "switchbox/switch_box.h"
 #include "trace/message_ledger.h"
@@ -111,10 +113,13 @@ class ClusterPlatform : public Platform {
       m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link});
     }
     for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
+    m_host_check = std::make_unique<HostDeadlockCheck>("watchdog", hosts(), [this] { return progress(); },
+                                                       [this] { return format_cpu_states(processors()); });
     m_watchdog = std::make_unique<NetworkWatchdog>(
         "watchdog", ctx.run,
         NetworkWatchdog::Probes{[this] { return progress(); }, [this] { return pending(); },
-                                [this] { return network_state(); }, [this] { return resend_livelock(); }});
+                                [this] { return network_state(); }, [this] { return resend_livelock(); },
+                                [this](const sc_core::sc_time& interval) { return m_host_check->look(interval); }});
   }
 
   std::vector<Processor*> processors() override {
@@ -292,6 +297,7 @@ class ClusterPlatform : public Platform {
   std::vector<std::unique_ptr<MlxEngine>> m_engines;
   std::vector<std::pair<MlxEngine*, Link*>> m_senders;  // every MLX engine and the link it sends on
   std::unique_ptr<NetworkWatchdog> m_watchdog;
+  std::unique_ptr<HostDeadlockCheck> m_host_check;
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced links only
 };
 

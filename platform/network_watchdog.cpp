@@ -5,7 +5,7 @@ namespace m2 {
 NetworkWatchdog::NetworkWatchdog(sc_core::sc_module_name name, RunControl& run, Probes probes)
     : sc_module(name),
       interval_us(this->name(), "interval_us", 1000.0, "us",
-                  "how often the watchdog looks for progress in the network (0: off)", Range<double>{0, 1e9}),
+                  "how often the watchdog looks for progress in the network and at the hosts (0: off)", Range<double>{0, 1e9}),
       patience(this->name(), "patience", 5, "intervals",
                "intervals without progress, with messages pending, before the run is declared stalled",
                Range<uint64_t>{1, 1000000}),
@@ -21,11 +21,18 @@ void NetworkWatchdog::watch() {
   for (;;) {
     wait(interval);
     if (m_run.finished()) return;
+    // Asked at every look (it counts looks in a row); a stalled network is the
+    // more precise diagnosis, so it is told only when the network is not.
+    const Verdict hosts = m_probes.hosts ? m_probes.hosts(interval) : Verdict{};
     const uint64_t now = m_probes.progress();
     const bool pending = m_probes.pending();
     if (now != last || !pending) {
       idle_looks = 0;
       last = now;
+      if (!hosts.report.empty()) {
+        m_run.stalled(hosts.report + "network state:\n" + m_probes.state(), hosts.summary);
+        return;
+      }
       // Nothing in flight and nothing else scheduled: let the simulation end
       // on its own (or be reported stalled by it) rather than tick forever.
       if (!pending && !sc_core::sc_pending_activity()) return;

@@ -3,7 +3,8 @@
 // moved since the last look; after `patience` looks without progress it ends
 // the run as stalled, with the state of every buffer, credit and station.
 // When nothing else is scheduled it stops looking, so that a platform with
-// nothing left to do still ends (the simulation's own stall report).
+// nothing left to do still ends (the simulation's own stall report). At the
+// same looks it asks whether the hosts wait for each other forever.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,12 @@ namespace m2 {
 
 class NetworkWatchdog : public sc_core::sc_module {
  public:
+  // Why a run is ended: the log's report and the summary line ("" report:
+  // nothing to end it for).
+  struct Verdict {
+    std::string report, summary;
+  };
+
   Param<double> interval_us;
   Param<uint64_t> patience;
 
@@ -29,6 +36,10 @@ class NetworkWatchdog : public sc_core::sc_module {
     // Senders resending one frame over and over ("" when none): a livelock
     // at a high bit error rate rather than a deadlock. Optional.
     std::function<std::string()> livelock = nullptr;
+    // Hosts that wait for each other forever, or have all ended while
+    // firmware runs on: a verdict that ends the run (empty report when not),
+    // asked at every look (platform/host_deadlock_check.h). Optional.
+    std::function<Verdict(const sc_core::sc_time& interval)> hosts = nullptr;
   };
 
   SC_HAS_PROCESS(NetworkWatchdog);

@@ -15,8 +15,11 @@ A generated table stands between two markers:
 
 The marker says: the config and arguments of the run (m2vp run, so a config
 with cases runs every case), the file of the run's output folder the table
-comes from (results.tsv, summary.tsv), and optionally the columns to show
-as SOURCE=HEADING (default: every column, headed as in the file). Numbers
+comes from (results.tsv, summary.tsv), optionally the columns to show as
+SOURCE=HEADING (default: every column, headed as in the file), and
+optionally the rows to keep by the value of their first column, as a
+fourth part `rows=1,2048,65536` (default: every row; for a sweep such as
+NetPIPE's, which measures many sizes). Numbers
 are written with up to 4 significant digits (at least 0 decimals for values
 of 1000 and more); a missing value is shown as a dash (a case that stopped
 early, e.g. a deadlock).
@@ -47,17 +50,44 @@ NUMBER = re.compile(r"^[+\-−~≈]?(\d[\d,]*(\.\d+)?|\.\d+)([–-]\d[\d,]*(\.\d
 
 
 def parse_spec(spec):
-    """(run arguments, source file, [(column, heading)] or None) of a marker."""
+    """(run arguments, source file, [(column, heading)] or None, set of row
+    keys or None) of a marker."""
     parts = [p.strip() for p in spec.split("|")]
-    if len(parts) not in (2, 3) or not parts[0] or not parts[1]:
-        raise ValueError("expected 'CONFIG [ARGS] | SOURCE.tsv [| COLUMN=HEADING ...]'")
+    if len(parts) not in (2, 3, 4) or not parts[0] or not parts[1]:
+        raise ValueError("expected 'CONFIG [ARGS] | SOURCE.tsv [| COLUMN=HEADING ...] [| rows=KEY,KEY,...]'")
     columns = None
-    if len(parts) == 3 and parts[2]:
+    if len(parts) >= 3 and parts[2]:
         columns = []
         for item in shlex.split(parts[2]):
             col, sep, heading = item.partition("=")
             columns.append((col, heading if sep else col))
-    return shlex.split(parts[0]), parts[1], columns
+    rows = None
+    if len(parts) == 4:
+        name, sep, keys = parts[3].partition("=")
+        if name.strip() != "rows" or not sep or not keys.strip():
+            raise ValueError(f"expected 'rows=KEY,KEY,...' as the fourth part, got '{parts[3]}'")
+        rows = {row_key(k) for k in keys.split(",")}
+    return shlex.split(parts[0]), parts[1], columns, rows
+
+
+def row_key(text):
+    """A row's key for rows=: its first cell, as a number where it is one."""
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def keep_rows(rows, keys):
+    """The header and the rows whose first cell is one of `keys` (all: None)."""
+    if keys is None:
+        return rows
+    kept = [rows[0]] + [r for r in rows[1:] if r and row_key(r[0]) in keys]
+    missing = keys - {row_key(r[0]) for r in kept[1:]}
+    if missing:
+        raise ValueError(f"rows= asks for {sorted(map(str, missing))}, which the source does not have")
+    return kept
 
 
 def format_number(text):
@@ -206,7 +236,7 @@ def check_file(path):
         problems += check_table(os.path.relpath(path, ROOT), start, table)
     for mark, end, spec in blocks(lines):
         try:
-            _, _, columns = parse_spec(spec)
+            _, _, columns, _ = parse_spec(spec)
         except ValueError as e:
             problems.append(f"{os.path.relpath(path, ROOT)}:{mark + 1}: bad table marker: {e}")
             continue
@@ -240,12 +270,12 @@ def update_file(path, sim, only):
     for mark, end, spec in reversed(blocks(lines)):
         if only and only not in spec:
             continue
-        args, source, columns = parse_spec(spec)
+        args, source, columns, keys = parse_spec(spec)
         print(f"{os.path.relpath(path, ROOT)}:{mark + 1}: m2vp run {' '.join(args)} -> {source}", flush=True)
         rows, rc = run_and_read(args, source, sim)
         if rc:
             print(f"  (the run exited with {rc}: missing values are shown as dashes)")
-        lines[mark + 1:end] = render(rows, columns)
+        lines[mark + 1:end] = render(keep_rows(rows, keys), columns)
         changed += 1
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -1,8 +1,11 @@
 #include "core/memory.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace m2 {
 
@@ -30,6 +33,23 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t default_size, double defau
   socket.register_b_transport(this, &Memory::b_transport);
   socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &Memory::transport_dbg);
+}
+
+int Memory::share_as_file() {
+  const int fd = ::memfd_create(name(), MFD_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size())) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(std::string(name()) + ": cannot back " + size_bytes.value_string() +
+                             " bytes with a memory file: " + why);
+  }
+  // MAP_FIXED replaces the private pages in place: m_data stays valid.
+  if (::mmap(m_data, size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    throw std::runtime_error(std::string(name()) + ": cannot map its memory file: " + why);
+  }
+  return fd;
 }
 
 Memory::~Memory() {

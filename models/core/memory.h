@@ -28,6 +28,12 @@ class Memory : public sc_core::sc_module {
 
   uint8_t* host() { return m_data; }
   uint64_t size() const { return size_bytes.get(); }
+  // Backs the memory with a memory file instead of private pages, at the same
+  // address, so that another process can map part of it (an outside
+  // program's arena, docs/models/host-process.md); returns a descriptor of
+  // that file (close-on-exec; the caller closes it). Contents are lost: call
+  // before anything is stored. Throws std::runtime_error saying why not.
+  int share_as_file();
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

@@ -46,4 +46,21 @@ void RegisterBank::access(tlm::tlm_generic_payload& t) {
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+unsigned RegisterBank::debug_read(tlm::tlm_generic_payload& t) const {
+  if (!t.is_read()) return 0;
+  const uint64_t start = t.get_address();
+  const unsigned len = t.get_data_length();
+  uint8_t* d = t.get_data_ptr();
+  unsigned done = 0;
+  while (done < len) {
+    const uint64_t at = start + done, word = at & ~3ull;
+    auto it = word <= UINT32_MAX ? m_regs.find(static_cast<uint32_t>(word)) : m_regs.end();
+    if (it == m_regs.end() || !it->second.read) break;
+    const uint32_t v = it->second.read();
+    for (uint64_t b = at - word; b < 4 && done < len; ++b, ++done)
+      d[done] = uint8_t(v >> (m_order == ByteOrder::Big ? 24 - 8 * b : 8 * b));
+  }
+  return done;
+}
+
 }  // namespace m2

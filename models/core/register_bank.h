@@ -31,6 +31,11 @@ class RegisterBank {
   // Performs the access in `t` (address relative to the bank). On error the
   // response status says so and last_error() tells why.
   void access(tlm::tlm_generic_payload& t);
+  // A debugger's read (transport_dbg, any address and length): the values of
+  // readable registers from their getters, which only look at state. Returns
+  // the bytes done, up to the first byte not in a readable register. Writes
+  // are refused (0): writing a register acts.
+  unsigned debug_read(tlm::tlm_generic_payload& t) const;
   const std::string& last_error() const { return m_last_error; }
 
  private:

@@ -54,6 +54,17 @@ enum class StopReason {
   Breakpoint,  // reached a breakpoint; pc() is the breakpoint address
   Fault,       // the core faulted; fault() says why
   Requested,   // request_stop() was called
+  Watchpoint,  // an access hit a watchpoint; watch_hit() says which (not executed)
+};
+
+// Data watchpoints: which accesses of the CPU to a watched range stop it.
+enum class WatchKind { Write, Read, Access };
+
+struct WatchHit {
+  WatchKind kind = WatchKind::Write;  // of the watchpoint that was hit
+  uint64_t addr = 0;                  // first watched byte the access touches
+  uint64_t pc = 0;                    // the accessing instruction (not executed)
+  bool is_write = false;              // the access itself
 };
 
 struct Fault {
@@ -119,6 +130,17 @@ class Core {
   // instructions where the core has patched its own (breakpoints,
   // intercepted instructions), so that a debugger sees the program as loaded.
   virtual void hide_patches(uint64_t addr, uint8_t* data, uint64_t len) const = 0;
+  // Data watchpoints on [addr, addr+len): an access by this core stops it
+  // BEFORE the accessing instruction has done anything (StopReason::Watchpoint,
+  // pc() at that instruction); resuming executes it. Insertion fails (false)
+  // for ranges outside the memory map, or on cores without watchpoints.
+  virtual bool insert_watchpoint(uint64_t /*addr*/, uint64_t /*len*/, WatchKind) { return false; }
+  virtual void remove_watchpoint(uint64_t /*addr*/, uint64_t /*len*/, WatchKind) {}
+  // The last watchpoint stop.
+  virtual const WatchHit& watch_hit() const {
+    static const WatchHit none;
+    return none;
+  }
   // GDB target description (XML) of registers(), "" when GDB's default for
   // the architecture matches.
   virtual std::string gdb_target_xml() const { return ""; }

@@ -1,5 +1,6 @@
 #include "cpu/processor.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -117,18 +118,28 @@ void Processor::set_irq(unsigned line, bool level) {
   if (level) m_irq_event.notify(sc_core::SC_ZERO_TIME);
 }
 
+// The core counts a block's instructions when it enters it, so a device
+// access commits the whole block; a block cut short afterwards (breakpoint,
+// watchpoint, intercepted instruction) lowers the count again. The cut
+// instructions keep their charge and are not charged again when they run:
+// only a count above the committed one is new time.
+uint64_t Processor::uncommitted_instructions() const {
+  const uint64_t n = m_core->instruction_count();
+  return n > m_committed_icount ? n - m_committed_icount : 0;
+}
+
 sc_core::sc_time Processor::local_offset() const {
-  const uint64_t pending = m_core->instruction_count() - m_committed_icount;
+  const uint64_t pending = uncommitted_instructions();
   return m_qk.offset() + sc_core::sc_time::from_value((pending * m_fs_per_instruction + m_fs_carry) / 1000);
 }
 
 void Processor::commit_local_time() {
   // The sub-picosecond rest is carried over, so that time does not depend on
   // how often it is committed (a debugger's steps and breakpoints).
-  const uint64_t fs = (m_core->instruction_count() - m_committed_icount) * m_fs_per_instruction + m_fs_carry;
+  const uint64_t fs = uncommitted_instructions() * m_fs_per_instruction + m_fs_carry;
   m_qk.set(m_qk.offset() + sc_core::sc_time::from_value(fs / 1000));
   m_fs_carry = fs % 1000;
-  m_committed_icount = m_core->instruction_count();
+  m_committed_icount = std::max(m_committed_icount, m_core->instruction_count());
 }
 
 uint64_t Processor::budget_until(sc_core::sc_time remaining) const {
@@ -152,7 +163,7 @@ void Processor::run() {
     if (m_run.finished()) return halt();
     if (m_core->idle() && !m_core->interrupt_deliverable()) {
       m_qk.sync();
-      m_committed_icount = m_core->instruction_count();
+      m_committed_icount = std::max(m_committed_icount, m_core->instruction_count());
       // An interrupt raised while SystemC caught up with the local time has
       // already notified m_irq_event: waiting for it would never end.
       if (m_core->interrupt_deliverable()) continue;

@@ -91,6 +91,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   // Local time = committed offset + instructions executed since then.
   sc_core::sc_time local_offset() const;
+  uint64_t uncommitted_instructions() const;
   void commit_local_time();
 
   RunControl& m_run;

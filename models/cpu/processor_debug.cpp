@@ -57,14 +57,21 @@ void ProcessorDebug::start(bool wait) {
   halt(GdbServer::SIG_TRAP);
 }
 
-void ProcessorDebug::halt(int signal) {
-  const GdbServer::Resume r = m_server.serve_halted(signal);
+void ProcessorDebug::halt(int signal, std::optional<GdbServer::WatchStop> watch) {
+  const GdbServer::Resume r = m_server.serve_halted(signal, watch);
   m_stepping = r == GdbServer::Resume::Step;
   if (r == GdbServer::Resume::Kill) m_run.killed(m_name);
 }
 
 void ProcessorDebug::stopped(iss::StopReason why) {
   if (m_run.finished()) return;  // the run ends: GDB hears of it from ended()
+  if (why == iss::StopReason::Watchpoint) {
+    const iss::WatchHit& h = m_core.watch_hit();
+    const GdbWatch type = h.kind == iss::WatchKind::Write ? GdbWatch::Write
+                          : h.kind == iss::WatchKind::Read ? GdbWatch::Read
+                                                           : GdbWatch::Access;
+    return halt(GdbServer::SIG_TRAP, GdbServer::WatchStop{type, h.addr});
+  }
   // A stepping core that dozes finishes its step once an interrupt wakes it.
   if (why == iss::StopReason::Breakpoint || (m_stepping && why != iss::StopReason::Idle))
     halt(GdbServer::SIG_TRAP);

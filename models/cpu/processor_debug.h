@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,7 +53,8 @@ class ProcessorDebug : private GdbTarget {
   }
   // GDB asked for a single step: run one instruction next (iss::Core::single_step).
   bool stepping() const { return m_stepping; }
-  // After a step: a breakpoint, or the end of a single step, halts the CPU.
+  // After a step: a breakpoint, a watchpoint, or the end of a single step,
+  // halts the CPU.
   void stopped(iss::StopReason why);
   // The firmware faulted (already reported): GDB sees it as a signal and may
   // inspect the state; the run ends when GDB resumes.
@@ -63,7 +65,7 @@ class ProcessorDebug : private GdbTarget {
   void ended();
 
  private:
-  void halt(int signal);
+  void halt(int signal, std::optional<GdbServer::WatchStop> watch = std::nullopt);
 
   // GdbTarget
   std::string target_xml() override { return m_core.gdb_target_xml(); }
@@ -77,6 +79,17 @@ class ProcessorDebug : private GdbTarget {
   size_t write_memory(uint64_t addr, const uint8_t* data, size_t len) override;
   bool insert_breakpoint(uint64_t addr) override { return m_core.insert_breakpoint(addr); }
   void remove_breakpoint(uint64_t addr) override { m_core.remove_breakpoint(addr); }
+  bool insert_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override {
+    return m_core.insert_watchpoint(addr, len, watch_kind(type));
+  }
+  void remove_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override {
+    m_core.remove_watchpoint(addr, len, watch_kind(type));
+  }
+  static iss::WatchKind watch_kind(GdbWatch type) {
+    return type == GdbWatch::Write ? iss::WatchKind::Write
+           : type == GdbWatch::Read ? iss::WatchKind::Read
+                                    : iss::WatchKind::Access;
+  }
   std::string monitor(const std::string& command) override;
 
   size_t transport(bool is_write, uint64_t addr, uint8_t* data, size_t len);

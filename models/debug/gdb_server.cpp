@@ -14,6 +14,7 @@ const char* const E_SYNTAX = "E01";    // malformed packet
 const char* const E_REGISTER = "E02";  // no such register
 const char* const E_MEMORY = "E03";    // address outside any memory (or not accessible)
 const char* const E_BREAK = "E04";     // no breakpoint possible there
+const char* const E_WATCH = "E05";     // no watchpoint possible there
 
 // The largest memory block per 'm' reply (hex doubles it; PacketSize=4000).
 constexpr size_t MAX_MEMORY_READ = gdb::MAX_PACKET / 2 - 32;
@@ -69,9 +70,7 @@ void GdbServer::accepted(int fd) {
 }
 
 void GdbServer::drop_connection(const std::string& why) {
-  // GDB is gone: its breakpoints must not stop the CPU any more.
-  for (uint64_t a : m_breakpoints) m_target.remove_breakpoint(a);
-  m_breakpoints.clear();
+  remove_all_points();  // GDB is gone: its breakpoints must not stop the CPU any more
   m_conn->close_gracefully(500);  // GDB still has to read our last reply
   m_conn.reset();
   m_waiting = false;
@@ -111,12 +110,20 @@ std::optional<int> GdbServer::poll_socket() {
   return interrupt ? std::optional<int>(SIG_INT) : std::nullopt;
 }
 
-GdbServer::Resume GdbServer::serve_halted(int signal) {
+void GdbServer::remove_all_points() {
+  for (uint64_t a : m_breakpoints) m_target.remove_breakpoint(a);
+  m_breakpoints.clear();
+  for (const auto& [type, addr, len] : m_watchpoints) m_target.remove_watchpoint(type, addr, len);
+  m_watchpoints.clear();
+}
+
+GdbServer::Resume GdbServer::serve_halted(int signal, std::optional<WatchStop> watch) {
   m_last_signal = signal;
+  m_last_watch = watch;
   if (!m_conn) return Resume::Continue;
   if (m_waiting) {
     m_waiting = false;
-    send_packet(stop_reply(signal));
+    send_packet(stop_reply(signal, watch));
   }
   for (;;) {
     while (auto e = m_reader.next()) {
@@ -145,6 +152,7 @@ std::optional<GdbServer::Resume> GdbServer::on_event(const gdb::PacketReader::Ev
       }
       if (r.resume == Resume::Kill) {
         m_breakpoints.clear();  // the run ends: nothing to clean up in the CPU
+        m_watchpoints.clear();
         m_conn->close_gracefully(500);
         m_conn.reset();
         Log::instance().out(m_name + ": killed by GDB");
@@ -195,9 +203,14 @@ void GdbServer::finish(const std::string& packet) {
   m_conn.reset();
 }
 
-std::string GdbServer::stop_reply(int signal) const {
-  char b[32];
-  std::snprintf(b, sizeof b, "T%02xthread:1;", signal & 0xFF);
+std::string GdbServer::stop_reply(int signal, const std::optional<WatchStop>& watch) const {
+  char b[64];
+  int n = std::snprintf(b, sizeof b, "T%02xthread:1;", signal & 0xFF);
+  if (watch) {
+    // GDB reads the data address to find which watchpoint triggered.
+    const char* kind = watch->type == GdbWatch::Write ? "watch" : watch->type == GdbWatch::Read ? "rwatch" : "awatch";
+    std::snprintf(b + n, sizeof b - n, "%s:%llx;", kind, static_cast<unsigned long long>(watch->addr));
+  }
   return b;
 }
 
@@ -207,7 +220,7 @@ GdbServer::Reply GdbServer::handle(const std::string& p) {
   if (p.empty()) return {std::string()};
   const std::string_view args = std::string_view(p).substr(1);
   switch (p[0]) {
-    case '?': return {stop_reply(m_last_signal)};
+    case '?': return {stop_reply(m_last_signal, m_last_watch)};
     case 'g': return {read_registers()};
     case 'G': return {write_registers(args)};
     case 'p': return {read_register(args)};
@@ -327,10 +340,10 @@ std::string GdbServer::write_memory(std::string_view args, bool binary) {
 
 std::string GdbServer::breakpoint(const std::string& p, bool insert) {
   // Z<type>,<addr>,<kind>[;cond...]: 0 software, 1 hardware (both are
-  // patched into memory here); watchpoints (2-4) are not supported.
+  // patched into memory here); 2-4 watchpoints, <kind> their length.
   if (p.size() < 3 || p[2] != ',') return E_SYNTAX;
   if (p[1] < '0' || p[1] > '4') return E_SYNTAX;
-  if (p[1] != '0' && p[1] != '1') return "";
+  if (p[1] >= '2') return watchpoint(static_cast<GdbWatch>(p[1] - '0'), std::string_view(p).substr(3), insert);
   std::string_view rest = std::string_view(p).substr(3);
   rest = rest.substr(0, rest.find(';'));
   const auto al = parse_addr_len(rest);  // addr,kind
@@ -342,6 +355,20 @@ std::string GdbServer::breakpoint(const std::string& p, bool insert) {
   } else {
     m_target.remove_breakpoint(addr);
     m_breakpoints.erase(addr);
+  }
+  return "OK";
+}
+
+std::string GdbServer::watchpoint(GdbWatch type, std::string_view args, bool insert) {
+  const auto al = parse_addr_len(args);  // addr,length
+  if (!al || al->second == 0) return E_SYNTAX;
+  const Watchpoint w{type, al->first, al->second};
+  if (insert) {
+    if (!m_target.insert_watchpoint(type, al->first, al->second)) return E_WATCH;
+    m_watchpoints.insert(w);
+  } else if (auto it = m_watchpoints.find(w); it != m_watchpoints.end()) {
+    m_target.remove_watchpoint(type, al->first, al->second);
+    m_watchpoints.erase(it);
   }
   return "OK";
 }

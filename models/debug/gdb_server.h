@@ -17,11 +17,15 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "debug/gdb_packet.h"
 #include "debug/gdb_socket.h"
 
 namespace m2 {
+
+// Data watchpoints by their Z packet type: GDB's watch, rwatch and awatch.
+enum class GdbWatch { Write = 2, Read = 3, Access = 4 };
 
 // The debugged CPU as the server sees it; called only while it is halted.
 class GdbTarget {
@@ -42,6 +46,9 @@ class GdbTarget {
   // Software breakpoints; false when none can be placed at addr.
   virtual bool insert_breakpoint(uint64_t addr) = 0;
   virtual void remove_breakpoint(uint64_t addr) = 0;
+  // Data watchpoints on [addr, addr+len); false when none can be set there.
+  virtual bool insert_watchpoint(GdbWatch, uint64_t /*addr*/, uint64_t /*len*/) { return false; }
+  virtual void remove_watchpoint(GdbWatch, uint64_t /*addr*/, uint64_t /*len*/) {}
   // Output of "monitor <command>"; "" when the command is unknown.
   virtual std::string monitor(const std::string& command) = 0;
 };
@@ -80,10 +87,16 @@ class GdbServer {
   }
   static constexpr std::chrono::milliseconds POLL_INTERVAL{10};
 
-  // The CPU has halted with `signal`: reports it to GDB if GDB waits for a
-  // stop, then serves packets until GDB resumes or kills it. Without GDB (or
-  // when it goes away) the CPU continues.
-  Resume serve_halted(int signal);
+  // A stop by a watchpoint: its type and the watched data address accessed.
+  struct WatchStop {
+    GdbWatch type;
+    uint64_t addr;
+  };
+
+  // The CPU has halted with `signal` (and `watch` when a watchpoint stopped
+  // it): reports it to GDB if GDB waits for a stop, then serves packets until
+  // GDB resumes or kills it. Without GDB (or when it goes away) the CPU continues.
+  Resume serve_halted(int signal, std::optional<WatchStop> watch = std::nullopt);
 
   // Text the CPU printed: an 'O' packet while GDB waits for the CPU to stop.
   void output(std::string_view text);
@@ -101,9 +114,11 @@ class GdbServer {
     bool detach;  // close the connection after the reply
   };
   Reply handle(const std::string& payload);
-  std::string stop_reply(int signal) const;
-  // Breakpoints GDB has inserted (removed when GDB leaves).
+  std::string stop_reply(int signal, const std::optional<WatchStop>& watch = std::nullopt) const;
+  // Breakpoints and watchpoints (type, addr, len) GDB has inserted (removed when GDB leaves).
   const std::set<uint64_t>& breakpoints() const { return m_breakpoints; }
+  using Watchpoint = std::tuple<GdbWatch, uint64_t, uint64_t>;
+  const std::multiset<Watchpoint>& watchpoints() const { return m_watchpoints; }
 
  private:
   std::optional<int> poll_socket();
@@ -121,6 +136,8 @@ class GdbServer {
   std::string read_memory(std::string_view args);
   std::string write_memory(std::string_view args, bool binary);
   std::string breakpoint(const std::string& packet, bool insert);
+  std::string watchpoint(GdbWatch type, std::string_view args, bool insert);
+  void remove_all_points();
   std::string query(const std::string& packet);
   Reply resume(char action, std::string_view args);
   Reply vcont(std::string_view actions);
@@ -136,6 +153,8 @@ class GdbServer {
   bool m_waiting = false;     // GDB waits for a stop reply
   int m_last_signal = SIG_TRAP;
   std::set<uint64_t> m_breakpoints;
+  std::multiset<Watchpoint> m_watchpoints;
+  std::optional<WatchStop> m_last_watch;  // of the last stop
   std::chrono::steady_clock::time_point m_next_poll{};
 };
 

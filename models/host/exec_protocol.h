@@ -20,6 +20,7 @@
 #define M2X_ENV_SOCKET "M2VP_EXEC_SOCKET"            /* descriptor number of the socket      */
 #define M2X_ENV_ARENA "M2VP_EXEC_ARENA"              /* descriptor number of the arena memfd */
 #define M2X_ENV_ARENA_BYTES "M2VP_EXEC_ARENA_BYTES"  /* its size                              */
+#define M2X_ENV_ARENA_OFFSET "M2VP_EXEC_ARENA_OFFSET" /* where it starts in that file (page-aligned) */
 #define M2X_ENV_NODE "M2VP_NODE"                     /* the host's name, for messages         */
 
 #define M2X_VERSION 1

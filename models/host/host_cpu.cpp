@@ -146,6 +146,22 @@ void HostCpu::configure_program(const std::string& config_dir) {
            "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : "")};
   o.cpu_scale = exec_cpu_scale.get();
   o.arena_bytes = exec_arena_mb.get() << 20;
+  // The arena is part of the host's physical memory, as a program's pages
+  // are: the MPI library and MMP pin it and DMA into it like any buffer
+  // there (not a copy through MMP's bounce buffer), and the pin-down cache
+  // applies to it.
+  const auto arena = m_alloc.allocate(o.arena_bytes);
+  if (!arena)
+    throw ConfigError(me + ".exec_arena_mb = " + exec_arena_mb.value_string() + ": the arena does not fit in the " +
+                      std::to_string(m_memory.size() >> 20) + " MB of the host's memory");
+  try {
+    m_arena_fd = m_memory.share_as_file();
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(me + ".exec: " + e.what());
+  }
+  o.arena_fd = m_arena_fd;
+  o.arena_offset = *arena;
+  o.arena_view = m_memory.host() + *arena;
   o.np_out = exec_np_out.get();
   if (o.np_out.find('/') != std::string::npos || o.np_out == "." || o.np_out == "..")
     throw ConfigError(me + ".exec_np_out = '" + o.np_out + "': expected a plain file name (the program's working folder)");
@@ -154,6 +170,7 @@ void HostCpu::configure_program(const std::string& config_dir) {
 }
 
 HostCpu::~HostCpu() {
+  if (m_arena_fd >= 0) ::close(m_arena_fd);
   m_trans.clear_extension(&m_pio_tag);  // a member: the payload must not delete it
 }
 
@@ -168,6 +185,7 @@ HostCpu& HostCpu::current() {
 
 void HostCpu::run() {
   if (!m_app && !m_program) return;
+  m_started = true;
   g_current = this;
   m_qk.reset();
   if (m_program) {
@@ -207,8 +225,12 @@ void HostCpu::sync() {
 
 void HostCpu::wait_for(const sc_core::sc_event& e, double timeout_us) {
   sync();
+  m_in_wait = true;
+  m_wait_since = sc_core::sc_time_stamp();
   if (timeout_us < 0) wait(e);
   else wait(sc_core::sc_time(timeout_us, sc_core::SC_US), e);
+  m_in_wait = false;
+  m_waited += sc_core::sc_time_stamp() - m_wait_since;
   g_current = this;
   m_qk.reset();
 }
@@ -248,6 +270,7 @@ bool HostCpu::bus_address(const void* p, uint64_t* bus_addr) const {
 bool HostCpu::pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len) {
   const size_t chunk = is_write ? pio_write_bytes.get() : pio_read_bytes.get();
   m_doing = is_write ? "PCI write" : "PCI read";
+  if (is_write) ++m_pci_writes;
   // The device must see the state of the time of the access.
   sync();
   bool ok = true;
@@ -307,7 +330,20 @@ void HostCpu::pci_interrupt(bool level) {
   if (level) m_inta_event.notify(sc_core::SC_ZERO_TIME);
 }
 
-void HostCpu::memory_written(const sc_core::sc_time& after) { m_memory_event.notify(after); }
+void HostCpu::memory_written(const sc_core::sc_time& after) {
+  ++m_dma_writes;
+  m_memory_event.notify(after);
+}
+
+HostCpu::Activity HostCpu::activity() const {
+  Activity a;
+  a.ended = m_started && (m_doing == kExited || m_doing == kFailed);
+  a.running = m_started && !a.ended && !m_run.finished();
+  a.pci_writes = m_pci_writes;
+  a.dma_writes = m_dma_writes;
+  a.waited = m_waited + (m_in_wait ? sc_core::sc_time_stamp() - m_wait_since : sc_core::SC_ZERO_TIME);
+  return a;
+}
 
 void HostCpu::result(const std::string& key, int64_t value) { m_run.record_result(name(), key, value); }
 

@@ -74,6 +74,18 @@ class HostCpu : public sc_core::sc_module {
   // One line for stall reports: what the host is doing.
   std::string state() const;
 
+  // For the host watchdog (platform/host_watchdog.h): what the host has done
+  // that the NI or another host can see, and how long it has slept waiting
+  // for something to arrive (a DMA write or an interrupt).
+  struct Activity {
+    bool running = false;    // its software has started and not ended
+    bool ended = false;      // its software has ended (exited, failed or aborted)
+    uint64_t pci_writes = 0;  // PIO writes to the NI (requests, doorbells)
+    uint64_t dma_writes = 0;  // DMA writes into its memory
+    sc_core::sc_time waited;  // asleep in a poll or an interrupt wait, so far
+  };
+  Activity activity() const;
+
   // ---- the host environment (host_env.h), for the running host ----------
   static HostCpu& current();
   int id() const { return m_id; }
@@ -125,6 +137,12 @@ class HostCpu : public sc_core::sc_module {
   sc_core::sc_event m_inta_event, m_memory_event, m_never;
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
+  uint64_t m_pci_writes = 0, m_dma_writes = 0;
+  sc_core::sc_time m_waited;      // asleep in wait_for(), finished waits
+  sc_core::sc_time m_wait_since;  // start of the wait in progress
+  bool m_in_wait = false;
+  bool m_started = false;
+  int m_arena_fd = -1;  // the host's memory as a file, with `exec`
   // The application's arguments. Members, not locals of run(): a thread
   // stopped by a stall never returns, and its coroutine stack is not
   // scanned by LeakSanitizer (docs/sanitizers.md).

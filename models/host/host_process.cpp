@@ -122,12 +122,9 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error(errno_text("socketpair"));
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
   if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
-  const int arena_fd = ::memfd_create("m2vp-arena", MFD_CLOEXEC);
-  if (arena_fd < 0 || ::ftruncate(arena_fd, static_cast<off_t>(spec.arena_bytes)) != 0)
-    throw std::runtime_error(errno_text("shared arena of " + std::to_string(spec.arena_bytes) + " bytes"));
-  void* map = ::mmap(nullptr, spec.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd, 0);
-  if (map == MAP_FAILED) throw std::runtime_error(errno_text("mapping the shared arena"));
-  m_arena = static_cast<uint8_t*>(map);
+  if (spec.arena_fd < 0 || !spec.arena_view) throw std::runtime_error("no shared arena for the program");
+  const int arena_fd = spec.arena_fd;
+  m_arena = spec.arena_view;
   m_arena_bytes = spec.arena_bytes;
 
   // Everything the child needs, prepared before fork (only async-signal-safe calls after it).
@@ -174,7 +171,6 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   ::close(sv[1]);
   ::close(out[1]);
   ::close(err[1]);
-  ::close(arena_fd);
   m_sock = sv[0];
   m_out = out[0];
   ::fcntl(m_out, F_SETFL, O_NONBLOCK);
@@ -200,8 +196,7 @@ void HostProcess::close_fds() {
   if (m_sock >= 0) ::close(m_sock);
   if (m_out >= 0) ::close(m_out);
   m_sock = m_out = -1;
-  if (m_arena) ::munmap(m_arena, m_arena_bytes);
-  m_arena = nullptr;
+  m_arena = nullptr;  // the host's memory: not ours to unmap
 }
 
 bool HostProcess::next(m2x_request& req) {

@@ -26,7 +26,13 @@ class HostProcess {
     std::vector<std::string> argv;   // argv[0] included
     std::string workdir;             // created if missing
     std::vector<std::string> env;    // NAME=VALUE added to (or replacing in) the simulator's environment
+    // The arena: [arena_offset, +arena_bytes) of the memory file arena_fd
+    // (the host's physical memory, Memory::share_as_file), which the
+    // simulator sees at arena_view. The program maps it at start-up.
+    int arena_fd = -1;
+    uint64_t arena_offset = 0;
     uint64_t arena_bytes = 0;
+    uint8_t* arena_view = nullptr;
   };
 
   // Starts the program; throws std::runtime_error saying why it could not

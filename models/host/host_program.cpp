@@ -50,8 +50,12 @@ void HostProgram::start() {
   spec.env.push_back(std::string(M2X_ENV_SOCKET) + "=3");  // where HostProcess puts them
   spec.env.push_back(std::string(M2X_ENV_ARENA) + "=4");
   spec.env.push_back(std::string(M2X_ENV_ARENA_BYTES) + "=" + std::to_string(m_opt.arena_bytes));
+  spec.env.push_back(std::string(M2X_ENV_ARENA_OFFSET) + "=" + std::to_string(m_opt.arena_offset));
   spec.env.insert(spec.env.begin(), m_opt.env.begin(), m_opt.env.end());
+  spec.arena_fd = m_opt.arena_fd;
+  spec.arena_offset = m_opt.arena_offset;
   spec.arena_bytes = m_opt.arena_bytes;
+  spec.arena_view = m_opt.arena_view;
   try {
     m_proc = std::make_unique<HostProcess>(spec, m_host.console);
     m_phase = "starting";

@@ -30,7 +30,11 @@ class HostProgram {
     std::string node;              // "node0": the program works in this folder of the run's output folder
     std::vector<std::string> env;  // launcher variables (rank, size, library path)
     double cpu_scale = 0;          // simulated ns per ns of the program's own CPU time
+    // The arena in the host's physical memory (HostProcess::Spec).
+    int arena_fd = -1;
+    uint64_t arena_offset = 0;
     uint64_t arena_bytes = 0;
+    uint8_t* arena_view = nullptr;
     std::string np_out;            // NetPIPE output file to load into the run's table ("" none)
   };
 

@@ -72,6 +72,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
   m_penalty = sc_core::sc_time(misalign_penalty_ns.get(), sc_core::SC_NS);
   m_ns_per_byte = 1000.0 / rate_mbps.get();
   regs.register_b_transport(this, &DmaEngine::b_transport_regs);
+  regs.register_transport_dbg(this, &DmaEngine::transport_dbg_regs);
   add_registers();
   m_rd_trans.set_extension(&m_rd_tag);
   m_wr_trans.set_extension(&m_wr_tag);

@@ -116,6 +116,7 @@ class DmaEngine : public sc_core::sc_module {
   };
 
   void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   void add_registers();
   void control(uint32_t v);
   void update_irqs();

@@ -60,6 +60,7 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
   data.register_b_transport(this, &NetBuf::b_transport_data);
   data.register_transport_dbg(this, &NetBuf::transport_dbg_data);
   regs.register_b_transport(this, &NetBuf::b_transport_regs);
+  regs.register_transport_dbg(this, &NetBuf::transport_dbg_regs);
   add_registers();
   if (loopback.get()) SC_THREAD(loopback_thread);
 }

@@ -126,6 +126,7 @@ class NetBuf : public sc_core::sc_module {
   void b_transport_data(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   unsigned transport_dbg_data(tlm::tlm_generic_payload& t);
   void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   bool decode(uint64_t offset, unsigned len, Window& w) const;
   void refuse(tlm::tlm_generic_payload& t, tlm::tlm_response_status status, const std::string& why);
   Channel& tx(unsigned ch);

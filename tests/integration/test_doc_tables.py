@@ -57,13 +57,25 @@ class DocTablesTests(unittest.TestCase):
     def test_a_marked_table_renders_the_chosen_columns(self):
         rows = [["bytes", "2/inorder", "2/ooo1"], ["1", "1.43", "1.43"], ["1024", "998.61", ""],
                 ["65536", "2076.86", "2075.0"]]
-        _, source, columns = doc_tables.parse_spec('configs/x.yaml --set a=b | summary.tsv | bytes "2/ooo1=ooo 1"')
+        _, source, columns, keys = doc_tables.parse_spec('configs/x.yaml --set a=b | summary.tsv | bytes "2/ooo1=ooo 1"')
+        self.assertIsNone(keys)
         self.assertEqual(source, "summary.tsv")
         lines = doc_tables.render(rows, columns)
         self.assertEqual(lines, ["| bytes | ooo 1 |", "|---:|---:|", "| 1 | 1.43 |", "| 1024 | – |",
                                  "| 65536 | 2075 |"])
         with self.assertRaisesRegex(ValueError, "no column 'nope'"):
             doc_tables.render(rows, [("nope", "nope")])
+
+    def test_rows_keeps_the_rows_named_by_their_first_cell(self):
+        rows = [["bytes", "mpi"], ["1", "9.0"], ["2", "9.0"], ["1024", "22.85"], ["16384", "1187.82"]]
+        args, _, columns, keys = doc_tables.parse_spec("configs/x.yaml | summary.tsv | bytes mpi=MPI | rows=1,16384")
+        self.assertEqual(args, ["configs/x.yaml"])
+        lines = doc_tables.render(doc_tables.keep_rows(rows, keys), columns)
+        self.assertEqual(lines, ["| bytes | MPI |", "|---:|---:|", "| 1 | 9.00 |", "| 16384 | 1188 |"])
+        with self.assertRaisesRegex(ValueError, r"rows= asks for \['4096.0'\]"):
+            doc_tables.keep_rows(rows, doc_tables.parse_spec("c.yaml | r.tsv | | rows=1,4096")[3])
+        with self.assertRaisesRegex(ValueError, "expected 'rows=KEY,KEY,...'"):
+            doc_tables.parse_spec("c.yaml | r.tsv | bytes | 1,2")
 
     def test_a_column_of_words_is_left_aligned(self):
         rows = [["pattern", "bytes", "p50_us"], ["alltoall", "16", "9.76"], ["hotspot", "16", "7.49"]]

@@ -62,38 +62,69 @@ TEST_CASE("failure: a payload damaged behind the link checksum arrives as intact
 
 // spin_forever runs but never writes MMP's magic word: each host's
 // MMP_initialize gives up after its init timeout (10 ms) and says why; the
-// firmware itself never exits, so the run ends at its time limit, and the
-// report says that the hosts have exited and the NI CPUs still run.
+// firmware itself never exits. The watchdog sees every host program ended
+// while firmware still runs and ends the run 5 looks later (not at the time
+// limit), listing the hosts as exited and the NI CPUs as running.
 TEST_CASE("failure: a firmware that never answers the host makes MMP_initialize time out with a message",
           "[integration][failure]") {
   Sandbox sb;
   const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.ni.firmware=spin_forever", "--set",
-                              "node*.host.args=--sizes 1", "--set", "sim.max_time_ms=30"});
+                              "node*.host.args=--sizes 1", "--set", "sim.max_time_ms=100"});
   INFO(r.describe());
   CHECK(r.exited(EXIT_STALL));
-  CHECK(contains(r.err, "time limit sim.max_time_ms = 30 ms reached before all firmware exited"));
+  CHECK(!contains(r.err, "time limit"));
+  CHECK(contains(r.err, "every host program has ended, but 5 x 1 ms later at "));
+  CHECK(contains(r.err, "firmware still runs: nothing is left for it to serve"));
+  CHECK(contains(r.out + r.err, "every host program has ended but firmware still runs (see the log) (exit code 66)"));
   for (const std::string host : {"node0", "node1"}) {
     CHECK(contains(r.out, "[" + host + ".host] MMP_initialize: no MMP firmware answers on the NI"));
     CHECK(contains(r.out, "[" + host + ".host] mmp_pingpong: MMP_initialize failed: the NI did not answer"));
-    CHECK(contains(r.err, "  " + host + ".host: exited with 3 at 30 ms"));
-    CHECK(contains(r.err, "  " + host + ".ni.cpu: pc 0x"));
+    CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.host: exited with 3 at 1\d ms)")));
+    CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.ni\.cpu: pc 0x[0-9a-f]+ \(main\+0x[0-9a-f]+\), running)")));
   }
 }
 
 // node1's application ends after one round while node0 goes on: node0's next
 // ping reaches node1's NI, where no receive will ever be posted, and node0
 // waits for the answer. Nothing is pending in the network, so the network
-// watchdog has nothing to report; the run ends at its time limit, and the
-// report names the host still waiting and the one that has exited.
-TEST_CASE("failure: a host that ends while its peer still sends: the time limit report names both",
+// watchdog has nothing to report; the host watchdog sees the one running host
+// asleep in its poll with nothing moving and ends the run long before the
+// time limit, naming the host still waiting and the one that has exited.
+TEST_CASE("failure: a host that ends while its peer still sends: the host watchdog names both, before the time limit",
           "[integration][failure]") {
   Sandbox sb;
   const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node0.host.args=--sizes 1k --iters 5 --warmup 0",
                               "--set", "node1.host.args=--sizes 1k --iters 1 --warmup 0", "--set",
-                              "sim.max_time_ms=30"});
+                              "sim.max_time_ms=100"});
   INFO(r.describe());
   CHECK(r.exited(EXIT_STALL));
-  CHECK(contains(r.err, "time limit sim.max_time_ms = 30 ms reached before all firmware exited"));
-  CHECK(contains(r.err, "  node0.host: polling host memory at 30 ms"));
-  CHECK(contains(r.err, "  node1.host: exited with 0 at 30 ms"));
+  CHECK(!contains(r.err, "time limit"));
+  CHECK(contains(r.err, "hosts deadlocked at "));
+  CHECK(contains(r.err, "every running host has waited for 5 x 1 ms while nothing moved"));
+  CHECK(contains(r.err, "  node0.host: polling host memory at "));
+  CHECK(contains(r.err, "  node1.host: exited with 0 at "));
+  // Found within a few looks of the last message, not at the time limit.
+  const std::string at = "hosts deadlocked at ";
+  const size_t p = r.err.find(at);
+  REQUIRE(p != std::string::npos);
+  const double ms = std::stod(r.err.substr(p + at.size()));
+  CHECK(ms < 40);
+}
+
+// Pinning a 2 MB rendezvous buffer page by page is about 66 ms of host-only
+// time on each side in which nothing moves in the network and the peer only
+// waits: the host that pins is busy, not waiting, so this is no deadlock.
+TEST_CASE("failure: a long pin-down (host busy, network idle) is not taken for a deadlock", "[integration][failure]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config("mpi-pingpong"), "--set", "node*.host.args=--sizes 2m --iters 1 --warmup 0",
+                              "--set", "watchdog.host_patience=2"});
+  INFO(r.describe());
+  CHECK(r.exited(0));
+  CHECK(!contains(r.err + r.out, "deadlocked"));
+  // The pin-down really is long against the watchdog's 2 x 1 ms.
+  const auto rows = read_tsv(r.out_dir / "results.tsv");
+  REQUIRE(rows.size() == 2);
+  REQUIRE(rows[0].size() >= 2);
+  CHECK(rows[0][1] == "latency_us");
+  CHECK(std::stod(rows[1][1]) > 50000);
 }

@@ -278,6 +278,67 @@ TEST_CASE("gdb: monitor dma, netbuf and trace show the NI around a halted MMP fi
   REQUIRE(r.exited(0));
 }
 
+// The line of gdb_watch.c holding `marker` (1-based), for GDB's "Line N".
+static int firmware_source_line(const std::string& file, const std::string& marker) {
+  std::ifstream in(std::string(M2VP_SOURCE_DIR) + "/sw/firmware/tests/" + file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (contains(line, marker)) return n;
+  FAIL("no line with '" << marker << "' in " << file);
+  return 0;
+}
+
+TEST_CASE("gdb: watch, rwatch and awatch on SDRAM variables and a DMA register with gdb-multiarch",
+          "[integration][gdb][watch]") {
+  Sandbox sb;
+  // Reference: the same firmware without GDB.
+  const SimResult ref = sb.run({"run", sb.config("gdb_watch").string()});
+  INFO("---- reference ----\n" << ref.describe());
+  REQUIRE(ref.exited(0));
+  std::smatch ended;
+  REQUIRE(std::regex_search(ref.out, ended, std::regex(R"(firmware exited with code 0 at (\d+) ps)")));
+
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_watch").string(), "--gdb", gdb_set(port)});
+  // PowerPC watchpoints stop before the access: GDB then steps over it, so
+  // $pc - 4 is the accessing instruction.
+  const SimResult g =
+      run_gdb(sb, port, firmware_elf("gdb_watch"),
+              {"watch watch_counter", "continue", "x/i $pc - 4", "info line *($pc - 4)", "continue", "delete",
+               "rwatch watch_limit", "continue", "x/i $pc - 4", "delete",
+               "awatch *(volatile unsigned int *)0xF0003014",  // NI_DMA_BASE + DMA_DONE_COUNT
+               "continue", "x/i $pc - 4", "print/x $r7", "monitor time", "delete", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  // watch: old and new value of each store, stopped at the store's line.
+  CHECK(contains(g.out, "Hardware watchpoint 1: watch_counter\n\nOld value = 0\nNew value = 10\n"));
+  CHECK(contains(g.out, "Hardware watchpoint 1: watch_counter\n\nOld value = 10\nNew value = 20\n"));
+  CHECK(std::regex_search(g.out, std::regex(R"(<main\+\d+>:\s+stw\s+r9,0\(r8\))")));
+  const int store_line = firmware_source_line("gdb_watch.c", "the watched store");
+  CHECK(std::regex_search(g.out, std::regex("Line " + std::to_string(store_line) + R"( of "[^"]*gdb_watch\.c")")));
+  // rwatch: the loop condition's load of watch_limit.
+  CHECK(contains(g.out, "Hardware read watchpoint 2: watch_limit\n\nValue = 3\n"));
+  CHECK(std::regex_search(g.out, std::regex(R"(Value = 3\n[^\n]*\n[^\n]*\n\s+0x[0-9a-f]+ <main\+\d+>:\s+lwz\s+r9,0\(r7\))")));
+  // awatch on the DMA engine's DONE_COUNT register, which fw_dma_wait polls:
+  // GDB found the watchpoint from the reported address and read the register
+  // (a debug read): the copy has not completed at the first poll.
+  CHECK(contains(g.out, "Hardware access (read/write) watchpoint 3: *(volatile unsigned int *)0xF0003014\n\nValue = 0\n"));
+  CHECK(std::regex_search(g.out, std::regex(R"(<main\+\d+>:\s+lwz\s+r9,0\(r7\)\n\$\d+ = 0xf0003014\n)")));
+  // Local time stayed right although the load's block was cut short after
+  // the DMA register writes in it (it once jumped by ~2^64 fs there).
+  const uint64_t halted_ps = monitor_ps(g.out);
+  CHECK(halted_ps > 1'000'000);
+  CHECK(halted_ps < std::stoull(ended[1].str()));
+  CHECK(contains(g.out, "[Inferior 1 (Remote target) exited normally]"));
+
+  // Every access ran exactly once: the same output and end time as without GDB.
+  REQUIRE(r.exited(0));
+  CHECK(contains(r.out, "[ni0.cpu] watch_counter = 30\n"));
+  CHECK(contains(r.out, "[ni0.cpu] dma copy ok, done count 1\n"));
+  CHECK(contains(r.out, "firmware exited with code 0 at " + ended[1].str() + " ps"));
+}
+
 // ---------------------------------------------------------------- raw protocol
 
 TEST_CASE("gdb: Ctrl-C halts a running CPU, time stands still, kill ends the run", "[integration][gdb]") {
@@ -352,6 +413,45 @@ TEST_CASE("gdb: firmware output as O packets, exit as W, malformed packets and b
   CHECK(end == std::optional<std::string>("W00"));
   CHECK_THAT(c.console(), Catch::Matchers::StartsWith("gdb_target: start\ngdb_value = 1234\ncheckpoint(5) = 22\n"
                                                       "checkpoint took "));
+  const SimResult r = sim.wait(30);
+  INFO(r.describe());
+  CHECK(r.exited(0));
+}
+
+TEST_CASE("gdb: watchpoint stops name the watched address, the PC is the access, errors where nothing can be watched",
+          "[integration][gdb][watch]") {
+  Sandbox sb;
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_watch").string(), "--gdb", gdb_set(port)});
+  RspClient c;
+  REQUIRE(c.connect(port));
+  CHECK(c.command("Z2,50000000,4") == "E05");  // no memory there
+  CHECK(c.command("Z3,3000,0") == "E01");      // empty range
+  // The upper half of DONE_COUNT (NI_DMA_BASE + 0x14), read as one word by
+  // fw_dma_wait: the stop names the first watched byte the read touches.
+  CHECK(c.command("Z4,f0003016,2") == "OK");
+  c.send("c");
+  CHECK(c.receive(30) == std::optional<std::string>("T05thread:1;awatch:f0003016;"));
+  CHECK(c.command("?") == "T05thread:1;awatch:f0003016;");
+  const std::string g = c.command("g");
+  const uint32_t pc = reg32(g, 64);
+  const std::string insn = c.command("m" + [&] {
+    char b[16];
+    std::snprintf(b, sizeof b, "%x", pc);
+    return std::string(b);
+  }() + ",4");
+  REQUIRE(insn.size() == 8);
+  const uint32_t word = static_cast<uint32_t>(std::stoul(insn, nullptr, 16));
+  CHECK(word >> 26 == 32u);  // lwz: the load itself, not yet executed
+  const unsigned ra = (word >> 16) & 31;
+  CHECK(reg32(g, ra) + int16_t(word & 0xFFFF) == 0xf0003014u);
+  // Continuing with the watchpoint still set runs that load and stops at the next.
+  c.send("c");
+  CHECK(c.receive(30) == std::optional<std::string>("T05thread:1;awatch:f0003016;"));
+  CHECK(c.command("z4,f0003016,2") == "OK");
+  c.send("c");
+  CHECK(c.receive(30) == std::optional<std::string>("W00"));
+  CHECK(contains(c.console(), "watch_counter = 30\ndma copy ok, done count 1\n"));
   const SimResult r = sim.wait(30);
   INFO(r.describe());
   CHECK(r.exited(0));

@@ -87,3 +87,48 @@ TEST_CASE("ni-pingpong: double buffering on both channels delivers every chunk i
   check_intact(two, 1);
   CHECK(table(two).at(65536).first < table(one).at(65536).first);
 }
+
+// Experiment 5's LogP row of the NI level (firmware ni_logp, case layer=ni
+// of configs/logp.yaml): the same path as the ping-pong above, measured by the
+// Berkeley method. Its RTT/2 is the ping-pong's 4-byte one-way latency; a
+// 1952-byte message's gap is at least its frame's time on the wire and less
+// than its one-way latency (the NI pipelines); the signature grows with slope
+// 1 once delta dominates; L = RTT/2 - o_s - o_r is positive.
+TEST_CASE("ni-logp: LogP of the NI level, RTT/2 as the NI ping-pong, gap between wire time and latency",
+          "[integration][ni-pingpong][logp]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", std::string(M2VP_SOURCE_DIR) + "/configs/logp.yaml", "--case", "layer=ni"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  const auto tsv = read_tsv(r.out_dir / "results.tsv");
+  REQUIRE(tsv.size() == 2);
+  REQUIRE(tsv[0] == std::vector<std::string>{"o_s_us", "o_r_us", "g_us", "L_us", "rtt2_us"});
+  std::vector<double> v;
+  for (const auto& c : tsv[1]) v.push_back(std::stod(c));
+  const double o_s = v[0], o_r = v[1], g = v[2], L = v[3], rtt2 = v[4];
+  CHECK(o_s > 0.1);  // two header stores and four DMA register writes at least
+  CHECK(o_r > 0.1);
+  CHECK(L > 0.5);
+  CHECK(std::abs(o_s + o_r + L - rtt2) < 0.01);
+  // The signature, node 0's "signature DELTA INTERVAL" lines.
+  std::map<int, double> sig;
+  for (const std::string& line : split_lines(r.out)) {
+    const size_t p = line.find("] signature ");
+    if (p == std::string::npos) continue;
+    const auto w = split(line.substr(p + 12), ' ');
+    REQUIRE(w.size() == 2);
+    sig[std::stoi(w[0])] = std::stod(w[1]);
+  }
+  REQUIRE(sig.size() == 11);
+  for (int d = 16; d <= 36; d += 4) CHECK(std::abs((sig.at(d) - d) - (sig.at(40) - 40)) < 0.05);
+  CHECK(std::abs(sig.at(40) - 40 - o_s - o_r) < 0.002);
+  // The ping-pong's 4-byte and 2 KB one-way latencies on the same path.
+  const SimResult pp = sb.run({"run", kConfig, "--set", "node*.ni.simctrl.args=10,4,2048,1,0,1"});
+  INFO(pp.describe());
+  REQUIRE(pp.exited(0));
+  const auto t = table(pp);
+  CHECK(std::abs(rtt2 - t.at(4).first) < 0.05 * t.at(4).first);
+  const double wire_us = (1952 + 8) * 8 / 3.2e3;  // frame bytes at the link's 3.2 Gbit/s
+  CHECK(g > wire_us);
+  CHECK(g < t.at(2048).first);
+}

@@ -59,6 +59,18 @@ struct FakeTarget : m2::GdbTarget {
     return true;
   }
   void remove_breakpoint(uint64_t addr) override { bps.erase(addr); }
+  // Watchpoints anywhere inside the 256 bytes of memory.
+  std::multiset<GdbServer::Watchpoint> watches;
+  bool insert_watchpoint(m2::GdbWatch type, uint64_t addr, uint64_t len) override {
+    if (addr < BASE || addr + len > BASE + mem.size()) return false;
+    watches.insert({type, addr, len});
+    return true;
+  }
+  void remove_watchpoint(m2::GdbWatch type, uint64_t addr, uint64_t len) override {
+    auto it = watches.find({type, addr, len});
+    REQUIRE(it != watches.end());  // the server removes only what it inserted
+    watches.erase(it);
+  }
   std::string monitor(const std::string& cmd) override {
     monitors.push_back(cmd);
     return cmd == "hello" ? "hi there\n" : "";
@@ -242,7 +254,7 @@ TEST_CASE("gdb server: memory m/M/X and errors outside memory", "[gdb]") {
   CHECK(reply(s, "m1000,ffffffff").size() == 2 * 256);
 }
 
-TEST_CASE("gdb server: breakpoints Z0/Z1 and unsupported watchpoints", "[gdb]") {
+TEST_CASE("gdb server: breakpoints Z0/Z1", "[gdb]") {
   FakeTarget t;
   GdbServer s("test.cpu", t);
   CHECK(reply(s, "Z0,1010,4") == "OK");
@@ -255,11 +267,69 @@ TEST_CASE("gdb server: breakpoints Z0/Z1 and unsupported watchpoints", "[gdb]") 
   CHECK(t.bps == std::set<uint64_t>{0x1030});
   CHECK(reply(s, "Z0,0,4") == "E04");        // no memory there
   CHECK(reply(s, "Z0,1011,4") == "E04");     // misaligned
-  CHECK(reply(s, "Z2,1000,4") == "");        // watchpoints: unsupported
   CHECK(reply(s, "Z0,10x0,4") == "E01");
   CHECK(reply(s, "Z0") == "E01");
   CHECK(reply(s, "Z9,1000,4") == "E01");
   CHECK(reply(s, "Z0,1000") == "E01");
+}
+
+TEST_CASE("gdb server: watchpoints Z2/Z3/Z4 reach the target with their length", "[gdb]") {
+  using W = m2::GdbWatch;
+  FakeTarget t;
+  GdbServer s("test.cpu", t);
+  CHECK(reply(s, "Z2,1010,4") == "OK");
+  CHECK(reply(s, "Z3,1020,1") == "OK");
+  CHECK(reply(s, "Z4,1030,8") == "OK");
+  CHECK(reply(s, "Z2,1040,40") == "OK");  // 64 bytes: longer ranges too
+  CHECK(reply(s, "Z2,1010,4") == "OK");   // a second watchpoint on the same word
+  using WP = GdbServer::Watchpoint;
+  const std::multiset<WP> all{WP{W::Write, 0x1010, 4}, WP{W::Write, 0x1010, 4}, WP{W::Read, 0x1020, 1},
+                              WP{W::Access, 0x1030, 8}, WP{W::Write, 0x1040, 64}};
+  CHECK(t.watches == all);
+  CHECK(s.watchpoints() == all);
+  // Removing one of two equal watchpoints leaves the other.
+  CHECK(reply(s, "z2,1010,4") == "OK");
+  CHECK(t.watches.count(WP{W::Write, 0x1010, 4}) == 1);
+  CHECK(reply(s, "z3,1020,1") == "OK");
+  CHECK(reply(s, "z3,1020,1") == "OK");  // already gone: nothing to do
+  CHECK(t.watches.count(WP{W::Read, 0x1020, 1}) == 0);
+  // Where the target cannot watch, and malformed packets.
+  CHECK(reply(s, "Z2,0,4") == "E05");
+  CHECK(reply(s, "Z4,10fe,4") == "E05");  // runs past the end of memory
+  CHECK(reply(s, "Z3,1000,0") == "E01");  // empty range
+  CHECK(reply(s, "Z2,10x0,4") == "E01");
+  CHECK(reply(s, "Z4,1000") == "E01");
+  CHECK(s.watchpoints() == t.watches);
+  CHECK(t.bps.empty());  // watchpoints are no breakpoints
+}
+
+TEST_CASE("gdb server: a watchpoint stop is reported with its kind and data address", "[gdb]") {
+  FakeTarget t;
+  GdbServer s("test.cpu", t);
+  CHECK(s.stop_reply(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Write, 0x1010}) ==
+        "T05thread:1;watch:1010;");
+  CHECK(s.stop_reply(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Read, 0xf0003008}) ==
+        "T05thread:1;rwatch:f0003008;");
+  CHECK(s.stop_reply(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Access, 0}) ==
+        "T05thread:1;awatch:0;");
+  CHECK(s.stop_reply(GdbServer::SIG_TRAP) == "T05thread:1;");
+
+  // Over the wire: the stop GDB waits for, and '?' repeats the last one.
+  Wire w;
+  w.send_packet("Z4,1030,4");
+  w.send_packet("c");
+  REQUIRE(w.server.serve_halted(GdbServer::SIG_TRAP) == GdbServer::Resume::Continue);
+  w.received();
+  w.send_packet("?");
+  w.send_packet("c");
+  REQUIRE(w.server.serve_halted(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Access, 0x1032}) ==
+          GdbServer::Resume::Continue);
+  CHECK(w.received() == gdb::frame("T05thread:1;awatch:1032;") + "+" + gdb::frame("T05thread:1;awatch:1032;") + "+");
+  // A later stop without a watchpoint says nothing of it.
+  w.send_packet("?");
+  w.send_packet("k");
+  REQUIRE(w.server.serve_halted(GdbServer::SIG_INT) == GdbServer::Resume::Kill);
+  CHECK(w.received() == gdb::frame("T02thread:1;") + "+" + gdb::frame("T02thread:1;") + "+");
 }
 
 TEST_CASE("gdb server: run control c/s/C/S/vCont/k/D", "[gdb]") {
@@ -386,10 +456,14 @@ TEST_CASE("gdb server: a closed connection resumes the CPU and removes GDB's bre
   SECTION("while halted") {
     Wire w;
     w.send_packet("Z0,1010,4");
+    w.send_packet("Z2,1020,4");
+    w.send_packet("Z3,1020,4");
     ::shutdown(w.gdb_fd, SHUT_WR);
     CHECK(w.server.serve_halted(GdbServer::SIG_TRAP) == GdbServer::Resume::Continue);
     CHECK_FALSE(w.server.connected());
     CHECK(w.target.bps.empty());
+    CHECK(w.target.watches.empty());  // watchpoints go with GDB too
+    CHECK(w.server.watchpoints().empty());
   }
   SECTION("while running") {
     Wire w;

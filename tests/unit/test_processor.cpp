@@ -38,8 +38,13 @@
 #include "cpu/processor.h"
 #include "devices/console.h"
 #include "devices/simctrl.h"
+#include "iss_bare_core.h"
 
 using Catch::Matchers::StartsWith;
+using m2test::BareCore;
+using m2test::kRegLr;
+using m2test::resume_at;
+using m2test::run_until_stop;
 
 namespace {
 
@@ -277,76 +282,7 @@ TEST_CASE("processor: a breakpoint does not disturb a firmware run", "[model][pr
 
 // ---- The ISS core through the ISS hook, without SystemC ---------------------
 
-namespace {
-
-// RAM (64 MB at 0) and an I/O page at the console address where every
-// access is a bus error; nothing else is mapped.
-struct BareEnv : m2::iss::Environment {
-  uint8_t* ram = nullptr;
-  uint64_t size = NI_SDRAM_SIZE;
-  unsigned transports = 0;
-  BareEnv() {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    REQUIRE(p != MAP_FAILED);
-    ram = static_cast<uint8_t*>(p);
-  }
-  ~BareEnv() override { munmap(ram, size); }
-  std::vector<m2::iss::MemRegion> memory_map() override { return {{0, size, "ram"}, {NI_CONSOLE_BASE, NI_DEVICE_SIZE, "console"}}; }
-  std::optional<m2::iss::DirectMemory> direct_memory(uint64_t addr) override {
-    if (addr < size) return m2::iss::DirectMemory{ram, 0, size, true};
-    return std::nullopt;
-  }
-  bool transport(bool, uint64_t, uint8_t*, unsigned) override {
-    ++transports;
-    return false;
-  }
-  uint64_t now_ps() override { return 0; }
-};
-
-constexpr unsigned kRegLr = 67;  // GDB order: r0-r31, f0-f31, pc, msr, cr, lr, ...
-
-// Steps until something other than the budget stops the core.
-m2::iss::StopReason run_until_stop(m2::iss::Core& core) {
-  for (int i = 0; i < 1000; ++i) {
-    const auto why = core.step(100'000'000);
-    if (why != m2::iss::StopReason::Budget) return why;
-  }
-  return m2::iss::StopReason::Budget;
-}
-
-// After set_pc() onto a breakpoint, a core may either report that breakpoint
-// first (no instruction executed) or step over it at once; accept both.
-m2::iss::StopReason resume_at(m2::iss::Core& core, uint64_t pc) {
-  core.set_pc(pc);
-  const uint64_t n = core.instruction_count();
-  const auto why = run_until_stop(core);
-  if (why == m2::iss::StopReason::Breakpoint && core.pc() == pc && core.instruction_count() == n)
-    return run_until_stop(core);
-  return why;
-}
-
-struct BareCore {
-  BareEnv env;
-  m2::ElfImage img = m2::ElfImage::load(firmware_path("compute"));
-  std::unique_ptr<m2::iss::Core> core;
-  BareCore() {
-    core = m2::iss::make_core("ppc603e", env, {"test.cpu", 25'000'000, NI_ISS_PRIVATE_BASE});
-    m2::load_into(img, [this](uint64_t addr, const uint8_t* data, size_t len) {
-      REQUIRE(addr + len <= env.size);
-      std::memcpy(env.ram + addr, data, len);
-    });
-    for (const auto& s : img.segments())
-      if (s.executable) core->code_changed(s.paddr, s.memsz);
-    core->reset(img.entry());
-  }
-  uint64_t sym(const std::string& n) {
-    auto a = img.symbol(n);
-    REQUIRE(a);
-    return *a;
-  }
-};
-
-}  // namespace
+// BareEnv, BareCore, run_until_stop, resume_at: iss_bare_core.h
 
 TEST_CASE("iss core: breakpoints stop before the instruction and resume transparently",
           "[model][processor][iss][breakpoint]") {
@@ -515,16 +451,7 @@ TEST_CASE("iss core: single_step executes exactly one instruction", "[model][pro
 
 TEST_CASE("iss core: single steps through branches keep count and result exact", "[model][processor][iss][step]") {
   m2::ParamRegistry::instance().clear();
-  uint64_t kernel_insns = 0;
-  {
-    BareCore ref;
-    ref.core->insert_breakpoint(ref.sym("bench_kernel"));
-    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
-    const uint64_t n = ref.core->instruction_count();
-    ref.core->insert_breakpoint(ref.core->read_register(kRegLr));
-    REQUIRE(run_until_stop(*ref.core) == m2::iss::StopReason::Breakpoint);
-    kernel_insns = ref.core->instruction_count() - n;
-  }
+  const uint64_t kernel_insns = m2test::kernel_instructions();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");

@@ -226,3 +226,30 @@ TEST_CASE("register bank: a little-endian bank swaps bytes both ways", "[model][
   CHECK(bad.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
   CHECK_THAT(regs.last_error(), Contains("top.le") && Contains("aligned 32-bit"));
 }
+
+TEST_CASE("register bank: a debugger reads registers by their getters, any length, up to a hole", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  d.ctrl = 0x11223344;
+  // Eight bytes from the middle of CTRL: its last two bytes, STATUS, then
+  // TXDATA is write-only: the read stops there.
+  Access r(tlm::TLM_READ_COMMAND, 0x02, 8);
+  CHECK(d.regs.debug_read(r.t) == 6);
+  CHECK(r.data[0] == 0x33);
+  CHECK(r.data[1] == 0x44);
+  CHECK(r.data[2] == 0xCA);
+  CHECK(r.data[5] == 0x0D);
+  CHECK(d.reads == 2);
+  CHECK(d.writes.empty());
+  Access one(tlm::TLM_READ_COMMAND, 0x103, 1);
+  CHECK(d.regs.debug_read(one.t) == 1);
+  CHECK(one.data[0] == 0x04);
+  Access hole(tlm::TLM_READ_COMMAND, 0x20, 4);
+  CHECK(d.regs.debug_read(hole.t) == 0);
+  // A debugger's write would act on the device: refused, nothing called.
+  Access w(tlm::TLM_WRITE_COMMAND, 0x00, 4);
+  w.data[3] = 7;
+  CHECK(d.regs.debug_read(w.t) == 0);
+  CHECK(d.ctrl == 0x11223344u);
+  CHECK(d.writes.empty());
+}

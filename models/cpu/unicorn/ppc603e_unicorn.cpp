@@ -18,6 +18,8 @@
 //  - Instruction counting uses a block hook (a count limit would hook every
 //    instruction: 30x slower). Stopping from the block hook prevents that
 //    block from running, so counts stay exact.
+//  - Data watchpoints (GDB's watch/rwatch/awatch) stop BEFORE the accessing
+//    instruction (unicorn_watchpoints.h): hooks only while one is set.
 #include "cpu/unicorn/ppc603e_unicorn.h"
 
 #include <unicorn/unicorn.h>
@@ -30,6 +32,7 @@
 #include <stdexcept>
 
 #include "cpu/ppc_decode.h"
+#include "cpu/unicorn/unicorn_watchpoints.h"
 
 namespace m2::iss {
 namespace {
@@ -76,8 +79,14 @@ class UnicornPpc603e final : public Core {
     for (int i = 0; i < 32; ++i) m_registers.push_back({"r" + std::to_string(i), 32});
     for (int i = 0; i < 32; ++i) m_registers.push_back({"f" + std::to_string(i), 64});
     for (const char* n : {"pc", "msr", "cr", "lr", "ctr", "xer", "fpscr"}) m_registers.push_back({n, 32});
+    m_watch = std::make_unique<UnicornWatchpoints>(
+        m_uc, UnicornWatchpoints::Core{[this](uint64_t a) { return is_ram(a); }, [this] { watch_mode_changed(); },
+                                       &m_in_stub, UC_PPC_REG_PC});
   }
-  ~UnicornPpc603e() override { uc_close(m_uc); }
+  ~UnicornPpc603e() override {
+    m_watch.reset();  // before the engine it uses
+    uc_close(m_uc);
+  }
 
   std::string model() const override { return "PowerPC 603e (Unicorn " + std::string(UC_VERSION_MAJOR == 2 ? "2" : "?") + ")"; }
 
@@ -142,6 +151,7 @@ class UnicornPpc603e final : public Core {
     m_bp_hit = false;
     m_fault_pending = false;
     m_running = true;
+    m_watch->start_step(m_pc);
     if (m_breakpoints.count(m_pc)) {
       // A breakpoint not yet reported (a budget stop landed on it) stops now.
       if (m_reported_bp != m_pc) {
@@ -150,6 +160,10 @@ class UnicornPpc603e final : public Core {
         return StopReason::Breakpoint;
       }
       step_over_breakpoint();
+      if (m_watch->hit()) {
+        m_running = false;
+        return StopReason::Watchpoint;
+      }
       if (m_fault_pending) {
         m_running = false;
         return StopReason::Fault;
@@ -166,12 +180,18 @@ class UnicornPpc603e final : public Core {
     StopReason reason = StopReason::Budget;
     for (;;) {
       m_block_start = m_block_end = 0;
+      m_watch->start_emulation();
       uc_err err = uc_emu_start(m_uc, m_pc, UNTIL_NEVER, 0, 0);
       // After a fault Unicorn's PC is the block start or the next instruction:
       // the fault knows better.
       m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
+      if (m_watch->hit()) undo_watched_instruction();
       // A block counted in full may have stopped part-way (breakpoint, exception).
       if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
+      if (m_watch->hit()) {
+        reason = StopReason::Watchpoint;
+        break;
+      }
       if (m_fault_pending || err != UC_ERR_OK) {
         if (!m_fault_pending) set_fault("emulation error", m_pc, false, std::nullopt, uc_strerror(err));
         reason = StopReason::Fault;
@@ -229,7 +249,7 @@ class UnicornPpc603e final : public Core {
       if (temp) insert_breakpoint(next);
       r = step(1);
       if (temp) remove_breakpoint(next);
-      if (r == StopReason::Breakpoint || r == StopReason::Requested) r = StopReason::Budget;
+      if (r == StopReason::Breakpoint || r == StopReason::Requested) r = StopReason::Budget;  // not Watchpoint
     }
     // Stopped on a breakpoint the debugger now knows about: resuming runs it.
     if (m_breakpoints.count(m_pc)) m_reported_bp = m_pc;
@@ -267,6 +287,7 @@ class UnicornPpc603e final : public Core {
   void set_pc(uint64_t pc) override {
     m_pc = pc;
     m_reported_bp.reset();
+    m_watch->forget_reported();
   }
 
   bool big_endian() const override { return true; }
@@ -331,6 +352,17 @@ class UnicornPpc603e final : public Core {
     for (auto it = m_patches.lower_bound(first); it != m_patches.end() && it->first < end; ++it)
       unpatch_word(addr, data, len, it->first, MARKER, it->second);
   }
+
+  bool insert_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override {
+    ensure_mapped();
+    if (len == 0 || addr + len < addr || !mapped_range(addr, len)) return false;
+    m_watch->insert(addr, len, kind);
+    return true;
+  }
+
+  void remove_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override { m_watch->remove(addr, len, kind); }
+
+  const WatchHit& watch_hit() const override { return m_watch->last_hit(); }
 
   std::string gdb_target_xml() const override {
     // GDB's PowerPC register numbers are those of registers(): r0-r31 0..31,
@@ -407,8 +439,10 @@ class UnicornPpc603e final : public Core {
     const int64_t budget = m_budget;
     m_budget = 1;
     m_block_start = m_block_end = 0;
+    m_watch->start_emulation();
     uc_emu_start(m_uc, at, UNTIL_NEVER, 0, 0);
     m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
+    if (m_watch->hit()) undo_watched_instruction();
     if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
     m_budget = budget - 1;
     write_word(at, BREAK_MARKER);
@@ -424,6 +458,24 @@ class UnicornPpc603e final : public Core {
     for (const auto& [base, size] : m_ram)
       if (addr >= base && addr - base < size) return true;
     return false;
+  }
+  // Whether every byte of [addr, addr+len) is in a mapped bus region.
+  bool mapped_range(uint64_t addr, uint64_t len) const {
+    uc_mem_region* regions = nullptr;
+    uint32_t count = 0;
+    if (uc_mem_regions(m_uc, &regions, &count) != UC_ERR_OK) return false;
+    uint64_t at = addr;
+    const uint64_t end = addr + len;
+    for (bool progress = true; at < end && progress;) {
+      progress = false;
+      for (uint32_t i = 0; i < count; ++i)
+        if (regions[i].begin <= at && at <= regions[i].end && regions[i].begin != m_cfg.private_page) {
+          at = regions[i].end + 1;  // inclusive end
+          progress = at != 0;
+        }
+    }
+    uc_free(regions);
+    return at >= end;
   }
   // In `data` (memory at [addr, addr+len)), the word at `at` holding `marker`
   // gets `original` back, also when only partly inside the range.
@@ -547,15 +599,44 @@ class UnicornPpc603e final : public Core {
     auto* self = static_cast<UnicornPpc603e*>(user);
     if (self->m_in_stub) return;
     if (self->m_budget <= 0 || self->m_stop_at_next_block || self->m_stop_requested) {
+      if (self->m_watch->active()) {
+        // The code hook stops before the block's first instruction, with the
+        // PC written; the block is counted here and uncounted by step().
+        self->m_watch->stop_before_next_instruction();
+        self->count_block(addr, size);
+        return;
+      }
       uc_emu_stop(self->m_uc);  // this block will not run: leave it uncounted
       self->m_block_start = self->m_block_end = 0;  // and the last one did run in full
       return;
     }
+    self->count_block(addr, size);
+  }
+  void count_block(uint64_t addr, uint32_t size) {
     const uint64_t n = size / 4;
-    self->m_icount += n;
-    self->m_budget -= static_cast<int64_t>(n);
-    self->m_block_start = addr;
-    self->m_block_end = addr + size;
+    m_icount += n;
+    m_budget -= static_cast<int64_t>(n);
+    m_block_start = addr;
+    m_block_end = addr + size;
+  }
+
+  // ---- watchpoints (unicorn_watchpoints.h) ---------------------------------
+  // After a watchpoint stop: the instruction (which Unicorn completed) never happened.
+  void undo_watched_instruction() {
+    m_pc = m_watch->undo();
+    m_fault_pending = false;  // a later access of the same instruction faulted: it runs again
+    m_bp_hit = false;
+  }
+
+  // Hooks came or went: Unicorn decides at translation whether code calls
+  // them, so the code translated from RAM (the only place code runs from)
+  // is dropped. Not UC_CTL_TB_FLUSH: Unicorn 2.0.1 then zeroes its whole
+  // 1 GB code buffer (2 s and 1 GB resident on first use). Deleted hooks
+  // stay listed until an emulation ends: a harmless stub runs first.
+  void watch_mode_changed() {
+    uint32_t srr0 = 0, srr1 = 0;
+    read_srr(srr0, srr1);
+    for (const auto& [base, size] : m_ram) check(uc_ctl_remove_cache(m_uc, base, base + size), "drop translated code");
   }
 
   // Performs a patched instruction; Unicorn's PC is already past it.
@@ -723,6 +804,7 @@ class UnicornPpc603e final : public Core {
     auto* r = static_cast<IoRegion*>(user);
     uint8_t b[8] = {};
     const uint64_t addr = r->base + offset;
+    if (r->core->m_watch->suppress_device_access()) return 0;  // the instruction will be undone
     if (!r->core->m_env.transport(false, addr, b, size)) {
       r->core->locate_access(false, addr, size, "bus error on load");
       return 0;
@@ -737,6 +819,7 @@ class UnicornPpc603e final : public Core {
     uint8_t b[8];
     for (unsigned i = 0; i < size; ++i) b[i] = static_cast<uint8_t>(value >> (8 * (size - 1 - i)));
     const uint64_t addr = r->base + offset;
+    if (r->core->m_watch->suppress_device_access()) return;  // the instruction will be undone
     if (!r->core->m_env.transport(true, addr, b, size)) r->core->locate_access(true, addr, size, "bus error on store");
   }
 
@@ -769,6 +852,8 @@ class UnicornPpc603e final : public Core {
 
   std::map<uint64_t, uint32_t> m_patches;      // address -> original instruction
   std::map<uint64_t, uint32_t> m_breakpoints;  // address -> original instruction
+
+  std::unique_ptr<UnicornWatchpoints> m_watch;
 };
 
 }  // namespace

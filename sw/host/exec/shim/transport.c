@@ -106,7 +106,10 @@ __attribute__((constructor)) static void m2s_connect(void)
   g_rank = env_int("PMI_RANK", 0);
   g_size = env_int("PMI_SIZE", 1);
   g_arena_bytes = strtoull(bytes, NULL, 10);
-  void *map = mmap(NULL, g_arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena, 0);
+  const char *offset = getenv(M2X_ENV_ARENA_OFFSET);
+  /* The arena is a window of the simulated host's physical memory. */
+  void *map = mmap(NULL, g_arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena,
+                   offset ? (off_t)strtoull(offset, NULL, 10) : 0);
   if (map == MAP_FAILED) die("cannot map the shared arena");
   g_arena = map;
   close(arena);
