@@ -158,6 +158,7 @@ class ClusterPlatform : public Platform {
       for (unsigned d = 0; d < 2; ++d) {
         const std::string dir = d == 0 ? "ab." : "ba.";
         s.push_back({l->name(), dir + "frames", static_cast<double>(l->stats(d).frames)});
+        s.push_back({l->name(), dir + "info_frames", static_cast<double>(l->stats(d).info_frames)});
         s.push_back({l->name(), dir + "busy_us", l->stats(d).busy.to_seconds() * 1e6});
         s.push_back({l->name(), dir + "corrupted", static_cast<double>(l->stats(d).corrupted())});
         // Only in runs that inject it (damage_frames_*): other runs' statistics stay as they were.

@@ -4,10 +4,13 @@
 // definition here is found first), and the queue's extractions. At exit it
 // writes "<inserts> <extracts>" to the file named by M2VP_EVENT_COUNT_FILE.
 // Nothing else changes: each call goes on to the library's own function.
+// With M2VP_EVENT_CALLERS it also samples who inserts (caller_sample.h).
 #include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
+
+#include "caller_sample.h"
 
 namespace sc_core {
 
@@ -40,8 +43,10 @@ struct Report {
   ~Report() {
     // Programs the simulator starts inherit the preload; one without the
     // SystemC kernel counts nothing and must not overwrite the file.
+    if (g_inserts == 0) return;
+    m2_event_count::write_caller_report();
     const char* path = std::getenv("M2VP_EVENT_COUNT_FILE");
-    if (!path || g_inserts == 0) return;
+    if (!path) return;
     if (FILE* f = std::fopen(path, "w")) {
       std::fprintf(f, "%llu %llu\n", g_inserts, g_extracts);
       std::fclose(f);
@@ -54,6 +59,7 @@ struct Report {
 void sc_core::sc_ppq_base::insert(void* elem) {
   static const InsertFn original = next<InsertFn>("_ZN7sc_core11sc_ppq_base6insertEPv");
   ++g_inserts;
+  m2_event_count::sample_caller();
   original(this, elem);
 }
 

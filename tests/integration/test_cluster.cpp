@@ -151,15 +151,24 @@ TEST_CASE("cluster: link bindings can be traced: one row per frame an engine sen
   const SimResult r = sb.run({"run", config(4), "--quiet", "--trace", "node1.ni.mlcx", "--trace", "sb0.port1"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
-  size_t from_ni = 0, from_sb = 0;
+  size_t from_ni = 0, from_sb = 0, info_from_ni = 0, info_from_sb = 0;
   for (const std::string& row : split_lines(r.file("transactions.csv"))) {
-    from_ni += row.rfind("node1.ni.mlcx.link,", 0) == 0;
-    from_sb += row.rfind("sb0.port1.mlx.link,", 0) == 0;
+    // binding,start_ps,end_ps,command,address,bytes,...: an info frame carries no packet bytes.
+    const bool ni = row.rfind("node1.ni.mlcx.link,", 0) == 0, sbp = row.rfind("sb0.port1.mlx.link,", 0) == 0;
+    size_t comma = 0;
+    for (int field = 0; field < 5 && comma != std::string::npos; ++field) comma = row.find(',', comma + 1);
+    const bool info = comma != std::string::npos && row.compare(comma + 1, 2, "0,") == 0;
+    from_ni += ni, from_sb += sbp;
+    info_from_ni += ni && info, info_from_sb += sbp && info;
   }
   // Side A of node1.link is the NI, side B the switch-box port.
   CHECK(static_cast<double>(from_ni) == r.result_num("node1.link", "ab.frames"));
   CHECK(static_cast<double>(from_sb) == r.result_num("node1.link", "ba.frames"));
+  CHECK(static_cast<double>(info_from_ni) == r.result_num("node1.link", "ab.info_frames"));
+  CHECK(static_cast<double>(info_from_sb) == r.result_num("node1.link", "ba.info_frames"));
   CHECK(from_ni > 0);
+  CHECK(info_from_ni > 0);
+  CHECK(info_from_ni < from_ni);  // data frames too
 }
 
 TEST_CASE("cluster: tracing every binding changes nothing in the simulation", "[integration][cluster][trace]") {
