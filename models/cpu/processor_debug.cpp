@@ -192,7 +192,9 @@ size_t ProcessorDebug::write_memory(uint64_t addr, const uint8_t* data, size_t l
   const size_t put = transport(true, lo, buf.data(), got);
   for (const auto& [b, e] : m_code) {
     const uint64_t from = std::max(lo, b), to = std::min(lo + put, e);
-    if (from < to) m_core.code_changed(from, to - from);
+    if (from >= to) continue;
+    if (m_in_step) m_deferred.push_back([this, from, to] { m_core.code_changed(from, to - from); });
+    else m_core.code_changed(from, to - from);
   }
   return put > addr - lo ? std::min<size_t>(len, put - (addr - lo)) : 0;
 }

@@ -117,8 +117,8 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   GdbServer& m_server;  // the one in use
   size_t m_pc_register = 0;
   bool m_in_step = false;
-  // Breakpoints and watchpoints GDB changed while the core was inside a
-  // step, applied in order when the step ends.
+  // Breakpoints, watchpoints and code GDB changed while the core was inside
+  // a step, passed to the core in order when the step ends.
   std::vector<std::function<void()>> m_deferred;
   bool m_stepping = false;
   int m_fault_signal = 0;
