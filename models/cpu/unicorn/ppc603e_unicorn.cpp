@@ -783,12 +783,13 @@ class UnicornPpc603e final : public Core {
   // current block from its effective address (the registers hold the values
   // of the instructions before it, which have run).
   struct Located {
-    uint64_t pc;
+    uint64_t pc = 0;
     int matches = 0;    // instructions of the block that fit; 1: pc is exact
     std::string what;   // "by 'lwz' (insn 0x...)"
   };
   Located find_access(bool store, uint64_t addr) const {
-    Located r{m_block_start ? m_block_start : read_reg(UC_PPC_REG_PC)};
+    Located r;
+    r.pc = m_block_start ? m_block_start : read_reg(UC_PPC_REG_PC);
     for (uint64_t a = m_block_start; a && a < m_block_end; a += 4) {
       const uint32_t insn = read_word(a);
       auto m = ppc::decode_mem_access(insn);
