@@ -33,3 +33,27 @@ endfunction()
 if(M2VP_SANITIZE)
   cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL m2_sanitize_tests_at_o0)
 endif()
+
+# Outside programs and what they load are not ours to instrument: an
+# uninstrumented program (Debian's NPmpich2) cannot load a shared library
+# built with ASan (its runtime must come first in the process), so the
+# platform's libmpich.so.12 and the test's own outside MPI program are built
+# as a user would build them. The simulator side of their calls
+# (sw/host/exec/mpi_calls.cpp, sw/host/mpi) stays instrumented.
+function(m2_not_sanitized target)
+  if(NOT M2VP_SANITIZE)
+    return()
+  endif()
+  foreach(prop COMPILE_OPTIONS LINK_OPTIONS)
+    get_target_property(v ${target} ${prop})
+    if(v)
+      list(REMOVE_ITEM v ${M2_SANITIZE_FLAGS} -fsanitize=address,undefined)
+      set_property(TARGET ${target} PROPERTY ${prop} "${v}")
+    endif()
+  endforeach()
+  get_target_property(libs ${target} LINK_LIBRARIES)
+  if(libs)
+    list(REMOVE_ITEM libs m2_sanitizer_defaults)
+    set_property(TARGET ${target} PROPERTY LINK_LIBRARIES "${libs}")
+  endif()
+endfunction()

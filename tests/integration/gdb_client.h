@@ -75,7 +75,7 @@ class RspClient {
   // Connects, retrying while the simulator starts up.
   bool connect(int port, double timeout_s = 20) {
     const auto t0 = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < timeout_s) {
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < timeout_s * kWallScale) {
       m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       sockaddr_in a{};
       a.sin_family = AF_INET;
@@ -123,7 +123,7 @@ class RspClient {
         }
         return payload;
       }
-      const double left = timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double left = timeout_s * kWallScale - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (left <= 0) return std::nullopt;
       pollfd p{m_fd, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left * 1000) + 1) <= 0) continue;

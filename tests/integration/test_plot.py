@@ -222,6 +222,18 @@ class ErrorTests(unittest.TestCase):
         p = write(os.path.join(self.d, "k", "latencies.tsv"), LATENCIES + "hot-spot\t64\t1\n")
         self.fails([p], f"{p}:12:", "expected 5 fields")
 
+    def test_not_text_and_oversized_fields(self):
+        # Found by fuzz/readers.py: bytes that are not UTF-8 ended in a
+        # UnicodeDecodeError traceback, a field over the csv module's limit in
+        # a csv.Error one.
+        p = os.path.join(self.d, "u", "np.out")
+        write(p, "")
+        with open(p, "wb") as f:
+            f.write(b"1 1.0 0.000008\n2 2.0 0.0000\xb408\n")
+        self.fails([p], f"{p}:2:", "not UTF-8 text (byte 0xb4)")
+        p = write(os.path.join(self.d, "v", "results.tsv"), "bytes\tlatency_us\n1\t" + "9" * 200000 + "\n")
+        self.fails([p], f"{p}:2:", "malformed TSV: field larger than field limit")
+
     def test_nothing_plottable(self):
         run = os.path.join(self.d, "empty")
         write(os.path.join(run, "run.log"), "hello\n")

@@ -2,6 +2,7 @@
 data and raises InputError naming the file and line for anything malformed,
 so a bad file never gets as far as a confusing plot."""
 import csv
+import io
 import math
 
 
@@ -28,10 +29,19 @@ def _number(path, line, column, text, positive=False, nonnegative=False):
 
 
 def _open(path):
+    """The file as text (UTF-8); bytes that are not UTF-8 are an error at
+    their line, not a UnicodeDecodeError."""
     try:
-        return open(path, newline="")
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as e:
         raise InputError(path, 0, f"cannot read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise InputError(path, line, f"not UTF-8 text (byte 0x{raw[e.start]:02x})") from None
+    return io.StringIO(text, newline="")
 
 
 def read_netpipe(path):
@@ -60,22 +70,29 @@ def _table(path, delimiter, required):
     and every row the header's width. Yields (line, {column: text})."""
     with _open(path) as f:
         reader = csv.reader(f, delimiter=delimiter)
-        header = next(reader, None)
-        if not header:
-            raise InputError(path, 1, "empty file (expected a header line)")
-        header = [h.strip() for h in header]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(path, 1, f"header lacks column(s) {', '.join(missing)} (has: {' '.join(header)})")
-        rows = []
-        for fields in reader:
-            if not fields or (len(fields) == 1 and not fields[0].strip()):
-                continue
-            if len(fields) != len(header):
-                raise InputError(path, reader.line_num,
-                                 f"expected {len(header)} fields as in the header, got {len(fields)}")
-            rows.append((reader.line_num, dict(zip(header, (x.strip() for x in fields)))))
-        return header, rows
+        try:
+            return _header_and_rows(path, reader, required)
+        except csv.Error as e:  # e.g. a field over the csv module's size limit
+            raise InputError(path, reader.line_num, f"malformed {'CSV' if delimiter == ',' else 'TSV'}: {e}") from None
+
+
+def _header_and_rows(path, reader, required):
+    header = next(reader, None)
+    if not header:
+        raise InputError(path, 1, "empty file (expected a header line)")
+    header = [h.strip() for h in header]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(path, 1, f"header lacks column(s) {', '.join(missing)} (has: {' '.join(header)})")
+    rows = []
+    for fields in reader:
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
+            continue
+        if len(fields) != len(header):
+            raise InputError(path, reader.line_num,
+                             f"expected {len(header)} fields as in the header, got {len(fields)}")
+        rows.append((reader.line_num, dict(zip(header, (x.strip() for x in fields)))))
+    return header, rows
 
 
 # Columns of messages.csv that end in _us but are not stages.
