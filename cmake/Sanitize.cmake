@@ -12,8 +12,12 @@ if(M2VP_SANITIZE)
   # -fno-omit-frame-pointer: readable stacks in reports.
   set(M2_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_compile_options(${M2_SANITIZE_FLAGS})
+  # core/leak_roots.cpp registers coroutine stacks with LeakSanitizer.
+  add_compile_definitions(M2VP_SANITIZED)
   add_link_options(-fsanitize=address,undefined)
   add_library(m2_sanitizer_defaults OBJECT ${CMAKE_SOURCE_DIR}/cmake/sanitize/sanitizer_defaults.c)
+  # Also linked into shared modules (bench/event_count).
+  set_target_properties(m2_sanitizer_defaults PROPERTIES POSITION_INDEPENDENT_CODE ON)
   # Linked into every executable defined after this point.
   link_libraries(m2_sanitizer_defaults)
 endif()

@@ -3,6 +3,10 @@
  * ASAN_OPTIONS etc. in the environment still override them). Why each one:
  * see docs/sanitizers.md. */
 
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+
 const char *__asan_default_options(void);
 const char *__ubsan_default_options(void);
 const char *__lsan_default_suppressions(void);
@@ -63,4 +67,38 @@ const char *__lsan_default_suppressions(void)
 const char *__lsan_default_options(void)
 {
   return "print_suppressions=0";
+}
+
+/* LeakSanitizer scans the stack ASan believes the thread is on. SystemC
+ * announces its coroutine switches, but a process that ends (an SC_THREAD
+ * returning: its coroutine is aborted, not yielded from) leaves the main
+ * thread recorded with that dead coroutine's stack, and every later switch
+ * back to main carries the wrong bounds on. At exit LSan then scans a freed
+ * stack and crashes ("Tracer caught signal 11", seen in the DMA unit tests,
+ * whose test thread ends), or scans the wrong memory. Before LSan's exit
+ * check (registered earlier, so it runs later) the main thread's real stack
+ * is announced again, when exit() is called on it. */
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+
+static void m2_announce_main_stack(void)
+{
+  pthread_attr_t attr;
+  void *bottom = NULL;
+  size_t size = 0;
+  char here;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return;
+  if (pthread_attr_getstack(&attr, &bottom, &size) != 0)
+    size = 0;
+  pthread_attr_destroy(&attr);
+  if (size == 0 || &here < (char *)bottom || &here >= (char *)bottom + size)
+    return; /* exit() called on a coroutine stack: ASan's record is right */
+  __sanitizer_start_switch_fiber(NULL, bottom, size);
+  __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+}
+
+__attribute__((constructor)) static void m2_register_exit_hook(void)
+{
+  atexit(m2_announce_main_stack);
 }

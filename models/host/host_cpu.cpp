@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/leak_roots.h"
 #include "core/log.h"
 #include "core/paths.h"
 
@@ -185,6 +186,9 @@ HostCpu& HostCpu::current() {
 
 void HostCpu::run() {
   if (!m_app && !m_program) return;
+  // Application memory that only this thread's frames hold stays reachable
+  // when a run ends with the thread suspended (sanitized builds).
+  keep_stack_as_leak_root();
   m_started = true;
   g_current = this;
   m_qk.reset();
