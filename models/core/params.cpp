@@ -299,7 +299,8 @@ std::string Param<T>::format(const T& v) const {
     // Whole numbers in plain digits (100000, not 1e+05); otherwise the
     // shortest text that reads back to the same double: 0.1 stays "0.1".
     char buf[64];
-    if (v == static_cast<double>(static_cast<int64_t>(v)) && v > -1e15 && v < 1e15)
+    // (The range first: converting a double outside int64_t's is undefined.)
+    if (v > -1e15 && v < 1e15 && v == static_cast<double>(static_cast<int64_t>(v)))
       return std::to_string(static_cast<int64_t>(v));
     const auto res = std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, res.ptr);

@@ -152,6 +152,14 @@ TEST_CASE("param: doubles take decimal and scientific notation only", "[params]"
   CHECK(d.get() == 42.0);
   d.set(0.1);
   CHECK(d.value_string() == "0.1");  // shortest round-trip text
+  // Found by fuzz_config (sim.max_time_ms=5999...9): a value far beyond
+  // int64_t was converted to one while it was printed (undefined behaviour).
+  CHECK(d.set_from_string("5999999999999999999999999999999999999999999999999") == "");
+  CHECK(d.value_string() == "6e+48");
+  d.set(-1e300);
+  CHECK(d.value_string() == "-1e+300");
+  d.set(-12345);
+  CHECK(d.value_string() == "-12345");
 }
 
 TEST_CASE("param: ranges are enforced with a clear message", "[params]") {
