@@ -13,15 +13,13 @@ if(M2VP_SANITIZE)
   # float-cast-overflow: GCC leaves it out of "undefined" (clang's fuzz build
   # has it); a double beyond an integer type's range converted to it is
   # undefined behaviour (found by fuzz_config in the parameter printer).
-  set(M2_SANITIZE_FLAGS -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
-      -fno-omit-frame-pointer)
+  set(M2_SANITIZE_KINDS -fsanitize=address,undefined,float-cast-overflow)
+  set(M2_SANITIZE_FLAGS ${M2_SANITIZE_KINDS} -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_compile_options(${M2_SANITIZE_FLAGS})
   # core/leak_roots.cpp registers coroutine stacks with LeakSanitizer.
   add_compile_definitions(M2VP_SANITIZED)
-  add_link_options(-fsanitize=address,undefined,float-cast-overflow)
+  add_link_options(${M2_SANITIZE_KINDS})
   add_library(m2_sanitizer_defaults OBJECT ${CMAKE_SOURCE_DIR}/cmake/sanitize/sanitizer_defaults.c)
-  # Also linked into shared modules (bench/event_count).
-  set_target_properties(m2_sanitizer_defaults PROPERTIES POSITION_INDEPENDENT_CODE ON)
   # Linked into every executable defined after this point.
   link_libraries(m2_sanitizer_defaults)
 endif()
@@ -46,8 +44,9 @@ endif()
 # uninstrumented program (Debian's NPmpich2) cannot load a shared library
 # built with ASan (its runtime must come first in the process), so the
 # platform's libmpich.so.12 and the test's own outside MPI program are built
-# as a user would build them. The simulator side of their calls
-# (sw/host/exec/mpi_calls.cpp, sw/host/mpi) stays instrumented.
+# as a user would build them, and so is the bench's event counter, preloaded
+# in front of the simulator's libraries. The simulator side of the programs'
+# calls (sw/host/exec/mpi_calls.cpp, sw/host/mpi) stays instrumented.
 function(m2_not_sanitized target)
   if(NOT M2VP_SANITIZE)
     return()
@@ -55,7 +54,7 @@ function(m2_not_sanitized target)
   foreach(prop COMPILE_OPTIONS LINK_OPTIONS)
     get_target_property(v ${target} ${prop})
     if(v)
-      list(REMOVE_ITEM v ${M2_SANITIZE_FLAGS} -fsanitize=address,undefined,float-cast-overflow)
+      list(REMOVE_ITEM v ${M2_SANITIZE_FLAGS})
       set_property(TARGET ${target} PROPERTY ${prop} "${v}")
     endif()
   endforeach()
