@@ -40,6 +40,11 @@ struct SimSettings {
                            Range<uint64_t>{0, 65535}};
   Param<bool> gdb_wait{"sim", "gdb_wait", true, "",
                        "with sim.gdb_port: halt all CPUs before the first instruction until GDB connects"};
+  Param<double> perturb_ns{"sim", "perturb_ns", 0.0, "ns",
+                           "period of a process that wakes and does nothing (0: none); it changes only the order in "
+                           "which SystemC runs same-time wake-ups: results that move with it are sensitive to that "
+                           "order (docs/speed.md)",
+                           Range<double>{0, 1e12}};
   Param<double> max_time_ms{"sim", "max_time_ms", 1000.0, "ms",
                             "simulated time limit; reaching it before all firmware exits is an error",
                             Range<double>{1e-6, 1e9}};

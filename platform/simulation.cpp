@@ -22,6 +22,7 @@
 #include "platform/report.h"
 #include "platform/sim_settings.h"
 #include "platform/signal_sampler.h"
+#include "platform/tie_order_perturbation.h"
 #include "trace/message_breakdown.h"
 #include "trace/message_ledger.h"
 #include "trace/perfetto_writer.h"
@@ -42,6 +43,7 @@ struct Elaborated {
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
   std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::unique_ptr<TieOrderPerturbation> perturbation;  // only with sim.perturb_ns
   std::unique_ptr<ProgressMeter> progress; // only on a terminal
   std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
@@ -124,6 +126,9 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
         sc_core::sc_time(e->sim.trace_from_us.get(), sc_core::SC_US),
         to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
+  if (e->sim.perturb_ns.get() > 0)
+    e->perturbation = std::make_unique<TieOrderPerturbation>(
+        "tie_order_perturbation", sc_core::sc_time(e->sim.perturb_ns.get(), sc_core::SC_NS));
   reg.check_all_presets_used();
   if (!listing && !opts.quiet && ProgressMeter::wanted())
     e->progress = std::make_unique<ProgressMeter>(sc_core::sc_time(e->sim.max_time_ms.get(), sc_core::SC_MS));

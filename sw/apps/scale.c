@@ -18,7 +18,12 @@
  *  - hotspot:   every node but the hot one (--hot, node 0) sends to it; the hot
  *               node only receives.
  * A phase is one (pattern, size): every node posts all its receives (zero
- * copy into pinned buffers), then MMP_Sync, then --msgs rounds; in a round a
+ * copy into pinned buffers), then MMP_Sync; node 0 then sends every node the
+ * phase's start time (its clock + 20 us + 10 us per node) and every node waits
+ * until then, so that all begin at the same simulated time (the barrier
+ * releases them microseconds apart, and a small-message phase would measure
+ * that skew; a node that gets the start late says so and counts it in the
+ * late_starts result). Then --msgs rounds; in a round a
  * node sends one message to each of its destinations (in the order above),
  * waits for the round's message from each of its sources (in the order they
  * send: i-1, i-2, ...), then for its sends. The receive side of the hot spot
@@ -41,7 +46,7 @@
  * phase's row (latency min, mean, p50, p99, max over all messages of all
  * nodes; throughput per node = received payload bits / phase time, the mean
  * over all nodes and the min over the nodes that receive in the pattern; the
- * phase time is from the barrier's release to the last message's arrival on
+ * phase time is from the common start to the last message's arrival on
  * any node) and appends every latency to the file --out (latencies.tsv, in the
  * run folder: pattern bytes src dst latency_us).
  *
@@ -61,6 +66,7 @@
 #define PORT 6
 #define TAG_DATA_BASE 0x100 /* + phase number */
 #define TAG_GATHER 0x10
+#define TAG_START 0x11
 #define MAX_NODES 64
 #define MAX_SIZES 32
 #define MAX_PHASES 64 /* patterns in --patterns: a soak repeats them (bench/soak.cpp) */
@@ -69,6 +75,10 @@
 #define HEADER_BYTES 16u
 #define GUARD_BYTES 16u
 #define POISON 0xEE
+/* How far ahead of node 0's clock a phase starts: time for node 0 to send
+ * every node the start (a few us per small message). */
+#define START_AHEAD_US 20.0
+#define START_AHEAD_PER_NODE_US 10.0
 
 enum pattern { ALLTOALL, NEIGHBOUR, HOTSPOT, N_PATTERNS };
 static const char *const kPatternNames[N_PATTERNS] = {"alltoall", "neighbour", "hotspot"};
@@ -91,7 +101,7 @@ struct rec {
 
 /* What a node reports to node 0 after a phase, followed by its records. */
 struct summary {
-  double start_us;    /* barrier released                             */
+  double start_us;    /* the phase's common start                     */
   double last_rx_us;  /* last receive completed (start_us if none)     */
   uint64_t rx_bytes;  /* payload bytes received                         */
   uint32_t n_recs;    /* records that follow                            */
@@ -107,6 +117,7 @@ struct ctx {
   int me, n, hot, msgs;
   struct MMP_connect *self, *node[MAX_NODES];
   uint8_t *sbuf, *rbuf;      /* pinned: a slot per destination, per receive */
+  double *start_buf;         /* pinned: the phase's start time, sent by node 0 */
   size_t stride;             /* slot size of the current phase               */
   struct rec *recs;          /* this node's records of the current phase     */
   uint8_t *gather;           /* node 0: one summary + records per node       */
@@ -114,6 +125,7 @@ struct ctx {
   FILE *lat;                 /* node 0: latencies.tsv                        */
   long errors;               /* wrong bytes this node received               */
   long failures;
+  long late_starts;          /* phases this node began after their start time */
   long all_errors, missing, messages; /* node 0: over all nodes (gathered)    */
 };
 
@@ -267,6 +279,36 @@ static int gather(struct ctx *c, const struct summary *mine)
   return rc;
 }
 
+/* The phase's start, the same simulated time on every node: node 0 sends
+ * it after the barrier, far enough ahead that it reaches every node first
+ * (the barrier alone releases nodes microseconds apart, and a small-message
+ * phase would measure that skew and the order the release reached them).
+ * Every node then waits until then. -1 when the message failed. */
+static int common_start(struct ctx *c, double *start_us)
+{
+  double *start_buf = c->start_buf; /* pinned: no pin-down per message */
+  if (c->me == 0) {
+    *start_buf = m2host_now_us() + START_AHEAD_US + START_AHEAD_PER_NODE_US * c->n;
+    struct MMP_send_handle *s[MAX_NODES];
+    for (int j = 1; j < c->n; j++) s[j] = MMP_Send(start_buf, sizeof *start_buf, TAG_START, c->self, c->node[j]);
+    for (int j = 1; j < c->n; j++)
+      if (!s[j] || MMP_Wait_send(s[j]) != 0) return -1;
+  } else {
+    struct MMP_recv_handle *h = MMP_Recv(start_buf, sizeof *start_buf, TAG_START, c->node[0], c->self);
+    if (!h || MMP_Wait_recv(h) != (int)sizeof *start_buf) return -1;
+  }
+  const double start = *start_buf;
+  const double now = m2host_now_us();
+  if (now > start) {
+    m2host_printf("scale: node %d got the phase's start %.3f us late\n", c->me, now - start);
+    c->late_starts++;
+  } else {
+    m2host_compute_ns((start - now) * 1e3);
+  }
+  *start_us = start;
+  return 0;
+}
+
 /* One phase; -1 when an MMP operation failed (the run cannot go on). */
 static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
 {
@@ -286,7 +328,12 @@ static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
     }
   }
   MMP_Sync(c->me, c->n);
-  struct summary mine = {m2host_now_us(), 0, 0, 0, 0};
+  double start_us = 0;
+  if (common_start(c, &start_us) != 0) {
+    m2host_printf("scale: the phase's start did not arrive: %s\n", MMP_strerror(MMP_last_error()));
+    return -1;
+  }
+  struct summary mine = {start_us, 0, 0, 0, 0};
   mine.last_rx_us = mine.start_us;
   int failed = 0;
   for (int it = 0; it < c->msgs && !failed; it++) {
@@ -447,6 +494,7 @@ static int scale(int argc, char **argv)
   const size_t max_recvs = (size_t)(n - 1) * (size_t)msgs;
   c.sbuf = MMP_Pindown_malloc((size_t)(n - 1) * max_stride, c.self);
   c.rbuf = MMP_Pindown_malloc(max_recvs * max_stride, c.self);
+  c.start_buf = MMP_Pindown_malloc(sizeof *c.start_buf, c.self);
   c.recs = malloc(max_recvs * sizeof *c.recs);
   c.gather_bytes = sizeof(struct summary) + max_recvs * sizeof(struct rec);
   if (me == 0) c.gather = malloc((size_t)n * c.gather_bytes);
@@ -459,7 +507,7 @@ static int scale(int argc, char **argv)
     m2host_printf("scale: no run folder (or a bad --out name): %s not written\n", out_name);
   }
   int rc = 0;
-  if (!c.sbuf || !c.rbuf || !c.recs || (me == 0 && !c.gather)) {
+  if (!c.sbuf || !c.rbuf || !c.start_buf || !c.recs || (me == 0 && !c.gather)) {
     m2host_printf("scale: cannot allocate %zu pinned bytes: %s\n", (n - 1 + max_recvs) * max_stride,
                   MMP_strerror(MMP_last_error()));
     rc = 4;
@@ -474,11 +522,13 @@ static int scale(int argc, char **argv)
   if (c.lat) fclose(c.lat);
   if (c.sbuf) MMP_Pindown_free(c.sbuf, c.self);
   if (c.rbuf) MMP_Pindown_free(c.rbuf, c.self);
+  if (c.start_buf) MMP_Pindown_free(c.start_buf, c.self);
   free(c.recs);
   free(c.gather);
   MMP_finalize(c.self);
   m2host_result("payload_errors", c.errors);
   m2host_result("failures", c.failures);
+  m2host_result("late_starts", c.late_starts);
   if (me == 0) {
     m2host_result("messages", c.messages);
     m2host_result("missing", c.missing);

@@ -6,6 +6,7 @@
 // throughput within 3%.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -86,17 +87,71 @@ TEST_CASE("LT vs AT: experiment 2 (MMP ping-pong between hosts) agrees within 3%
   CHECK(compare(lt, at) == 2 * 14);  // latency and throughput
 }
 
-// Small-message phases are sensitive to the order in which SystemC runs
-// processes woken at the same time (unspecified; it follows the layout of
-// the kernel's event queue): such a change alone moved single rows by up
-// to 5% (docs/speed.md). Today every row is within 3%.
-TEST_CASE("LT vs AT: experiment 6 (4 nodes, all three patterns) agrees within 3% at every size",
+// Under contention the order in which SystemC runs processes woken at the
+// same picosecond (unspecified; it follows the layout of the kernel's event
+// queue) decides arbitrations, and a few rows of experiment 6 move with it by
+// several percent in AT itself (docs/speed.md, "Tie order"). So LT is compared
+// with AT's envelope: AT run as is and with two no-op processes
+// (sim.perturb_ns) that change nothing but that order. LT must lie within 3%
+// of the envelope, and the envelope itself must be narrow (its spread is the
+// measurement's uncertainty, bounded here so that the comparison keeps its
+// meaning). Rows without contention have no spread: there it is the plain 3%.
+TEST_CASE("LT vs AT: experiment 6 (4 nodes, all three patterns) agrees within 3% of AT's same-time-order envelope",
           "[integration][lt_vs_at]") {
+  constexpr double kMaxSpread = 0.08;
   Sandbox sb;
   const std::string args = "--sizes 16,256,4k,64k --msgs 8";  // scale-4's sizes, half its messages
-  const SimResult lt = run_style(sb, "scale-4", "node*.host.args", args, "lt");
-  const SimResult at = run_style(sb, "scale-4", "node*.host.args", args, "at");
-  CHECK(lt.result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
-  CHECK(at.result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
-  CHECK(compare(lt, at) == 3 * 4 * 2);  // 3 patterns x 4 sizes, mean latency and throughput
+  const std::string key = "node*.host.args";
+  const SimResult lt = run_style(sb, "scale-4", key, args, "lt");
+  std::vector<SimResult> at;
+  at.push_back(run_style(sb, "scale-4", key, args, "at"));
+  for (const char* period : {"997", "10007"}) {
+    SimResult r = sb.run({"run", config("scale-4"), "--quiet", "--set", "sim.timing=at", "--set", key + "=" + args,
+                          "--set", std::string("sim.perturb_ns=") + period},
+                         true, 240);
+    INFO(r.describe());
+    REQUIRE(r.exited(0));
+    at.push_back(std::move(r));
+  }
+  for (const SimResult* r : std::vector<const SimResult*>{&lt, &at[0], &at[1], &at[2]})
+    CHECK(r->result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
+
+  const auto l = read_tsv(lt.out_dir / "results.tsv");
+  std::vector<std::vector<std::vector<std::string>>> a;
+  for (const SimResult& r : at) a.push_back(read_tsv(r.out_dir / "results.tsv"));
+  REQUIRE(l.size() == 1 + 3 * 4);
+  int compared = 0, moved = 0;
+  for (size_t c = 0; c < l[0].size(); ++c) {
+    bool timing_column = false, key_column = false;
+    for (const std::string& name : kCompared) timing_column |= l[0][c] == name;
+    for (const std::string& name : kKeys) key_column |= l[0][c] == name;
+    if (!timing_column && !key_column) continue;
+    for (size_t r = 1; r < l.size(); ++r) {
+      double lo = 1e300, hi = 0;
+      for (const auto& t : a) {
+        REQUIRE(t.size() == l.size());
+        REQUIRE(t[0] == l[0]);
+        REQUIRE(t[r].size() == l[0].size());
+        if (key_column) {
+          CHECK(t[r][c] == l[r][c]);
+          continue;
+        }
+        lo = std::min(lo, std::stod(t[r][c]));
+        hi = std::max(hi, std::stod(t[r][c]));
+      }
+      if (key_column) continue;
+      const double lt_v = std::stod(l[r][c]);
+      INFO("row " << r << ": " << l[r][0] << " " << l[r][2] << " B, column " << l[0][c] << ": LT " << lt_v
+                  << ", AT envelope " << lo << " .. " << hi);
+      REQUIRE(lo > 0);
+      CHECK(hi <= lo * (1 + kMaxSpread));
+      CHECK(lt_v >= lo * (1 - kTolerance));
+      CHECK(lt_v <= hi * (1 + kTolerance));
+      moved += hi > lo;
+      ++compared;
+    }
+  }
+  CHECK(compared == 3 * 4 * 2);  // 3 patterns x 4 sizes, mean latency and throughput
+  // The perturbation is not a no-op for the comparison: some contended row moves with it.
+  CHECK(moved > 0);
 }
