@@ -89,16 +89,18 @@ TEST_CASE("LT vs AT: experiment 2 (MMP ping-pong between hosts) agrees within 3%
 
 // Under contention the order in which SystemC runs processes woken at the
 // same picosecond (unspecified; it follows the layout of the kernel's event
-// queue) decides arbitrations, and a few rows of experiment 6 move with it by
-// several percent in AT itself (docs/speed.md, "Tie order"). So LT is compared
+// queue) can decide arbitrations and move a row of experiment 6 in AT itself
+// (docs/speed.md, "Tie order"; the application staggers the nodes' starts so
+// that they do not tie, which keeps that spread small). So LT is compared
 // with AT's envelope: AT run as is and with two no-op processes
 // (sim.perturb_ns) that change nothing but that order. LT must lie within 3%
-// of the envelope, and the envelope itself must be narrow (its spread is the
-// measurement's uncertainty, bounded here so that the comparison keeps its
-// meaning). Rows without contention have no spread: there it is the plain 3%.
+// of the envelope, and the envelope itself may be no wider than 3% (its
+// spread is the measurement's uncertainty; wider would make the comparison
+// meaningless). Rows without contention have no spread: there it is the
+// plain 3%.
 TEST_CASE("LT vs AT: experiment 6 (4 nodes, all three patterns) agrees within 3% of AT's same-time-order envelope",
           "[integration][lt_vs_at]") {
-  constexpr double kMaxSpread = 0.08;
+  constexpr double kMaxSpread = 0.03;
   Sandbox sb;
   const std::string args = "--sizes 16,256,4k,64k --msgs 8";  // scale-4's sizes, half its messages
   const std::string key = "node*.host.args";
