@@ -19,11 +19,11 @@
  *               node only receives.
  * A phase is one (pattern, size): every node posts all its receives (zero
  * copy into pinned buffers), then MMP_Sync; node 0 then sends every node the
- * phase's start time (its clock + 20 us + 10 us per node) and every node waits
- * until then, so that all begin at the same simulated time (the barrier
- * releases them microseconds apart, and a small-message phase would measure
- * that skew; a node that gets the start late says so and counts it in the
- * late_starts result). Then --msgs rounds; in a round a
+ * phase's start time (its clock + 20 us + 10 us per node) and node i waits
+ * until START_STAGGER_NS x i after it (the barrier releases the nodes
+ * microseconds apart, and a small-message phase would measure that skew; a
+ * node that gets the start late says so and counts it in the late_starts
+ * result). Then --msgs rounds; in a round a
  * node sends one message to each of its destinations (in the order above),
  * waits for the round's message from each of its sources (in the order they
  * send: i-1, i-2, ...), then for its sends. The receive side of the hot spot
@@ -108,7 +108,7 @@ struct rec {
 
 /* What a node reports to node 0 after a phase, followed by its records. */
 struct summary {
-  double start_us;    /* the phase's common start                     */
+  double start_us;    /* this node's start (the common start + stagger) */
   double last_rx_us;  /* last receive completed (start_us if none)     */
   uint64_t rx_bytes;  /* payload bytes received                         */
   uint32_t n_recs;    /* records that follow                            */
@@ -286,11 +286,12 @@ static int gather(struct ctx *c, const struct summary *mine)
   return rc;
 }
 
-/* The phase's start, the same simulated time on every node: node 0 sends
- * it after the barrier, far enough ahead that it reaches every node first
- * (the barrier alone releases nodes microseconds apart, and a small-message
- * phase would measure that skew and the order the release reached them).
- * Every node then waits until then. -1 when the message failed. */
+/* The phase's start: node 0 sends one time to every node after the
+ * barrier, far enough ahead that it reaches every node first (the barrier
+ * alone releases nodes microseconds apart, and a small-message phase would
+ * measure that skew and the order the release reached them). Node i waits
+ * until START_STAGGER_NS x i after it; *start_us gets that time. -1 when the
+ * message failed. */
 static int common_start(struct ctx *c, double *start_us)
 {
   double *start_buf = c->start_buf; /* pinned: no pin-down per message */
