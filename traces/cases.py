@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 
-from runs import choose_metric, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
+from runs import choose_metric, key_heading, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
 
 
 def parse_args(argv):
@@ -84,7 +84,7 @@ def per_size(metric, cases, tables):
     sizes = sizes_of(tables)
     labels = ["/".join(levels) for _, _, levels in cases]
     by_case = [metric_by_size(t, metric) for t in tables]
-    rows = [["bytes"] + labels]
+    rows = [[key_heading(tables)] + labels]
     rows += [[s] + [vals.get(s, "-") for vals in by_case] for s in sizes]
     return rows
 

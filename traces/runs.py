@@ -66,22 +66,60 @@ def choose_metric(tables, wanted=None):
     return None
 
 
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _prefix_columns(table):
+    """The text columns before `bytes` that name a row together with it
+    (experiment 6's `pattern`): without them, rows of different patterns
+    with one size would overwrite each other."""
+    bi = table[0].index("bytes")
+    return [c for c in range(bi) if any(len(r) > c and not _is_number(r[c]) for r in table[1:])]
+
+
+def row_key(table, row, prefix=None):
+    """A row's name: its size, after its text key columns ("alltoall:16")."""
+    bi = table[0].index("bytes")
+    cols = _prefix_columns(table) if prefix is None else prefix
+    return ":".join([row[c] for c in cols] + [row[bi]])
+
+
 def metric_by_size(table, metric):
-    """{bytes: value} of one run's table ({} when it lacks either column)."""
+    """{row key: value} of one run's table ({} when it lacks either column);
+    the key is the size, after the row's text key columns if it has any."""
     if not table or "bytes" not in table[0] or metric not in table[0]:
         return {}
     bi, mi = table[0].index("bytes"), table[0].index(metric)
-    return {r[bi]: r[mi] for r in table[1:] if len(r) > max(bi, mi)}
+    prefix = _prefix_columns(table)
+    return {row_key(table, r, prefix): r[mi] for r in table[1:] if len(r) > max([bi, mi] + prefix)}
 
 
 def sizes_of(tables):
-    """Every size any table has, in numeric order."""
-    sizes = set()
+    """Every row key any table has: sizes in numeric order, or, for tables
+    with text key columns, in the order the tables list them."""
+    keys = []
+    keyed = False
     for t in tables:
         if t and "bytes" in t[0]:
+            prefix = _prefix_columns(t)
+            keyed |= bool(prefix)
             bi = t[0].index("bytes")
-            sizes.update(r[bi] for r in t[1:] if len(r) > bi)
-    return sorted(sizes, key=float)
+            keys += [row_key(t, r, prefix) for r in t[1:] if len(r) > max([bi] + prefix)]
+    unique = list(dict.fromkeys(keys))
+    return unique if keyed else sorted(unique, key=float)
+
+
+def key_heading(tables):
+    """What sizes_of's keys are: "bytes", or e.g. "pattern:bytes"."""
+    for t in tables:
+        if t and "bytes" in t[0] and _prefix_columns(t):
+            return ":".join([t[0][c] for c in _prefix_columns(t)] + ["bytes"])
+    return "bytes"
 
 
 def print_aligned(rows, out=None):

@@ -104,11 +104,17 @@ def plot(out, metric, rows, tables):
     fig, ax = figure.plt.subplots(figsize=(7, 4.5))
     data = []
     for row, t in zip(rows, tables):
-        pts = sorted((int(b), float(v)) for b, v in metric_by_size(t, metric).items() if v != "")
-        if not pts:
-            continue
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=row["variant"])
-        data += [(row["variant"], b, v) for b, v in pts]
+        # One line per variant, or per variant and row kind ("alltoall:16" -> "alltoall").
+        lines = {}
+        for key, v in metric_by_size(t, metric).items():
+            kind, _, b = key.rpartition(":")
+            if v != "":
+                lines.setdefault(kind, []).append((int(b), float(v)))
+        for kind, pts in lines.items():
+            pts.sort()
+            label = row["variant"] + (f", {kind}" if kind else "")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=label)
+            data += [(label, b, v) for b, v in pts]
     ax.set_xscale("log")
     ax.set_xlabel("bytes")
     ax.set_ylabel(metric)

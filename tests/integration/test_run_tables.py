@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Test of traces/runs.py, which sweeps (`./m2vp sweep`) and configs with
+cases (`./m2vp run`) use to put the runs' result tables side by side: a row
+is named by its size, after its text key columns (experiment 6's pattern),
+so rows of different patterns with one size stay apart.
+"""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces"))
+import runs  # noqa: E402
+
+SCALE = [
+    ["pattern", "nodes", "bytes", "messages", "mean_us", "mbps"],
+    ["alltoall", "4", "16", "96", "15.5", "18.7"],
+    ["alltoall", "4", "4096", "96", "80.1", "931.4"],
+    ["neighbour", "4", "16", "64", "11.3", "18.9"],
+    ["neighbour", "4", "4096", "64", "61.7", "940.6"],
+    ["hotspot", "4", "16", "24", "28.7", "10.1"],
+]
+NETPIPE = [
+    ["bytes", "latency_us", "mbps"],
+    ["1024", "14.9", "548.0"],
+    ["32", "8.5", "30.1"],
+    ["4096", "31.5", "1040.0"],
+]
+
+
+class RunTablesTests(unittest.TestCase):
+    def test_rows_with_a_pattern_keep_apart(self):
+        m = runs.metric_by_size(SCALE, "mean_us")
+        self.assertEqual(m, {"alltoall:16": "15.5", "alltoall:4096": "80.1", "neighbour:16": "11.3",
+                             "neighbour:4096": "61.7", "hotspot:16": "28.7"})
+        # In the table's order (pattern by pattern), each once, over every run.
+        other = SCALE[:1] + [["hotspot", "4", "4096", "24", "124.9", "488.3"]]
+        self.assertEqual(runs.sizes_of([SCALE, other]),
+                         ["alltoall:16", "alltoall:4096", "neighbour:16", "neighbour:4096", "hotspot:16",
+                          "hotspot:4096"])
+        self.assertEqual(runs.key_heading([SCALE]), "pattern:bytes")
+
+    def test_plain_sizes_as_before(self):
+        self.assertEqual(runs.metric_by_size(NETPIPE, "latency_us"), {"1024": "14.9", "32": "8.5", "4096": "31.5"})
+        self.assertEqual(runs.sizes_of([NETPIPE, NETPIPE[:1] + [["64", "8.6", "59.0"]]]), ["32", "64", "1024", "4096"])
+        self.assertEqual(runs.key_heading([NETPIPE]), "bytes")
+
+    def test_missing_columns_and_short_rows(self):
+        self.assertEqual(runs.metric_by_size(SCALE, "p99_us"), {})
+        self.assertEqual(runs.metric_by_size([], "mbps"), {})
+        short = SCALE[:1] + [["alltoall", "4"]]
+        self.assertEqual(runs.metric_by_size(short, "mbps"), {})
+        self.assertEqual(runs.sizes_of([short]), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
