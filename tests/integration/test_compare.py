@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Integration test of traces/compare.py (`./m2vp compare`) on handmade run
+folders: the parameters that differ are listed, rows are matched by key
+(size, and pattern where there is one), differences are computed from the
+first run, --tolerance sets the exit code, and bad input names the file.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+COMPARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces", "compare.py")
+
+PARAMS = "name\tvalue\tunit\tdefault\torigin\nsim.timing\t{timing}\t\tlt\tdefault\nnode0.pci.variant\tpci64-66\t\tpci64-66\tdefault\n"
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, COMPARE, *args], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def line_of(text, start):
+    return next(l for l in text.splitlines() if l.startswith(start))
+
+
+class CompareTests(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_dir(self, name, results, timing="lt"):
+        folder = os.path.join(self.d, name)
+        write(os.path.join(folder, "results.tsv"), results)
+        write(os.path.join(folder, "params.tsv"), PARAMS.format(timing=timing))
+        return folder
+
+    def test_differences_from_the_first_run(self):
+        a = self.run_dir("a", "bytes\tlatency_us\tmbps\n32\t8.00\t32.0\n1024\t20.00\t400.0\n")
+        b = self.run_dir("b", "bytes\tlatency_us\tmbps\n1024\t21.00\t380.0\n32\t8.00\t32.0\n", timing="at")
+        rc, out, err = run(a, b)
+        self.assertEqual(rc, 0, err)
+        # Only the parameter that differs, with both values.
+        self.assertRegex(line_of(out, "sim.timing"), r"^sim\.timing\s+lt\s+at$")
+        self.assertNotIn("node0.pci.variant", out)
+        # Rows matched by size whatever their order; the difference from run 1.
+        self.assertRegex(line_of(out, "latency_us@1024"), r"20\.00\s+21\.00 \(\+5\.00%\)$")
+        self.assertRegex(line_of(out, "latency_us@32"), r"8\.00\s+8\.00 \(\+0\.00%\)$")
+        self.assertRegex(line_of(out, "mbps@1024"), r"400\.0\s+380\.0 \(-5\.00%\)$")
+        self.assertIn("largest difference from run 1: +5.00% (latency_us at 1024)", out)  # the first of two equal ones
+
+    def test_tolerance_sets_the_exit_code(self):
+        a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n1024\t20.00\n")
+        b = self.run_dir("b", "bytes\tlatency_us\n32\t8.10\n1024\t20.20\n")
+        rc, out, _ = run(a, b, "--tolerance", "1.1")
+        self.assertEqual(rc, 1)
+        self.assertIn("1 value(s) differ from run 1 by more than 1.1%", out)
+        self.assertTrue(line_of(out, "latency_us@32").endswith("*"))
+        self.assertFalse(line_of(out, "latency_us@1024").endswith("*"))
+        rc, out, _ = run(a, b, "--tolerance", "2")
+        self.assertEqual(rc, 0, out)
+
+    def test_patterns_stay_apart_and_missing_rows_show(self):
+        head = "pattern\tnodes\tbytes\tmean_us\n"
+        a = self.run_dir("a", head + "alltoall\t4\t16\t15.5\nhotspot\t4\t16\t28.7\n")
+        b = self.run_dir("b", head + "alltoall\t4\t16\t15.5\nhotspot\t4\t16\t31.57\nneighbour\t4\t16\t11.3\n")
+        rc, out, err = run(a, os.path.join(b, "results.tsv"), "--metric", "mean_us", "--tsv", os.path.join(self.d, "c.tsv"))
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(line_of(out, "mean_us@hotspot:16"), r"28\.7\s+31\.57 \(\+10\.00%\)$")
+        self.assertRegex(line_of(out, "mean_us@neighbour:16"), r"-\s+11\.3$")
+        with open(os.path.join(self.d, "c.tsv")) as f:
+            rows = [l.rstrip("\n").split("\t") for l in f]
+        self.assertEqual(rows[0], ["row", "run 1", "run 2"])
+        self.assertEqual(len(rows), 4)
+
+    def test_bad_input_names_the_file(self):
+        a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n")
+        rc, _, err = run(a, os.path.join(self.d, "nothing"))
+        self.assertEqual(rc, 2)
+        self.assertIn(os.path.join(self.d, "nothing", "results.tsv") + ": no such file", err)
+        broken = self.run_dir("broken", "bytes\tlatency_us\n32\n")
+        rc, _, err = run(a, broken)
+        self.assertEqual(rc, 2)
+        self.assertIn(os.path.join(broken, "results.tsv") + ":2: 1 cells, the header has 2", err)
+        rc, _, err = run(a, a, "--metric", "p50_us")
+        self.assertEqual(rc, 2)
+        self.assertIn("--metric p50_us: no run's results.tsv has that column", err)
+        rc, _, err = run(a)
+        self.assertEqual(rc, 2)  # argparse: at least two runs
+        self.assertIn("at least two runs", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Compares runs: which parameters differ, and their results side by side
+with the difference of each run from the first.
+
+  compare.py RUN RUN [RUN ...] [--metric COLUMN ...] [--tolerance PERCENT] [--tsv FILE]
+
+A RUN is a run folder (its results.tsv and params.tsv) or a results.tsv.
+Rows are matched by their size, after their text key columns (experiment
+6's pattern: "alltoall:16"), or by their first column when the table has no
+`bytes`. Compared columns: --metric (repeatable), else the timing columns the
+first table has (latency_us, mean_us, time_us, mbps, ...). --tolerance marks
+the values that differ from the first run's by more than that many percent
+and makes the exit code 1 when any does; --tsv writes the comparison as a
+table. Exit code 2 on unreadable input, naming the file.
+"""
+import argparse
+import os
+import sys
+
+from runs import print_aligned, read_tsv, row_key, write_tsv
+
+DEFAULT_METRICS = ["latency_us", "mean_us", "time_us", "round_trip_us", "p99_us", "mbps"]
+
+
+class InputError(Exception):
+    pass
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="m2vp compare", description=__doc__.split("\n\n")[0])
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run folder or results.tsv")
+    p.add_argument("--metric", action="append", default=[], metavar="COLUMN")
+    p.add_argument("--tolerance", type=float, default=None, metavar="PERCENT")
+    p.add_argument("--tsv", default=None, metavar="FILE", help="write the comparison here")
+    a = p.parse_args(argv)
+    if len(a.runs) < 2:
+        p.error("give at least two runs to compare")
+    if a.tolerance is not None and a.tolerance < 0:
+        p.error("--tolerance: expected a percentage of 0 or more")
+    return a
+
+
+def results_path(run):
+    path = run if os.path.basename(run).endswith(".tsv") else os.path.join(run, "results.tsv")
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file (expected a run folder with results.tsv, or a results.tsv)")
+    return path
+
+
+def load_results(run):
+    path = results_path(run)
+    try:
+        table = read_tsv(path)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise InputError(f"{path}: not a readable TSV table ({e})")
+    if not table or not table[0]:
+        raise InputError(f"{path}: empty (expected a header line and rows)")
+    width = len(table[0])
+    for n, row in enumerate(table[1:], 2):
+        if len(row) != width:
+            raise InputError(f"{path}:{n}: {len(row)} cells, the header has {width}")
+    return path, table
+
+
+def load_params(run):
+    """{name: value} of the run's params.tsv; {} when there is none (a bare results.tsv)."""
+    folder = os.path.dirname(results_path(run))
+    rows = read_tsv(os.path.join(folder, "params.tsv"))
+    if not rows or rows[0][:2] != ["name", "value"]:
+        return {}
+    return {r[0]: r[1] for r in rows[1:] if len(r) >= 2}
+
+
+def keyed_rows(table):
+    """[(key, row)] in the table's order."""
+    header = table[0]
+    if "bytes" in header:
+        return [(row_key(table, r), r) for r in table[1:]]
+    return [(r[0], r) for r in table[1:]]
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def differing_params(params):
+    """Rows (name, value per run) of the parameters whose values differ."""
+    names = sorted(set().union(*params))
+    return [[n] + [p.get(n, "-") for p in params] for n in names if len({p.get(n, "-") for p in params}) > 1]
+
+
+def compare(tables, metrics, tolerance):
+    """(rows to print, worst (percent, where) or None, values beyond tolerance)."""
+    keyed = [dict(keyed_rows(t)) for t in tables]
+    keys = list(dict.fromkeys(k for t in tables for k, _ in keyed_rows(t)))
+    out = []
+    worst = None
+    beyond = 0
+    for m in metrics:
+        cols = [t[0].index(m) if m in t[0] else None for t in tables]
+        for k in keys:
+            cells = [f"{m}@{k}"]
+            base = None
+            for i, (rows, c) in enumerate(zip(keyed, cols)):
+                v = number(rows[k][c]) if k in rows and c is not None else None
+                if v is None:
+                    cells.append("-")
+                    continue
+                if i == 0:
+                    base = v
+                    cells.append(rows[k][c])
+                    continue
+                if base is None or base == 0:
+                    cells.append(rows[k][c])
+                    continue
+                d = (v / base - 1) * 100
+                mark = ""
+                if tolerance is not None and abs(d) > tolerance:
+                    mark = " *"
+                    beyond += 1
+                if worst is None or abs(d) > abs(worst[0]):
+                    worst = (d, f"{m} at {k}")
+                cells.append(f"{rows[k][c]} ({d:+.2f}%){mark}")
+            out.append(cells)
+    return out, worst, beyond
+
+
+def main(argv):
+    a = parse_args(argv)
+    try:
+        loaded = [load_results(r) for r in a.runs]
+        params = [load_params(r) for r in a.runs]
+    except InputError as e:
+        print(f"m2vp compare: error: {e}", file=sys.stderr)
+        return 2
+    tables = [t for _, t in loaded]
+    names = [os.path.dirname(p) or p for p, _ in loaded]
+    metrics = a.metric or [m for m in DEFAULT_METRICS if m in tables[0][0]]
+    for m in a.metric:
+        if not any(m in t[0] for t in tables):
+            print(f"m2vp compare: error: --metric {m}: no run's results.tsv has that column "
+                  f"(columns of {loaded[0][0]}: {', '.join(tables[0][0])})", file=sys.stderr)
+            return 2
+    if not metrics:
+        print(f"m2vp compare: error: {loaded[0][0]} has none of the columns "
+              f"{', '.join(DEFAULT_METRICS)}: name the ones to compare with --metric", file=sys.stderr)
+        return 2
+
+    for i, n in enumerate(names):
+        print(f"run {i + 1}: {n}")
+    if any(params):
+        diff = differing_params(params)
+        print("parameters that differ:" if diff else "parameters: the same in every run")
+        if diff:
+            print_aligned([["name"] + [f"run {i + 1}" for i in range(len(names))]] + diff)
+    else:
+        print("parameters: no params.tsv to compare")
+    rows, worst, beyond = compare(tables, metrics, a.tolerance)
+    header = ["row"] + [f"run {i + 1}" for i in range(len(names))]
+    print_aligned([header] + rows)
+    if worst is not None:
+        print(f"largest difference from run 1: {worst[0]:+.2f}% ({worst[1]})")
+    if a.tsv:
+        write_tsv(a.tsv, [header] + rows)
+    if a.tolerance is not None:
+        print(f"{beyond} value(s) differ from run 1 by more than {a.tolerance:g}%")
+        return 1 if beyond else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
