@@ -14,6 +14,7 @@ and makes the exit code 1 when any does; --tsv writes the comparison as a
 table. Exit code 2 on unreadable input, naming the file.
 """
 import argparse
+import csv
 import os
 import sys
 
@@ -51,7 +52,7 @@ def load_results(run):
     path = results_path(run)
     try:
         table = read_tsv(path)
-    except (UnicodeDecodeError, ValueError) as e:
+    except (UnicodeDecodeError, ValueError, csv.Error) as e:
         raise InputError(f"{path}: not a readable TSV table ({e})")
     if not table or not table[0]:
         raise InputError(f"{path}: empty (expected a header line and rows)")
@@ -64,8 +65,11 @@ def load_results(run):
 
 def load_params(run):
     """{name: value} of the run's params.tsv; {} when there is none (a bare results.tsv)."""
-    folder = os.path.dirname(results_path(run))
-    rows = read_tsv(os.path.join(folder, "params.tsv"))
+    path = os.path.join(os.path.dirname(results_path(run)), "params.tsv")
+    try:
+        rows = read_tsv(path)
+    except (UnicodeDecodeError, ValueError, csv.Error) as e:
+        raise InputError(f"{path}: not a readable TSV table ({e})")
     if not rows or rows[0][:2] != ["name", "value"]:
         return {}
     return {r[0]: r[1] for r in rows[1:] if len(r) >= 2}

@@ -91,6 +91,12 @@ class CompareTests(unittest.TestCase):
         rc, _, err = run(a, broken)
         self.assertEqual(rc, 2)
         self.assertIn(os.path.join(broken, "results.tsv") + ":2: 1 cells, the header has 2", err)
+        garbled = self.run_dir("garbled", "bytes\tlatency_us\n32\t8.0\n")
+        with open(os.path.join(garbled, "params.tsv"), "wb") as f:
+            f.write(b"name\tvalue\n\xff\xfe\tx\n")
+        rc, _, err = run(a, garbled)
+        self.assertEqual(rc, 2)
+        self.assertIn(os.path.join(garbled, "params.tsv") + ": not a readable TSV table", err)
         rc, _, err = run(a, a, "--metric", "p50_us")
         self.assertEqual(rc, 2)
         self.assertIn("--metric p50_us: no run's results.tsv has that column", err)
