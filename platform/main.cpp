@@ -63,6 +63,10 @@ int sc_main(int argc, char* argv[]) {
       if (i + 1 >= argc) throw std::invalid_argument(std::string(opt) + " needs a value");
       return argv[++i];
     };
+    if (a == "--help" || a == "-h") {  // e.g. ./m2vp run --help
+      std::cout << USAGE;
+      return 0;
+    }
     try {
       if (a == "--set") opts.overrides.push_back(value("--set"));
       else if (a.rfind("--set=", 0) == 0) opts.overrides.push_back(a.substr(6));

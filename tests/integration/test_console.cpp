@@ -83,6 +83,17 @@ TEST_CASE("console: --quiet keeps the outcome and the results table, drops the f
   CHECK(contains(r.file("run.log"), "[node0.host]"));
 }
 
+TEST_CASE("console: --help after the command prints the usage, not an error", "[integration][console]") {
+  Sandbox sb;
+  for (const char* flag : {"--help", "-h"}) {
+    const SimResult r = sb.run({"run", flag}, false);
+    INFO(r.describe());
+    CHECK(r.exited(0));
+    CHECK(r.out.rfind("usage: m2vp-sim", 0) == 0);
+    CHECK_FALSE(contains(r.out + r.err, "error"));
+  }
+}
+
 TEST_CASE("console: m2vp-sim started directly prints no SystemC banner", "[integration][console]") {
   // The harness sets SYSTEMC_DISABLE_COPYRIGHT_MESSAGE for every run; here
   // the simulator is started without it, as a user would.
