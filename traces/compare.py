@@ -176,4 +176,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # e.g. | head: the reader has what it wanted
+        sys.stderr.close()
+        sys.exit(0)

@@ -75,11 +75,15 @@ def _is_number(text):
 
 
 def _prefix_columns(table):
-    """The text columns before `bytes` that name a row together with it
-    (experiment 6's `pattern`): without them, rows of different patterns
-    with one size would overwrite each other."""
+    """The columns before `bytes` that name a row together with it: text
+    columns (experiment 6's `pattern`, a case's `switch`) and numbers that
+    vary (a merged case table's `hosts`); without them, rows with one size
+    would overwrite each other. A constant number (`nodes`) names nothing."""
     bi = table[0].index("bytes")
-    return [c for c in range(bi) if any(len(r) > c and not _is_number(r[c]) for r in table[1:])]
+    rows = table[1:]
+    return [c for c in range(bi)
+            if any(len(r) > c and not _is_number(r[c]) for r in rows)
+            or len({r[c] for r in rows if len(r) > c}) > 1]
 
 
 def row_key(table, row, prefix=None):

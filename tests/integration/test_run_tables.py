@@ -39,6 +39,16 @@ class RunTablesTests(unittest.TestCase):
                           "hotspot:4096"])
         self.assertEqual(runs.key_heading([SCALE]), "pattern:bytes")
 
+    def test_merged_case_tables_keep_cases_apart(self):
+        # cases.py's results.tsv: a column per axis (here a number and a word) in front.
+        merged = [["hosts", "switch", "bytes", "mbps"],
+                  ["2", "inorder", "1024", "998.6"], ["2", "ooo8", "1024", "1050.4"],
+                  ["4", "inorder", "1024", "1919.1"], ["4", "ooo8", "1024", "2171.3"]]
+        self.assertEqual(runs.metric_by_size(merged, "mbps"),
+                         {"2:inorder:1024": "998.6", "2:ooo8:1024": "1050.4", "4:inorder:1024": "1919.1",
+                          "4:ooo8:1024": "2171.3"})
+        self.assertEqual(runs.key_heading([merged]), "hosts:switch:bytes")
+
     def test_plain_sizes_as_before(self):
         self.assertEqual(runs.metric_by_size(NETPIPE, "latency_us"), {"1024": "14.9", "32": "8.5", "4096": "31.5"})
         self.assertEqual(runs.sizes_of([NETPIPE, NETPIPE[:1] + [["64", "8.6", "59.0"]]]), ["32", "64", "1024", "4096"])
