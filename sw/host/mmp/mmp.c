@@ -13,6 +13,7 @@
 
 #include "host/host_env.h"
 #include "m2drv.h"
+#include "mmp_host.h"
 
 #define MAX_HOSTS 256
 #define CONNECT_MAGIC 0x4D4D5043u /* "MMPC" */
@@ -27,83 +28,13 @@
 #define WAIT_CYCLES 50u
 #define PIO_RETRY_NS 1000.0
 
-enum buf_mode { BUF_NONE, BUF_PINNED, BUF_PIN_MESSAGE, BUF_BOUNCE_POOL, BUF_BOUNCE_TEMP, BUF_INLINE };
-
-struct op {
-  unsigned magic;
-  int in_use;
-  int index; /* record index in the status area */
-  uint16_t gen;
-  enum buf_mode mode;
-  void *user;
-  size_t len;
-  void *bounce; /* BUF_BOUNCE_*: the pinned copy */
-  m2drv_buffer temp;
-};
-struct MMP_send_handle {
-  struct op op;
-};
-struct MMP_recv_handle {
-  struct op op;
-};
-
-struct region {
-  void *addr;
-  uint64_t bus;
-  size_t bytes;
-  m2drv_buffer buf; /* from MMP_Pindown_malloc; buf.addr NULL for MMP_Pindown_register */
-};
-
-/* First fit over 256-byte blocks of a pinned area (the bounce pool). */
-struct pool {
-  m2drv_buffer buf;
-  uint8_t *used; /* one byte per block */
-  size_t blocks;
-};
-#define POOL_BLOCK 256u
-#define MAX_CONNECTS (2 * (int)MMP_MAX_NODES) /* a remote endpoint per node, and then some */
-#define MAX_TABLES 64 /* PNA tables per host; an application needs one */
-
-struct host {
-  struct MMP_options opt;
-  int opened;    /* the NI accepted our init block */
-  int refs;      /* initialized local endpoints */
-  int finalized; /* the NI firmware was told to stop */
-  int error;
-  m2drv *drv;
-  int node;
-  struct MMP_PNA_table *table;
-  m2drv_buffer status, msgbuf;
-  struct pool bounce;
-  uint32_t req_next, req_free;
-  uint32_t msg_next; /* number of the next message sent (the wire header's SEQ) */
-  uint16_t gen;
-  size_t pinned_bytes;
-  struct region *regions;
-  size_t n_regions, cap_regions;
-  uint32_t sync_epoch;
-  /* The user's pool, then as many again for MMP_Sync (which must work when
-   * the user's pool is full). */
-  struct MMP_send_handle sends[2 * MMP_MAX_SENDS];
-  struct MMP_recv_handle recvs[2 * MMP_MAX_RECVS];
-  /* Endpoints handed out by MMP_Make_connect. The API has no call to free
-   * one, so they live here, with the rest of the host's state, instead of
-   * being allocated one by one and never freed. */
-  struct MMP_connect connects[MAX_CONNECTS];
-  int n_connects;
-  /* PNA tables: no call frees one either; kept here so that a table whose
-   * MMP_initialize failed (or never came) is still the host's, not lost. */
-  struct MMP_PNA_table *tables[MAX_TABLES];
-  int n_tables;
-};
-
 static struct host *g_hosts[MAX_HOSTS];
 
 static const struct MMP_options kDefaults = {
     256 * 1024, 256 * 1024, 0, 256u * 1024 * 1024, -1.0, 10000.0, 1,
 };
 
-static struct host *self(void)
+struct host *mmp_self(void)
 {
   const int id = m2host_id();
   if (id < 0 || id >= MAX_HOSTS) return NULL;
@@ -114,21 +45,21 @@ static struct host *self(void)
   return g_hosts[id];
 }
 
-static int fail(struct host *H, int code)
+int mmp_fail(struct host *H, int code)
 {
   if (H) H->error = code;
   return code;
 }
 
-static void *fail_null(struct host *H, int code)
+void *mmp_fail_null(struct host *H, int code)
 {
-  fail(H, code);
+  mmp_fail(H, code);
   return NULL;
 }
 
 int MMP_last_error(void)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   return H ? H->error : MMP_EINVAL;
 }
 
@@ -150,63 +81,63 @@ const char *MMP_strerror(int code)
 
 void MMP_get_options(struct MMP_options *o)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   if (o) *o = H ? H->opt : kDefaults;
 }
 
 int MMP_set_options(const struct MMP_options *o)
 {
-  struct host *H = self();
-  if (!H || !o) return fail(H, MMP_EINVAL);
+  struct host *H = mmp_self();
+  if (!H || !o) return mmp_fail(H, MMP_EINVAL);
   if (o->inline_bytes > MMP_INLINE_MAX || o->msgbuf_bytes < MMP_MSGBUF_BLOCK ||
       o->msgbuf_bytes > 16u * 1024 * 1024)
-    return fail(H, MMP_EINVAL);
+    return mmp_fail(H, MMP_EINVAL);
   H->opt = *o;
-  return fail(H, MMP_OK);
+  return mmp_fail(H, MMP_OK);
 }
 
 /* ---- PNA table and endpoints --------------------------------------------- */
 
 struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks)
 {
-  struct host *H = self();
-  if (n_networks < 0 || n_networks > (int)MMP_MAX_NODES) return fail_null(H, MMP_EINVAL);
-  if (!H || H->n_tables >= MAX_TABLES) return fail_null(H, MMP_EBUSY);
+  struct host *H = mmp_self();
+  if (n_networks < 0 || n_networks > (int)MMP_MAX_NODES) return mmp_fail_null(H, MMP_EINVAL);
+  if (!H || H->n_tables >= MAX_TABLES) return mmp_fail_null(H, MMP_EBUSY);
   struct MMP_PNA_table *t = calloc(1, sizeof *t);
-  if (!t) return fail_null(H, MMP_EINVAL);
+  if (!t) return mmp_fail_null(H, MMP_EINVAL);
   t->n_networks = n_networks;
   t->PNA = calloc((size_t)(n_networks > 0 ? n_networks : 1), sizeof(int));
   if (!t->PNA) {
     free(t);
-    return fail_null(H, MMP_EINVAL);
+    return mmp_fail_null(H, MMP_EINVAL);
   }
   H->tables[H->n_tables++] = t;
-  fail(H, MMP_OK);
+  mmp_fail(H, MMP_OK);
   return t;
 }
 
 void MMP_add_PNA_to_table(struct MMP_PNA_table *t, int pna)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   if (!t || !t->PNA || t->n < 0 || t->n >= t->n_networks || pna < 1 || pna > (int)MMP_MAX_NODES) {
-    fail(H, MMP_EINVAL);
+    mmp_fail(H, MMP_EINVAL);
     return;
   }
   t->PNA[t->n++] = pna;
-  fail(H, MMP_OK);
+  mmp_fail(H, MMP_OK);
 }
 
 struct MMP_connect *MMP_Make_connect(int network_addr, int port)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   if (network_addr < 0 || network_addr > (int)MMP_MAX_NODES || port < 0 || port > MMP_MAX_PORT)
-    return fail_null(H, MMP_EINVAL);
-  if (!H || H->n_connects >= MAX_CONNECTS) return fail_null(H, MMP_EBUSY);
+    return mmp_fail_null(H, MMP_EINVAL);
+  if (!H || H->n_connects >= MAX_CONNECTS) return mmp_fail_null(H, MMP_EBUSY);
   struct MMP_connect *c = &H->connects[H->n_connects++];
   c->network_addr = network_addr;
   c->port = port;
   c->magic = CONNECT_MAGIC;
-  fail(H, MMP_OK);
+  mmp_fail(H, MMP_OK);
   return c;
 }
 
@@ -215,7 +146,7 @@ static int is_connect(const struct MMP_connect *c) { return c && c->magic == CON
 static int running(const struct host *H) { return H && H->opened && H->refs > 0 && !H->finalized; }
 
 /* A local endpoint: one MMP_initialize accepted. */
-static int local_ok(const struct host *H, const struct MMP_connect *c)
+int mmp_local_ok(const struct host *H, const struct MMP_connect *c)
 {
   return is_connect(c) && c->initialized && running(H);
 }
@@ -235,112 +166,6 @@ static int node_of(const struct host *H, const struct MMP_connect *c)
     if (!found) return MMP_ENODEST;
   }
   return pna - 1;
-}
-
-/* ---- pinned memory ---------------------------------------------------------- */
-
-static size_t round_up(size_t v, size_t unit) { return (v + unit - 1) / unit * unit; }
-
-static int pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out)
-{
-  const size_t rounded = round_up(bytes, 4096);
-  if (bytes == 0 || H->pinned_bytes + rounded > H->opt.pinned_limit) return MMP_ENOMEM;
-  if (m2drv_alloc_pinned(H->drv, bytes, out) != 0) return MMP_ENOMEM;
-  H->pinned_bytes += rounded;
-  return MMP_OK;
-}
-
-static void pin_free(struct host *H, m2drv_buffer *b)
-{
-  if (!b->addr) return;
-  H->pinned_bytes -= round_up(b->bytes, 4096);
-  m2drv_free_pinned(H->drv, b);
-}
-
-/* Bus address of [p, p + len) when it lies inside one pinned region. */
-static int pinned_bus(const struct host *H, const void *p, size_t len, uint64_t *bus)
-{
-  const uintptr_t a = (uintptr_t)p;
-  for (size_t i = 0; i < H->n_regions; i++) {
-    const uintptr_t r = (uintptr_t)H->regions[i].addr;
-    if (a >= r && a - r <= H->regions[i].bytes && len <= H->regions[i].bytes - (a - r)) {
-      *bus = H->regions[i].bus + (a - r);
-      return 1;
-    }
-  }
-  return 0;
-}
-
-static void *pool_alloc(struct pool *P, size_t bytes)
-{
-  const size_t n = round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
-  size_t run = 0;
-  for (size_t b = 0; b < P->blocks; b++) {
-    run = P->used[b] ? 0 : run + 1;
-    if (run == n) {
-      memset(P->used + b + 1 - n, 1, n);
-      return (uint8_t *)P->buf.addr + (b + 1 - n) * POOL_BLOCK;
-    }
-  }
-  return NULL;
-}
-
-static void pool_free(struct pool *P, void *p, size_t bytes)
-{
-  const size_t first = (size_t)((uint8_t *)p - (uint8_t *)P->buf.addr) / POOL_BLOCK;
-  const size_t n = round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
-  memset(P->used + first, 0, n);
-}
-
-/* Where the NI reads or writes an operation's data; sets o->mode and its
- * resources. MMP_OK or MMP_ENOMEM. */
-static int place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint64_t *bus)
-{
-  *bus = 0;
-  o->mode = BUF_NONE;
-  if (len == 0) return MMP_OK;
-  if (pinned_bus(H, buf, len, bus)) {
-    o->mode = BUF_PINNED;
-    return MMP_OK;
-  }
-  if (m2drv_pin(H->drv, buf, len, bus) == 0) {
-    o->mode = BUF_PIN_MESSAGE; /* host physical memory, pinned for this message */
-    return MMP_OK;
-  }
-  /* Heap or stack: copy through pinned memory. */
-  if (!H->bounce.buf.addr && H->opt.bounce_bytes >= POOL_BLOCK) {
-    m2drv_buffer b;
-    if (pin_alloc(H, H->opt.bounce_bytes, &b) == MMP_OK) {
-      H->bounce.buf = b;
-      H->bounce.blocks = b.bytes / POOL_BLOCK;
-      H->bounce.used = calloc(H->bounce.blocks, 1);
-      if (!H->bounce.used) pin_free(H, &H->bounce.buf);
-    }
-  }
-  void *p = H->bounce.buf.addr ? pool_alloc(&H->bounce, len) : NULL;
-  if (p) {
-    o->mode = BUF_BOUNCE_POOL;
-    o->bounce = p;
-    m2host_bus_address(p, bus);
-  } else {
-    if (pin_alloc(H, len, &o->temp) != MMP_OK) return MMP_ENOMEM;
-    o->mode = BUF_BOUNCE_TEMP;
-    o->bounce = o->temp.addr;
-    *bus = o->temp.bus;
-  }
-  if (is_send) m2host_memcpy(o->bounce, buf, len);
-  return MMP_OK;
-}
-
-static void release_buffer(struct host *H, struct op *o)
-{
-  switch (o->mode) {
-  case BUF_PIN_MESSAGE: m2drv_unpin(H->drv, o->user, o->len); break;
-  case BUF_BOUNCE_POOL: pool_free(&H->bounce, o->bounce, o->len); break;
-  case BUF_BOUNCE_TEMP: pin_free(H, &o->temp); break;
-  default: break;
-  }
-  o->mode = BUF_NONE;
 }
 
 /* ---- requests ----------------------------------------------------------------- */
@@ -441,9 +266,9 @@ static int finish_send(struct host *H, struct op *o, double timeout_us);
 
 static void teardown(struct host *H)
 {
-  pin_free(H, &H->status);
-  pin_free(H, &H->msgbuf);
-  if (H->bounce.buf.addr) pin_free(H, &H->bounce.buf);
+  mmp_pin_free(H, &H->status);
+  mmp_pin_free(H, &H->msgbuf);
+  if (H->bounce.buf.addr) mmp_pin_free(H, &H->bounce.buf);
   free(H->bounce.used);
   H->bounce.used = NULL;
   if (H->drv) m2drv_close(H->drv);
@@ -465,20 +290,20 @@ static int ni_wait_word(struct host *H, uint32_t addr, uint32_t value, double ti
 
 struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table *t)
 {
-  struct host *H = self();
-  if (!H || !is_connect(me) || me->initialized) return fail_null(H, MMP_EINVAL);
-  if (t && (!t->PNA || t->n < 0 || t->n > t->n_networks)) return fail_null(H, MMP_EINVAL);
-  if (H->finalized) return fail_null(H, MMP_ENOTINIT);
+  struct host *H = mmp_self();
+  if (!H || !is_connect(me) || me->initialized) return mmp_fail_null(H, MMP_EINVAL);
+  if (t && (!t->PNA || t->n < 0 || t->n > t->n_networks)) return mmp_fail_null(H, MMP_EINVAL);
+  if (H->finalized) return mmp_fail_null(H, MMP_ENOTINIT);
   m2host_compute_cycles(CALL_CYCLES);
   if (!H->opened) {
     H->drv = m2drv_open(0);
-    if (!H->drv) return fail_null(H, MMP_ENI);
+    if (!H->drv) return mmp_fail_null(H, MMP_ENI);
     /* The firmware may still be starting: wait for it to wait for us. */
     if (ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_MAGIC, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0 ||
         ni_wait_word(H, MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_WAIT_INIT, H->opt.init_timeout_us) != 0) {
       m2host_printf("MMP_initialize: no MMP firmware answers on the NI\n");
       teardown(H);
-      return fail_null(H, MMP_ENI);
+      return mmp_fail_null(H, MMP_ENI);
     }
     uint32_t version = 0;
     if (m2drv_sdram_read32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_VERSION, &version) != 0 ||
@@ -486,12 +311,12 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
       m2host_printf("MMP_initialize: the NI firmware speaks MMP protocol %u, this library %u\n", (unsigned)version,
                     (unsigned)MMP_PROTOCOL_VERSION);
       teardown(H);
-      return fail_null(H, MMP_ENI);
+      return mmp_fail_null(H, MMP_ENI);
     }
-    const size_t msgbuf = round_up(H->opt.msgbuf_bytes, MMP_MSGBUF_BLOCK);
-    if (pin_alloc(H, MMP_STATUS_BYTES, &H->status) != MMP_OK || pin_alloc(H, msgbuf, &H->msgbuf) != MMP_OK) {
+    const size_t msgbuf = mmp_round_up(H->opt.msgbuf_bytes, MMP_MSGBUF_BLOCK);
+    if (mmp_pin_alloc(H, MMP_STATUS_BYTES, &H->status) != MMP_OK || mmp_pin_alloc(H, msgbuf, &H->msgbuf) != MMP_OK) {
       teardown(H);
-      return fail_null(H, MMP_ENOMEM);
+      return mmp_fail_null(H, MMP_ENOMEM);
     }
     memset(H->status.addr, 0, MMP_STATUS_BYTES);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS, (uint32_t)H->status.bus);
@@ -503,33 +328,33 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
     if (m2drv_poll_be32(H->drv, &st[MMP_STATUS_READY / 4], 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0) {
       m2host_printf("MMP_initialize: the NI did not take the init block\n");
       teardown(H);
-      return fail_null(H, MMP_ENI);
+      return mmp_fail_null(H, MMP_ENI);
     }
     H->node = (int)m2drv_from_be32(st[MMP_STATUS_NODE / 4]);
     H->req_next = H->req_free = 0;
     H->opened = 1;
   }
   /* A local endpoint names this node (0) or this node's own PNA. */
-  if (me->network_addr != 0 && me->network_addr != MMP_PNA(H->node)) return fail_null(H, MMP_EINVAL);
+  if (me->network_addr != 0 && me->network_addr != MMP_PNA(H->node)) return mmp_fail_null(H, MMP_EINVAL);
   H->refs++;
   H->table = t;
   me->network_addr = MMP_PNA(H->node);
   me->initialized = 1;
-  fail(H, MMP_OK);
+  mmp_fail(H, MMP_OK);
   return me;
 }
 
 void MMP_finalize(struct MMP_connect *me)
 {
-  struct host *H = self();
-  if (!local_ok(H, me)) {
-    fail(H, MMP_ENOTINIT);
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, me)) {
+    mmp_fail(H, MMP_ENOTINIT);
     return;
   }
   m2host_compute_cycles(CALL_CYCLES);
   me->initialized = 0;
   if (--H->refs > 0) {
-    fail(H, MMP_OK);
+    mmp_fail(H, MMP_OK);
     return;
   }
   /* Outstanding sends still read our memory: let them finish first. */
@@ -542,89 +367,13 @@ void MMP_finalize(struct MMP_connect *me)
     m2host_printf("MMP_finalize: the NI firmware did not finish\n");
   teardown(H);
   for (size_t i = 0; i < H->n_regions; i++) {
-    if (H->regions[i].buf.addr) pin_free(H, &H->regions[i].buf);
+    if (H->regions[i].buf.addr) mmp_pin_free(H, &H->regions[i].buf);
     else m2drv_unpin(H->drv, H->regions[i].addr, H->regions[i].bytes); /* registered */
   }
   free(H->regions);
   H->regions = NULL;
   H->n_regions = H->cap_regions = 0;
-  fail(H, MMP_OK);
-}
-
-/* ---- pinned allocations --------------------------------------------------------- */
-
-/* Room for one more entry in the host's table of pinned regions; 0 when
- * memory runs out. */
-static int region_room(struct host *H)
-{
-  if (H->n_regions < H->cap_regions) return 1;
-  const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
-  struct region *r = realloc(H->regions, cap * sizeof *r);
-  if (!r) return 0;
-  H->regions = r;
-  H->cap_regions = cap;
-  return 1;
-}
-
-void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
-{
-  struct host *H = self();
-  if (!local_ok(H, me)) return fail_null(H, MMP_ENOTINIT);
-  if (bytes == 0 || bytes > 0x40000000u) return fail_null(H, bytes ? MMP_ENOMEM : MMP_EINVAL);
-  if (!region_room(H)) return fail_null(H, MMP_ENOMEM);
-  m2drv_buffer b;
-  if (pin_alloc(H, bytes, &b) != MMP_OK) return fail_null(H, MMP_ENOMEM);
-  H->regions[H->n_regions++] = (struct region){b.addr, b.bus, bytes, b};
-  fail(H, MMP_OK);
-  return b.addr;
-}
-
-void MMP_Pindown_free(void *p, struct MMP_connect *me)
-{
-  struct host *H = self();
-  if (!local_ok(H, me) || !p) {
-    fail(H, !p ? MMP_EINVAL : MMP_ENOTINIT);
-    return;
-  }
-  for (size_t i = 0; i < H->n_regions; i++) {
-    if (H->regions[i].addr != p || !H->regions[i].buf.addr) continue;
-    pin_free(H, &H->regions[i].buf);
-    H->regions[i] = H->regions[--H->n_regions];
-    fail(H, MMP_OK);
-    return;
-  }
-  fail(H, MMP_EINVAL);
-}
-
-/* Memory the caller already has in host physical memory, pinned in place
- * (the kernel pins its pages: m2drv_pin charges them) and kept pinned until
- * MMP_Pindown_unregister (which charges the unpinning). */
-int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
-{
-  struct host *H = self();
-  if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
-  if (!p || bytes == 0 || bytes > 0x40000000u) return fail(H, MMP_EINVAL);
-  if (H->pinned_bytes + round_up(bytes, 4096) > H->opt.pinned_limit) return fail(H, MMP_ENOMEM);
-  if (!region_room(H)) return fail(H, MMP_ENOMEM);
-  uint64_t bus = 0;
-  if (m2drv_pin(H->drv, p, bytes, &bus) != 0) return fail(H, MMP_EINVAL); /* not host physical memory */
-  H->pinned_bytes += round_up(bytes, 4096);
-  H->regions[H->n_regions++] = (struct region){p, bus, bytes, {0}};
-  return fail(H, MMP_OK);
-}
-
-int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
-{
-  struct host *H = self();
-  if (!local_ok(H, me)) return fail(H, MMP_ENOTINIT);
-  for (size_t i = 0; i < H->n_regions; i++) {
-    if (H->regions[i].addr != p || H->regions[i].buf.addr) continue;
-    m2drv_unpin(H->drv, p, H->regions[i].bytes);
-    H->pinned_bytes -= round_up(H->regions[i].bytes, 4096);
-    H->regions[i] = H->regions[--H->n_regions];
-    return fail(H, MMP_OK);
-  }
-  return fail(H, MMP_EINVAL);
+  mmp_fail(H, MMP_OK);
 }
 
 /* ---- send and receive ------------------------------------------------------------ */
@@ -649,11 +398,11 @@ static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag
               tag, (uint32_t)len, 0, buf, msg);
   } else {
     uint64_t bus = 0;
-    rc = place_buffer(H, o, buf, len, 1, &bus);
+    rc = mmp_place_buffer(H, o, buf, len, 1, &bus);
     if (rc == MMP_OK)
       rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags, dst_node), cookie, ports, tag, (uint32_t)len, (uint32_t)bus,
                 NULL, msg);
-    if (rc != MMP_OK) release_buffer(H, o);
+    if (rc != MMP_OK) mmp_release_buffer(H, o);
   }
   if (rc != MMP_OK) {
     o->in_use = 0;
@@ -674,12 +423,12 @@ static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag
   o->user = buf;
   o->len = len;
   uint64_t bus = 0;
-  int rc = place_buffer(H, o, buf, len, 0, &bus);
+  int rc = mmp_place_buffer(H, o, buf, len, 0, &bus);
   if (rc == MMP_OK)
     rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RECV, 0, src_node), MMP_COOKIE(o->gen, o->index),
               (uint32_t)dst_port << 16 | (uint32_t)src_port, tag, (uint32_t)len, (uint32_t)bus, NULL, 0);
   if (rc != MMP_OK) {
-    release_buffer(H, o);
+    mmp_release_buffer(H, o);
     o->in_use = 0;
     *err = rc;
     return NULL;
@@ -694,7 +443,7 @@ static int finish_send(struct host *H, struct op *o, double timeout_us)
     const int code = wait_record(H, o, timeout_us, NULL, NULL, NULL);
     if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT; /* still outstanding: may be waited for again */
     rc = code == MMP_ST_DONE ? MMP_OK : MMP_ENI;
-    release_buffer(H, o);
+    mmp_release_buffer(H, o);
   }
   o->in_use = 0;
   return rc;
@@ -728,7 +477,7 @@ static int finish_recv(struct host *H, struct op *o, double timeout_us)
   case MMP_ST_TRUNCATED: rc = MMP_ETRUNC; break;
   default: rc = MMP_ENI; break;
   }
-  release_buffer(H, o);
+  mmp_release_buffer(H, o);
   o->in_use = 0;
   /* The data is where the caller wants it: the message's end for the trace. */
   if (rc >= 0) m2host_msg_event(M2HOST_MSG_DONE, (int)msg[0], msg[1]);
@@ -737,11 +486,11 @@ static int finish_recv(struct host *H, struct op *o, double timeout_us)
 
 struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
 {
-  struct host *H = self();
-  if (!local_ok(H, from)) return fail_null(H, is_connect(from) ? MMP_ENOTINIT : MMP_EINVAL);
-  if (!is_connect(to) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, from)) return mmp_fail_null(H, is_connect(from) ? MMP_ENOTINIT : MMP_EINVAL);
+  if (!is_connect(to) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return mmp_fail_null(H, MMP_EINVAL);
   const int node = node_of(H, to);
-  if (node < 0) return fail_null(H, node);
+  if (node < 0) return mmp_fail_null(H, node);
   /* The message starts here for the trace (before any time is charged). */
   const uint32_t msg = H->msg_next++;
   m2host_msg_send(H->node, msg, node, len, (uint32_t)tag);
@@ -750,57 +499,57 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   struct op *o = start_send(H, buf, len, (uint32_t)tag, from->port, node, to->port, 0, msg, &err);
   if (!o) {
     m2host_msg_event(M2HOST_MSG_CANCELLED, H->node, msg);
-    return fail_null(H, err);
+    return mmp_fail_null(H, err);
   }
   m2host_msg_event(M2HOST_MSG_POSTED, H->node, msg);
-  fail(H, MMP_OK);
+  mmp_fail(H, MMP_OK);
   return (struct MMP_send_handle *)o;
 }
 
 int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   struct op *o = op_of(H, h, 1);
-  if (!o) return fail(H, MMP_EINVAL);
+  if (!o) return mmp_fail(H, MMP_EINVAL);
   m2host_compute_cycles(WAIT_CYCLES);
-  return fail(H, finish_send(H, o, timeout_us));
+  return mmp_fail(H, finish_send(H, o, timeout_us));
 }
 
 int MMP_Wait_send(struct MMP_send_handle *h)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   return MMP_Wait_send_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
 struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
 {
-  struct host *H = self();
-  if (!local_ok(H, to)) return fail_null(H, is_connect(to) ? MMP_ENOTINIT : MMP_EINVAL);
-  if (!is_connect(from) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return fail_null(H, MMP_EINVAL);
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, to)) return mmp_fail_null(H, is_connect(to) ? MMP_ENOTINIT : MMP_EINVAL);
+  if (!is_connect(from) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return mmp_fail_null(H, MMP_EINVAL);
   const int node = node_of(H, from);
-  if (node < 0) return fail_null(H, node);
+  if (node < 0) return mmp_fail_null(H, node);
   m2host_compute_cycles(CALL_CYCLES);
   int err = MMP_OK;
   struct op *o = start_recv(H, buf, len, (uint32_t)tag, node, from->port, to->port, &err);
-  if (!o) return fail_null(H, err);
-  fail(H, MMP_OK);
+  if (!o) return mmp_fail_null(H, err);
+  mmp_fail(H, MMP_OK);
   return (struct MMP_recv_handle *)o;
 }
 
 int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   struct op *o = op_of(H, h, 0);
-  if (!o) return fail(H, MMP_EINVAL);
+  if (!o) return mmp_fail(H, MMP_EINVAL);
   m2host_compute_cycles(WAIT_CYCLES);
   const int rc = finish_recv(H, o, timeout_us);
-  fail(H, rc < 0 ? rc : MMP_OK);
+  mmp_fail(H, rc < 0 ? rc : MMP_OK);
   return rc;
 }
 
 int MMP_Wait_recv(struct MMP_recv_handle *h)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   return MMP_Wait_recv_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
@@ -814,10 +563,10 @@ static int rank_node(const struct host *H, int rank)
 
 void MMP_Sync(int id, int n_nodes)
 {
-  struct host *H = self();
+  struct host *H = mmp_self();
   if (!running(H) || n_nodes < 1 || n_nodes > (int)MMP_MAX_NODES || id < 0 || id >= n_nodes) {
     m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, running(H) ? "bad arguments" : "MMP is not initialized");
-    fail(H, running(H) ? MMP_EINVAL : MMP_ENOTINIT);
+    mmp_fail(H, running(H) ? MMP_EINVAL : MMP_ENOTINIT);
     return;
   }
   m2host_compute_cycles(CALL_CYCLES);
@@ -856,5 +605,5 @@ void MMP_Sync(int id, int n_nodes)
     if (go && finish_recv(H, go, H->opt.wait_timeout_us) < 0) rc = MMP_ENI;
   }
   if (rc != MMP_OK) m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, MMP_strerror(rc));
-  fail(H, rc);
+  mmp_fail(H, rc);
 }

@@ -1,0 +1,192 @@
+/* The MMP host library's pinned memory (mmp_host.h): pinned allocations
+ * within the host's limit, the regions applications pin down
+ * (MMP_Pindown_*), and where an operation's data goes: a pinned region, the
+ * buffer pinned for one message, or a copy through the bounce pool. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host_env.h"
+#include "m2drv.h"
+#include "mmp_host.h"
+
+size_t mmp_round_up(size_t v, size_t unit) { return (v + unit - 1) / unit * unit; }
+
+int mmp_pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out)
+{
+  const size_t rounded = mmp_round_up(bytes, 4096);
+  if (bytes == 0 || H->pinned_bytes + rounded > H->opt.pinned_limit) return MMP_ENOMEM;
+  if (m2drv_alloc_pinned(H->drv, bytes, out) != 0) return MMP_ENOMEM;
+  H->pinned_bytes += rounded;
+  return MMP_OK;
+}
+
+void mmp_pin_free(struct host *H, m2drv_buffer *b)
+{
+  if (!b->addr) return;
+  H->pinned_bytes -= mmp_round_up(b->bytes, 4096);
+  m2drv_free_pinned(H->drv, b);
+}
+
+/* Bus address of [p, p + len) when it lies inside one pinned region. */
+static int pinned_bus(const struct host *H, const void *p, size_t len, uint64_t *bus)
+{
+  const uintptr_t a = (uintptr_t)p;
+  for (size_t i = 0; i < H->n_regions; i++) {
+    const uintptr_t r = (uintptr_t)H->regions[i].addr;
+    if (a >= r && a - r <= H->regions[i].bytes && len <= H->regions[i].bytes - (a - r)) {
+      *bus = H->regions[i].bus + (a - r);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void *pool_alloc(struct pool *P, size_t bytes)
+{
+  const size_t n = mmp_round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
+  size_t run = 0;
+  for (size_t b = 0; b < P->blocks; b++) {
+    run = P->used[b] ? 0 : run + 1;
+    if (run == n) {
+      memset(P->used + b + 1 - n, 1, n);
+      return (uint8_t *)P->buf.addr + (b + 1 - n) * POOL_BLOCK;
+    }
+  }
+  return NULL;
+}
+
+static void pool_free(struct pool *P, void *p, size_t bytes)
+{
+  const size_t first = (size_t)((uint8_t *)p - (uint8_t *)P->buf.addr) / POOL_BLOCK;
+  const size_t n = mmp_round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
+  memset(P->used + first, 0, n);
+}
+
+/* Where the NI reads or writes an operation's data; sets o->mode and its
+ * resources. MMP_OK or MMP_ENOMEM. */
+int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint64_t *bus)
+{
+  *bus = 0;
+  o->mode = BUF_NONE;
+  if (len == 0) return MMP_OK;
+  if (pinned_bus(H, buf, len, bus)) {
+    o->mode = BUF_PINNED;
+    return MMP_OK;
+  }
+  if (m2drv_pin(H->drv, buf, len, bus) == 0) {
+    o->mode = BUF_PIN_MESSAGE; /* host physical memory, pinned for this message */
+    return MMP_OK;
+  }
+  /* Heap or stack: copy through pinned memory. */
+  if (!H->bounce.buf.addr && H->opt.bounce_bytes >= POOL_BLOCK) {
+    m2drv_buffer b;
+    if (mmp_pin_alloc(H, H->opt.bounce_bytes, &b) == MMP_OK) {
+      H->bounce.buf = b;
+      H->bounce.blocks = b.bytes / POOL_BLOCK;
+      H->bounce.used = calloc(H->bounce.blocks, 1);
+      if (!H->bounce.used) mmp_pin_free(H, &H->bounce.buf);
+    }
+  }
+  void *p = H->bounce.buf.addr ? pool_alloc(&H->bounce, len) : NULL;
+  if (p) {
+    o->mode = BUF_BOUNCE_POOL;
+    o->bounce = p;
+    m2host_bus_address(p, bus);
+  } else {
+    if (mmp_pin_alloc(H, len, &o->temp) != MMP_OK) return MMP_ENOMEM;
+    o->mode = BUF_BOUNCE_TEMP;
+    o->bounce = o->temp.addr;
+    *bus = o->temp.bus;
+  }
+  if (is_send) m2host_memcpy(o->bounce, buf, len);
+  return MMP_OK;
+}
+
+void mmp_release_buffer(struct host *H, struct op *o)
+{
+  switch (o->mode) {
+  case BUF_PIN_MESSAGE: m2drv_unpin(H->drv, o->user, o->len); break;
+  case BUF_BOUNCE_POOL: pool_free(&H->bounce, o->bounce, o->len); break;
+  case BUF_BOUNCE_TEMP: mmp_pin_free(H, &o->temp); break;
+  default: break;
+  }
+  o->mode = BUF_NONE;
+}
+
+/* ---- pinned allocations --------------------------------------------------------- */
+
+/* Room for one more entry in the host's table of pinned regions; 0 when
+ * memory runs out. */
+static int region_room(struct host *H)
+{
+  if (H->n_regions < H->cap_regions) return 1;
+  const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
+  struct region *r = realloc(H->regions, cap * sizeof *r);
+  if (!r) return 0;
+  H->regions = r;
+  H->cap_regions = cap;
+  return 1;
+}
+
+void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
+{
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, me)) return mmp_fail_null(H, MMP_ENOTINIT);
+  if (bytes == 0 || bytes > 0x40000000u) return mmp_fail_null(H, bytes ? MMP_ENOMEM : MMP_EINVAL);
+  if (!region_room(H)) return mmp_fail_null(H, MMP_ENOMEM);
+  m2drv_buffer b;
+  if (mmp_pin_alloc(H, bytes, &b) != MMP_OK) return mmp_fail_null(H, MMP_ENOMEM);
+  H->regions[H->n_regions++] = (struct region){b.addr, b.bus, bytes, b};
+  mmp_fail(H, MMP_OK);
+  return b.addr;
+}
+
+void MMP_Pindown_free(void *p, struct MMP_connect *me)
+{
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, me) || !p) {
+    mmp_fail(H, !p ? MMP_EINVAL : MMP_ENOTINIT);
+    return;
+  }
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].addr != p || !H->regions[i].buf.addr) continue;
+    mmp_pin_free(H, &H->regions[i].buf);
+    H->regions[i] = H->regions[--H->n_regions];
+    mmp_fail(H, MMP_OK);
+    return;
+  }
+  mmp_fail(H, MMP_EINVAL);
+}
+
+/* Memory the caller already has in host physical memory, pinned in place
+ * (the kernel pins its pages: m2drv_pin charges them) and kept pinned until
+ * MMP_Pindown_unregister (which charges the unpinning). */
+int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
+{
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, me)) return mmp_fail(H, MMP_ENOTINIT);
+  if (!p || bytes == 0 || bytes > 0x40000000u) return mmp_fail(H, MMP_EINVAL);
+  if (H->pinned_bytes + mmp_round_up(bytes, 4096) > H->opt.pinned_limit) return mmp_fail(H, MMP_ENOMEM);
+  if (!region_room(H)) return mmp_fail(H, MMP_ENOMEM);
+  uint64_t bus = 0;
+  if (m2drv_pin(H->drv, p, bytes, &bus) != 0) return mmp_fail(H, MMP_EINVAL); /* not host physical memory */
+  H->pinned_bytes += mmp_round_up(bytes, 4096);
+  H->regions[H->n_regions++] = (struct region){p, bus, bytes, {0}};
+  return mmp_fail(H, MMP_OK);
+}
+
+int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
+{
+  struct host *H = mmp_self();
+  if (!mmp_local_ok(H, me)) return mmp_fail(H, MMP_ENOTINIT);
+  for (size_t i = 0; i < H->n_regions; i++) {
+    if (H->regions[i].addr != p || H->regions[i].buf.addr) continue;
+    m2drv_unpin(H->drv, p, H->regions[i].bytes);
+    H->pinned_bytes -= mmp_round_up(H->regions[i].bytes, 4096);
+    H->regions[i] = H->regions[--H->n_regions];
+    return mmp_fail(H, MMP_OK);
+  }
+  return mmp_fail(H, MMP_EINVAL);
+}
+
