@@ -1,4 +1,4 @@
-/* libFuzzer target: the host MMP library (sw/host/mmp/mmp.c) decoding what
+/* libFuzzer target: the host MMP library (sw/host/mmp/mmp.c, mmp_pin.c) decoding what
  * the NI writes back: completion records (status code, generation, length,
  * message-buffer offset, source, message number), the status page and the
  * control block. A fake driver plays the NI and takes every answer from the
@@ -6,9 +6,10 @@
  * owns, never return more bytes than the receive buffer holds, and finish
  * every call (errors such as MMP_ENI / MMP_ETIMEDOUT are fine).
  *
- * mmp.c is included, not linked: each input starts from a fresh per-host
- * state (its statics), as a fresh simulated host would. */
+ * The library's files are included, not linked: each input starts from a
+ * fresh per-host state (mmp.c's statics), as a fresh simulated host would. */
 #include "../sw/host/mmp/mmp.c"
+#include "../sw/host/mmp/mmp_pin.c"
 
 #include <stdarg.h>
 #include <stdio.h>
