@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Mutation fuzzing of the Python readers of run outputs (traces/plots/readers.py,
-traces/plots/runs.py), the Python equivalent of the libFuzzer targets: the
+traces/plots/runs.py, and traces/compare.py's for results.tsv), the Python equivalent of the libFuzzer targets: the
 NetPIPE and plot readers take files from outside (a NetPIPE np.out from any
 machine, edited tables) and must answer every input with data that keeps
 their promises or an InputError naming the file, never another exception.
@@ -29,6 +29,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "traces"))
 
+import compare as compare_tool  # noqa: E402  (traces/compare.py, ./m2vp compare)
 from plots.readers import InputError  # noqa: E402
 from plots.runs import read_run  # noqa: E402
 
@@ -109,6 +110,21 @@ def check_run(run):
             assert finite(b, positive=True) and finite(lat, nonnegative=True), f"latency row {(b, lat)}"
 
 
+def check_compare(path, original):
+    """./m2vp compare of the seed against its mutant: an InputError naming
+    the mutant, or a comparison (never another exception)."""
+    try:
+        _, mutant = compare_tool.load_results(path)
+    except compare_tool.InputError as e:
+        assert str(e).startswith(path), f"compare's InputError does not name the file: {e}"
+        return "InputError"
+    _, seed = compare_tool.load_results(original)
+    metrics = [m for m in compare_tool.DEFAULT_METRICS if m in seed[0]] or seed[0][-1:]
+    rows, _, _ = compare_tool.compare([seed, mutant], metrics, 1.0)
+    assert all(len(r) == 3 for r in rows), "compare: a row without a cell per run"
+    return "read"
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--iterations", type=int, default=4000, help="inputs to try (default 4000)")
@@ -124,6 +140,7 @@ def main(argv):
     work = tempfile.mkdtemp(prefix="m2vp-readers-fuzz-")
     failures = 0
     outcomes = {"read": 0, "InputError": 0}
+    compared = {"read": 0, "InputError": 0}  # results.tsv inputs through ./m2vp compare
     try:
         for it in range(a.iterations):
             name = rnd.choice(seeds)
@@ -134,6 +151,8 @@ def main(argv):
             with open(path, "wb") as f:
                 f.write(data)
             try:
+                if name.endswith("results.tsv"):
+                    compared[check_compare(path, os.path.join(CORPUS, name))] += 1
                 check_run(read_run(path))
                 outcomes["read"] += 1
             except InputError as e:
@@ -158,7 +177,8 @@ def main(argv):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"readers fuzz: {a.iterations} inputs from {len(seeds)} seeds: {outcomes['read']} read, "
-          f"{outcomes['InputError']} rejected with the file named, {failures} failures")
+          f"{outcomes['InputError']} rejected with the file named; compare: {compared['read']} compared, "
+          f"{compared['InputError']} rejected with the file named; {failures} failures")
     return 1 if failures else 0
 
 
