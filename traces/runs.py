@@ -66,7 +66,8 @@ def choose_metric(tables, wanted=None):
     return None
 
 
-def _is_number(text):
+def is_number(text):
+    """Whether a cell holds a number (nan counts: it is one)."""
     try:
         float(text)
         return True
@@ -82,7 +83,7 @@ def _prefix_columns(table):
     bi = table[0].index("bytes")
     rows = table[1:]
     return [c for c in range(bi)
-            if any(len(r) > c and not _is_number(r[c]) for r in rows)
+            if any(len(r) > c and not is_number(r[c]) for r in rows)
             or len({r[c] for r in rows if len(r) > c}) > 1]
 
 
@@ -115,7 +116,8 @@ def sizes_of(tables):
             bi = t[0].index("bytes")
             keys += [row_key(t, r, prefix) for r in t[1:] if len(r) > max([bi] + prefix)]
     unique = list(dict.fromkeys(keys))
-    return unique if keyed else sorted(unique, key=float)
+    # Numbers in numeric order; a cell that is not one (a damaged table) after them.
+    return unique if keyed else sorted(unique, key=lambda k: (0, float(k), k) if is_number(k) else (1, 0.0, k))
 
 
 def key_heading(tables):

@@ -19,7 +19,7 @@ import re
 import sys
 
 from plots import figure
-from runs import choose_metric, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
+from runs import choose_metric, is_number, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
 
 
 def parse_args(argv):
@@ -108,7 +108,7 @@ def plot(out, metric, rows, tables):
         lines = {}
         for key, v in metric_by_size(t, metric).items():
             kind, _, b = key.rpartition(":")
-            if v != "":
+            if b.isdigit() and is_number(v):  # a damaged cell is left out of the plot
                 lines.setdefault(kind, []).append((int(b), float(v)))
         for kind, pts in lines.items():
             pts.sort()

@@ -53,6 +53,9 @@ class RunTablesTests(unittest.TestCase):
         self.assertEqual(runs.metric_by_size(NETPIPE, "latency_us"), {"1024": "14.9", "32": "8.5", "4096": "31.5"})
         self.assertEqual(runs.sizes_of([NETPIPE, NETPIPE[:1] + [["64", "8.6", "59.0"]]]), ["32", "64", "1024", "4096"])
         self.assertEqual(runs.key_heading([NETPIPE]), "bytes")
+        # A damaged size sorts after the numbers instead of ending the sweep.
+        damaged = NETPIPE[:1] + [["1k", "9.0", "1.0"]]
+        self.assertEqual(runs.sizes_of([NETPIPE, damaged]), ["32", "1024", "4096", "1k"])
 
     def test_missing_columns_and_short_rows(self):
         self.assertEqual(runs.metric_by_size(SCALE, "p99_us"), {})
