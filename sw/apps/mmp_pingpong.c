@@ -5,9 +5,18 @@
  * and the throughput as the run's measurement table.
  *   mmp_pingpong [--sizes 1,64,2k,...] [--iters N] [--warmup N] [--peer NODE]
  *                [--buffers pinned|heap|phys] [--offset BYTES] [--inline BYTES]
- *                [--no-verify]
+ *                [--phase-spread NS] [--no-verify]
  * The receive for the next message is always posted before the peer can send
- * it, so pinned buffers are zero copy. */
+ * it, so pinned buffers are zero copy.
+ *
+ * --phase-spread NS: before each round rank 0 pauses between 0 and NS ns,
+ * outside the timed part, spread evenly over the rounds (golden-ratio
+ * sequence). A deterministic simulation otherwise starts every round at the
+ * same phase of the NI firmware's polling loop (about 0.9 us), which moves a
+ * small message's latency by up to +-0.2 us one way or the other; real hosts
+ * and NIs run from separate clocks, so a measurement there averages over the
+ * phases. Off by default (the calibration runs without it). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +65,7 @@ static int mmp_pingpong(int argc, char **argv)
   size_t sizes[MAX_SIZES];
   int n_sizes = app_parse_sizes(kDefaultSizes, sizes, MAX_SIZES);
   int iters = 10, warmup = 2, peer = -1, verify = 1;
+  double phase_spread_ns = 0;
   size_t offset = 0;
   long long inline_bytes = -1;
   struct buffers bufs = {{NULL, NULL}, 0};
@@ -77,6 +87,7 @@ static int mmp_pingpong(int argc, char **argv)
     else if (!strcmp(a, "--peer")) peer = atoi(v);
     else if (!strcmp(a, "--offset")) offset = (size_t)app_parse_size(v, NULL);
     else if (!strcmp(a, "--inline")) inline_bytes = app_parse_size(v, NULL);
+    else if (!strcmp(a, "--phase-spread")) phase_spread_ns = atof(v);
     else if (!strcmp(a, "--buffers")) {
       bufs.kind = !strcmp(v, "pinned") ? 0 : !strcmp(v, "heap") ? 1 : !strcmp(v, "phys") ? 2 : -1;
       if (bufs.kind < 0) n_sizes = -1;
@@ -86,9 +97,9 @@ static int mmp_pingpong(int argc, char **argv)
       return 2;
     }
   }
-  if (n_sizes <= 0 || iters < 1 || warmup < 0 || offset > 4096) {
+  if (n_sizes <= 0 || iters < 1 || warmup < 0 || offset > 4096 || !(phase_spread_ns >= 0 && phase_spread_ns <= 1e6)) {
     m2host_printf("mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1G, --iters N >= 1, "
-                  "--warmup N >= 0, --offset at most 4096)\n");
+                  "--warmup N >= 0, --offset at most 4096, --phase-spread 0 to 1000000 ns)\n");
     app_release_ni();
     return 2;
   }
@@ -144,6 +155,11 @@ static int mmp_pingpong(int argc, char **argv)
       if (rank == 0) {
         /* The peer's receive for this round is posted before it sends the last
          * reply, so ours is too: both ends zero copy. */
+        if (phase_spread_ns > 0) {
+          /* The k-th fraction of the golden-ratio sequence: even over any number of rounds. */
+          const double f = fmod((it + 1) * 0.6180339887498949, 1.0);
+          m2host_compute_ns(f * phase_spread_ns);
+        }
         const double t0 = m2host_now_us();
         struct MMP_send_handle *h = MMP_Send(sbuf, size, 0, me, other);
         const int ws = h ? MMP_Wait_send(h) : -1;

@@ -98,6 +98,30 @@ TEST_CASE("MMP ping-pong through unpinned buffers: heap (bounce copy) and physic
   }
 }
 
+// --phase-spread: the rounds meet the NI firmware's polling loop at spread
+// phases instead of one (docs/experiments.md, host-level calibration). The
+// small-message latency then moves, by less than the loop's period, and the
+// payloads stay intact; a negative spread is refused.
+TEST_CASE("MMP ping-pong: --phase-spread averages over the firmware loop's phase", "[integration][mmp]") {
+  Sandbox sb;
+  const SimResult fixed = pingpong(sb, "--sizes 32,1k --iters 20 --warmup 1");
+  const SimResult spread = pingpong(sb, "--sizes 32,1k --iters 20 --warmup 1 --phase-spread 1000");
+  CHECK(spread.result("node0.host", "payload_errors") == std::optional<std::string>("0"));
+  CHECK(spread.result("node1.host", "payload_errors") == std::optional<std::string>("0"));
+  const auto f = table(fixed), s = table(spread);
+  REQUIRE(f.size() == 2);
+  REQUIRE(s.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    INFO(f[i][0] << " bytes: fixed phase " << f[i][1] << " us, spread " << s[i][1] << " us");
+    CHECK(s[i][1] != f[i][1]);                     // the phases really differ
+    CHECK(std::abs(s[i][1] - f[i][1]) < 0.5);      // by less than the 0.9 us loop
+  }
+  const SimResult bad =
+      sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=--phase-spread -5"});
+  CHECK(bad.exited(2));
+  CHECK(contains(bad.file("run.log"), "--phase-spread 0 to 1000000 ns"));
+}
+
 TEST_CASE("the default run is the MMP ping-pong and takes a few seconds", "[integration][mmp]") {
   CHECK(contains(read_text(fs::path(M2VP_SOURCE_DIR) / "m2vp"), "DEFAULT_CONFIG=\"$ROOT/configs/mmp-pingpong.yaml\""));
   Sandbox sb;
