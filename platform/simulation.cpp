@@ -72,6 +72,9 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
   return c.dir;
 }
 
+// The shortest sim.perturb_ns accepted.
+constexpr double kMinPerturbNs = 10;
+
 std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   ParamRegistry& reg = ParamRegistry::instance();
   reg.set_renamed_names(renamed_name);
@@ -126,6 +129,11 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
         sc_core::sc_time(e->sim.trace_from_us.get(), sc_core::SC_US),
         to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
+  if (e->sim.perturb_ns.get() > 0 && e->sim.perturb_ns.get() < kMinPerturbNs)
+    throw ConfigError(e->sim.perturb_ns.origin().where + ": key 'sim.perturb_ns' = " +
+                      e->sim.perturb_ns.value_string() + " ns: expected 0 (none) or at least " +
+                      std::to_string(static_cast<int>(kMinPerturbNs)) +
+                      " ns (a shorter period only slows the run; below the 1 ps resolution it would never advance)");
   if (e->sim.perturb_ns.get() > 0)
     e->perturbation = std::make_unique<TieOrderPerturbation>(
         "tie_order_perturbation", sc_core::sc_time(e->sim.perturb_ns.get(), sc_core::SC_NS));

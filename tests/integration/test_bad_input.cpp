@@ -82,6 +82,17 @@ TEST_CASE("bad input: lists where one value belongs", "[integration][bad-input]"
   expect_config_error(sb, {"run", b}, {b + ":5: key 'sim.max_time_ms': expected one double value, got a list [1]"});
 }
 
+TEST_CASE("bad input: a tie-order perturbation period too short to advance time", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string cfg = sb.config("exit_code").string();
+  for (const char* period : {"0.0001", "5"}) {
+    INFO(period);
+    expect_config_error(sb, {"run", cfg, "--set", std::string("sim.perturb_ns=") + period},
+                        {"--set: key 'sim.perturb_ns' =", "expected 0 (none) or at least 10 ns"});
+  }
+  expect_config_error(sb, {"run", cfg, "--set", "sim.perturb_ns=-1"}, {"sim.perturb_ns"});
+}
+
 TEST_CASE("bad input: a trace window that starts after it ends", "[integration][bad-input]") {
   Sandbox sb;
   const std::string cfg = sb.config("exit_code").string();
