@@ -32,6 +32,7 @@
 #include <stdexcept>
 
 #include "cpu/ppc_decode.h"
+#include "cpu/ppc_fault_location.h"
 #include "cpu/unicorn/unicorn_watchpoints.h"
 
 namespace m2::iss {
@@ -289,7 +290,7 @@ class UnicornPpc603e final : public Core {
   uint64_t pc() const override { return m_pc; }
   std::optional<uint64_t> access_pc() const override {
     if (!m_access.active) return std::nullopt;
-    const Located l = find_access(m_access.store, m_access.addr);
+    const ppc::LocatedAccess l = find_access(m_access.store, m_access.addr);
     if (l.matches != 1) return std::nullopt;
     return l.pc;
   }
@@ -750,19 +751,7 @@ class UnicornPpc603e final : public Core {
     } else if (intno == 7) {
       kind = "floating-point unavailable (MSR[FP] = 0)";
     }
-    set_fault(kind, at, true, std::nullopt, "insn " + hex32(insn) + describe_vector(at));
-  }
-
-  static std::string describe_vector(uint64_t pc) {
-    static const std::map<uint32_t, const char*> vectors = {
-        {0x100, "system reset"}, {0x200, "machine check"}, {0x300, "DSI"},        {0x400, "ISI"},
-        {0x500, "external interrupt"}, {0x600, "alignment"}, {0x700, "program"}, {0x800, "FP unavailable"},
-        {0x900, "decrementer"},  {0xC00, "system call"},    {0xD00, "trace"}};
-    auto it = vectors.find(static_cast<uint32_t>(pc & ~0xFFull & 0xFFFFF));
-    if (pc < 0x3000 || (pc >= 0xFFF00000 && pc < 0xFFF03000)) {
-      if (it != vectors.end()) return std::string(" (in the ") + it->second + " exception vector: is a handler installed?)";
-    }
-    return "";
+    set_fault(kind, at, true, std::nullopt, "insn " + hex32(insn) + ppc::describe_exception_vector(at));
   }
 
   static bool on_unmapped(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t, void* user) {
@@ -780,34 +769,17 @@ class UnicornPpc603e final : public Core {
   }
 
   // Unicorn does not sync the PC before a data access: find the access in the
-  // current block from its effective address (the registers hold the values
-  // of the instructions before it, which have run).
-  struct Located {
-    uint64_t pc = 0;
-    int matches = 0;    // instructions of the block that fit; 1: pc is exact
-    std::string what;   // "by 'lwz' (insn 0x...)"
-  };
-  Located find_access(bool store, uint64_t addr) const {
-    Located r;
-    r.pc = m_block_start ? m_block_start : read_reg(UC_PPC_REG_PC);
-    for (uint64_t a = m_block_start; a && a < m_block_end; a += 4) {
-      const uint32_t insn = read_word(a);
-      auto m = ppc::decode_mem_access(insn);
-      if (!m || m->is_store != store) continue;
-      const uint32_t base = m->ra ? read_reg(UC_PPC_REG_0 + m->ra) : 0;
-      const uint32_t ea = base + (m->indexed ? read_reg(UC_PPC_REG_0 + m->rb) : uint32_t(m->displacement));
-      if ((ea & ~3u) == (addr & ~3ull) || ea == addr) {
-        if (r.matches++ == 0) {
-          r.pc = a;
-          r.what = " by '" + std::string(m->mnemonic) + "' (insn " + hex32(insn) + ")";
-        }
-      }
-    }
-    return r;
+  // current block from its effective address (ppc_fault_location.h).
+  ppc::LocatedAccess find_access(bool store, uint64_t addr) const {
+    ppc::LocatedAccess l = ppc::locate_access(
+        m_block_start, m_block_end, store, addr, [this](uint64_t a) { return read_word(a); },
+        [this](unsigned r) { return read_reg(UC_PPC_REG_0 + static_cast<int>(r)); });
+    if (!m_block_start) l.pc = read_reg(UC_PPC_REG_PC);
+    return l;
   }
 
   void locate_access(bool store, uint64_t addr, int size, const std::string& kind) {
-    const Located l = find_access(store, addr);
+    const ppc::LocatedAccess l = find_access(store, addr);
     set_fault(kind, l.pc, l.matches == 1, addr, std::to_string(size) + "-byte " + (store ? "store" : "load") + l.what);
   }
 
