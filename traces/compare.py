@@ -18,7 +18,7 @@ import csv
 import os
 import sys
 
-from runs import print_aligned, read_tsv, row_key, write_tsv
+from runs import is_number, print_aligned, read_tsv, row_keys, write_tsv
 
 DEFAULT_METRICS = ["latency_us", "mean_us", "time_us", "round_trip_us", "p99_us", "mbps"]
 
@@ -76,18 +76,10 @@ def load_params(run):
 
 
 def keyed_rows(table):
-    """[(key, row)] in the table's order."""
-    header = table[0]
-    if "bytes" in header:
-        return [(row_key(table, r), r) for r in table[1:]]
+    """[(key, row)] in the table's order (rows are whole: load_results checked)."""
+    if "bytes" in table[0]:
+        return list(zip(row_keys(table), table[1:]))
     return [(r[0], r) for r in table[1:]]
-
-
-def number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def differing_params(params):
@@ -98,8 +90,9 @@ def differing_params(params):
 
 def compare(tables, metrics, tolerance):
     """(rows to print, worst (percent, where) or None, values beyond tolerance)."""
-    keyed = [dict(keyed_rows(t)) for t in tables]
-    keys = list(dict.fromkeys(k for t in tables for k, _ in keyed_rows(t)))
+    rows_of = [keyed_rows(t) for t in tables]
+    keyed = [dict(r) for r in rows_of]
+    keys = list(dict.fromkeys(k for r in rows_of for k, _ in r))
     out = []
     worst = None
     beyond = 0
@@ -109,7 +102,8 @@ def compare(tables, metrics, tolerance):
             cells = [f"{m}@{k}"]
             base = None
             for i, (rows, c) in enumerate(zip(keyed, cols)):
-                v = number(rows[k][c]) if k in rows and c is not None else None
+                cell = rows[k][c] if k in rows and c is not None else ""
+                v = float(cell) if is_number(cell) else None
                 if v is None:
                     cells.append("-")
                     continue

@@ -87,34 +87,31 @@ def _prefix_columns(table):
             or len({r[c] for r in rows if len(r) > c}) > 1]
 
 
-def row_key(table, row, prefix=None):
-    """A row's name: its size, after its text key columns ("alltoall:16")."""
+def row_keys(table):
+    """Each row's name, in the table's order: its size after the columns
+    that name it with the size ("alltoall:16", "4:ooo8:1024"); None for a
+    row too short to have them, [] for a table without `bytes`."""
+    if not table or "bytes" not in table[0]:
+        return []
     bi = table[0].index("bytes")
-    cols = _prefix_columns(table) if prefix is None else prefix
-    return ":".join([row[c] for c in cols] + [row[bi]])
+    prefix = _prefix_columns(table)
+    last = max([bi] + prefix)
+    return [":".join([r[c] for c in prefix] + [r[bi]]) if len(r) > last else None for r in table[1:]]
 
 
 def metric_by_size(table, metric):
-    """{row key: value} of one run's table ({} when it lacks either column);
-    the key is the size, after the row's text key columns if it has any."""
+    """{row key: value} of one run's table ({} when it lacks either column)."""
     if not table or "bytes" not in table[0] or metric not in table[0]:
         return {}
-    bi, mi = table[0].index("bytes"), table[0].index(metric)
-    prefix = _prefix_columns(table)
-    return {row_key(table, r, prefix): r[mi] for r in table[1:] if len(r) > max([bi, mi] + prefix)}
+    mi = table[0].index(metric)
+    return {k: r[mi] for k, r in zip(row_keys(table), table[1:]) if k is not None and len(r) > mi}
 
 
 def sizes_of(tables):
     """Every row key any table has: sizes in numeric order, or, for tables
-    with text key columns, in the order the tables list them."""
-    keys = []
-    keyed = False
-    for t in tables:
-        if t and "bytes" in t[0]:
-            prefix = _prefix_columns(t)
-            keyed |= bool(prefix)
-            bi = t[0].index("bytes")
-            keys += [row_key(t, r, prefix) for r in t[1:] if len(r) > max([bi] + prefix)]
+    with key columns before the size, in the order the tables list them."""
+    keys = [k for t in tables for k in row_keys(t) if k is not None]
+    keyed = any(t and "bytes" in t[0] and _prefix_columns(t) for t in tables)
     unique = list(dict.fromkeys(keys))
     # Numbers in numeric order; a cell that is not one (a damaged table) after them.
     return unique if keyed else sorted(unique, key=lambda k: (0, float(k), k) if is_number(k) else (1, 0.0, k))
@@ -123,8 +120,10 @@ def sizes_of(tables):
 def key_heading(tables):
     """What sizes_of's keys are: "bytes", or e.g. "pattern:bytes"."""
     for t in tables:
-        if t and "bytes" in t[0] and _prefix_columns(t):
-            return ":".join([t[0][c] for c in _prefix_columns(t)] + ["bytes"])
+        if t and "bytes" in t[0]:
+            prefix = _prefix_columns(t)
+            if prefix:
+                return ":".join([t[0][c] for c in prefix] + ["bytes"])
     return "bytes"
 
 
