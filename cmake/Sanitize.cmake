@@ -24,22 +24,6 @@ if(M2VP_SANITIZE)
   link_libraries(m2_sanitizer_defaults)
 endif()
 
-# The two test executables are test harness (Catch2), not the code under
-# test (that is in the libraries and m2vp-sim, built as configured). Under
-# ASan at -O2 each Catch2 file takes a minute or more on a loaded 2-core
-# machine; at -O0 it compiles several times faster and runs about as fast
-# (the time is spent in the libraries and in the simulator processes).
-function(m2_sanitize_tests_at_o0)
-  foreach(t m2vp-unit-tests m2vp-integration-tests)
-    if(TARGET ${t})
-      target_compile_options(${t} PRIVATE -O0)
-    endif()
-  endforeach()
-endfunction()
-if(M2VP_SANITIZE)
-  cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL m2_sanitize_tests_at_o0)
-endif()
-
 # Outside programs and what they load are not ours to instrument: an
 # uninstrumented program (Debian's NPmpich2) cannot load a shared library
 # built with ASan (its runtime must come first in the process), so the
