@@ -35,7 +35,9 @@ HostBridge::HostBridge(sc_core::sc_module_name name, TimingStyle style)
       read_retry_ns(this->name(), "read_retry_ns", 300.0, "ns",
                     "extra first-data latency of a DMA read that does not continue the previous one: the bridge "
                     "answers Retry (PCI 2.2 delayed transaction, 3.3.3.3), fetches across its I/O bridge and the "
-                    "front-side bus, and completes on the master's retry (assumed: ServerWorks-class chipset)",
+                    "front-side bus, and completes on the master's retry (assumed: ServerWorks-class chipset; with "
+                    "memory_latency_ns, 450 ns to first data, as Myricom's ~60 PCI-X clocks at 133 MHz for hosts "
+                    "of 2003)",
                     Range<double>{0, 1e6}),
       m_style(style) {
   m_posted = sc_time(posted_write_ns.get(), sc_core::SC_NS);
