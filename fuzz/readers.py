@@ -120,7 +120,7 @@ def check_compare(path, original):
         return "InputError"
     _, seed = compare_tool.load_results(original)
     metrics = [m for m in compare_tool.DEFAULT_METRICS if m in seed[0]] or seed[0][-1:]
-    rows, _, _ = compare_tool.compare([seed, mutant], metrics, 1.0)
+    rows, _, _, _ = compare_tool.compare([seed, mutant], metrics, 1.0)
     assert all(len(r) == 3 for r in rows), "compare: a row without a cell per run"
     return "read"
 

@@ -10,8 +10,10 @@ Rows are matched by their size, after their text key columns (experiment
 `bytes`. Compared columns: --metric (repeatable), else the timing columns the
 first table has (latency_us, mean_us, time_us, mbps, ...). --tolerance marks
 the values that differ from the first run's by more than that many percent
-and makes the exit code 1 when any does; --tsv writes the comparison as a
-table. Exit code 2 on unreadable input, naming the file.
+and makes the exit code 1 when any does, or when a value the first run has is
+missing from another (a run that ended early) or the other way round; --tsv
+writes the comparison as a table. Exit code 2 on unreadable input, naming the
+file, and on runs with no row in common with the first.
 """
 import argparse
 import csv
@@ -89,13 +91,15 @@ def differing_params(params):
 
 
 def compare(tables, metrics, tolerance):
-    """(rows to print, worst (percent, where) or None, values beyond tolerance)."""
+    """(rows to print, worst (percent, where) or None, values beyond tolerance,
+    values one of the two runs has and the other not)."""
     rows_of = [keyed_rows(t) for t in tables]
     keyed = [dict(r) for r in rows_of]
     keys = list(dict.fromkeys(k for r in rows_of for k, _ in r))
     out = []
     worst = None
     beyond = 0
+    missing = 0
     for m in metrics:
         cols = [t[0].index(m) if m in t[0] else None for t in tables]
         for k in keys:
@@ -104,12 +108,16 @@ def compare(tables, metrics, tolerance):
             for i, (rows, c) in enumerate(zip(keyed, cols)):
                 cell = rows[k][c] if k in rows and c is not None else ""
                 v = float(cell) if is_number(cell) else None
-                if v is None:
-                    cells.append("-")
-                    continue
                 if i == 0:
                     base = v
-                    cells.append(rows[k][c])
+                    cells.append(rows[k][c] if v is not None else "-")
+                    continue
+                if (v is None) != (base is None):
+                    missing += 1
+                    cells.append("- (missing)" if v is None else f"{rows[k][c]} (run 1: -)")
+                    continue
+                if v is None:
+                    cells.append("-")
                     continue
                 if base is None or base == 0:
                     cells.append(rows[k][c])
@@ -123,7 +131,13 @@ def compare(tables, metrics, tolerance):
                     worst = (d, f"{m} at {k}")
                 cells.append(f"{rows[k][c]} ({d:+.2f}%){mark}")
             out.append(cells)
-    return out, worst, beyond
+    return out, worst, beyond, missing
+
+
+def runs_without_common_rows(tables):
+    """Indexes of the runs after the first that share no row with it."""
+    first = {k for k, _ in keyed_rows(tables[0])}
+    return [i for i, t in enumerate(tables) if i > 0 and not first & {k for k, _ in keyed_rows(t)}]
 
 
 def main(argv):
@@ -147,6 +161,12 @@ def main(argv):
               f"{', '.join(DEFAULT_METRICS)}: name the ones to compare with --metric", file=sys.stderr)
         return 2
 
+    for i in runs_without_common_rows(tables):
+        print(f"m2vp compare: error: {loaded[i][0]} has no row in common with {loaded[0][0]} "
+              f"(rows of the first: {', '.join(k for k, _ in keyed_rows(tables[0])[:6]) or 'none'}; "
+              f"of this one: {', '.join(k for k, _ in keyed_rows(tables[i])[:6]) or 'none'})", file=sys.stderr)
+        return 2
+
     for i, n in enumerate(names):
         print(f"run {i + 1}: {n}")
     if any(params):
@@ -156,16 +176,18 @@ def main(argv):
             print_aligned([["name"] + [f"run {i + 1}" for i in range(len(names))]] + diff)
     else:
         print("parameters: no params.tsv to compare")
-    rows, worst, beyond = compare(tables, metrics, a.tolerance)
+    rows, worst, beyond, missing = compare(tables, metrics, a.tolerance)
     header = ["row"] + [f"run {i + 1}" for i in range(len(names))]
     print_aligned([header] + rows)
     if worst is not None:
         print(f"largest difference from run 1: {worst[0]:+.2f}% ({worst[1]})")
     if a.tsv:
         write_tsv(a.tsv, [header] + rows)
+    if missing:
+        print(f"{missing} value(s) only in run 1 or only in a later run (marked: missing, run 1: -)")
     if a.tolerance is not None:
         print(f"{beyond} value(s) differ from run 1 by more than {a.tolerance:g}%")
-        return 1 if beyond else 0
+        return 1 if beyond or missing else 0
     return 0
 
 

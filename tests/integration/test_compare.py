@@ -76,11 +76,32 @@ class CompareTests(unittest.TestCase):
         rc, out, err = run(a, os.path.join(b, "results.tsv"), "--metric", "mean_us", "--tsv", os.path.join(self.d, "c.tsv"))
         self.assertEqual(rc, 0, err)
         self.assertRegex(line_of(out, "mean_us@hotspot:16"), r"28\.7\s+31\.57 \(\+10\.00%\)$")
-        self.assertRegex(line_of(out, "mean_us@neighbour:16"), r"-\s+11\.3$")
+        self.assertRegex(line_of(out, "mean_us@neighbour:16"), r"-\s+11\.3 \(run 1: -\)$")
+        self.assertIn("1 value(s) only in run 1 or only in a later run", out)
         with open(os.path.join(self.d, "c.tsv")) as f:
             rows = [l.rstrip("\n").split("\t") for l in f]
         self.assertEqual(rows[0], ["row", "run 1", "run 2"])
         self.assertEqual(len(rows), 4)
+
+    def test_a_run_that_ended_early_fails_the_tolerance(self):
+        # The second run stopped before its last size (a time limit): with
+        # --tolerance that is a failure, not a pass on the rows it has.
+        a = self.run_dir("a", "bytes\tlatency_us\tmbps\n32\t8.00\t32.0\n65536\t300.0\t1760.5\n")
+        b = self.run_dir("b", "bytes\tlatency_us\tmbps\n32\t8.00\t32.0\n")
+        rc, out, _ = run(a, b, "--tolerance", "1")
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(line_of(out, "mbps@65536"), r"1760\.5\s+- \(missing\)$")
+        self.assertIn("2 value(s) only in run 1 or only in a later run", out)
+        self.assertIn("0 value(s) differ from run 1 by more than 1%", out)
+        rc, out, _ = run(a, b)  # without --tolerance: shown, exit 0
+        self.assertEqual(rc, 0, out)
+        # Runs with no row in common (a case folder's merged table against
+        # one case's) compare nothing: an error naming both files.
+        c = self.run_dir("c", "case\tbytes\tlatency_us\npinned\t32\t8.00\n")
+        rc, _, err = run(a, c, "--tolerance", "1")
+        self.assertEqual(rc, 2)
+        self.assertIn(os.path.join(c, "results.tsv") + " has no row in common with " + os.path.join(a, "results.tsv"), err)
+        self.assertIn("rows of the first: 32, 65536; of this one: pinned:32", err)
 
     def test_bad_input_names_the_file(self):
         a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n")
