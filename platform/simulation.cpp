@@ -15,6 +15,7 @@
 #include "platform/config_loader.h"
 #include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
+#include "platform/output_folder.h"
 #include "platform/platform.h"
 #include "platform/platform_gdb.h"
 #include "platform/progress_meter.h"
@@ -169,9 +170,16 @@ int run_simulation(const RunOptions& opts) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());
+  const std::vector<std::string> earlier = clear_earlier_run(out);
   Log& log = Log::instance();
   log.set_quiet(opts.quiet);
   log.open_file((out / "run.log").string());
+  // What this run writes is what changes from here on (file times have the
+  // file system's resolution: the log's own time is the reference).
+  const fs::file_time_type run_start = fs::last_write_time(out / "run.log", ec);
+  if (!earlier.empty())
+    log.file_only("removed " + std::to_string(earlier.size()) + " file(s) an earlier run left in " + out.string() +
+                  "/ (listed in its " + kRunManifest + ")");
   write_params_tsv((out / "params.tsv").string());
   HostCpu::set_output_dir(out.string());
 
@@ -247,6 +255,7 @@ int run_simulation(const RunOptions& opts) {
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();
+  write_run_manifest(out, run_start);
   return e->run.exit_code();
 }
 

@@ -153,6 +153,26 @@ class BreakdownTests(unittest.TestCase):
             # One rectangle per size and (non-empty) stage: 2 x 3 + 1 other.
             self.assertEqual(len(svg_ids(os.path.join(run, "breakdown_stacked.svg"), "bar-")), 7)
 
+    def test_plots_join_the_run_manifest(self):
+        # A run folder lists what its run wrote (platform/output_folder.h);
+        # plots written into it join the list, so that the next run into the
+        # folder removes them with the rest. Elsewhere no list is started.
+        with tempfile.TemporaryDirectory() as d:
+            run = os.path.join(d, "run")
+            write(os.path.join(run, "messages.csv"), MESSAGES)
+            write(os.path.join(run, ".m2vp-run-files"), "messages.csv\nbreakdown_stacked.png\n")
+            for _ in range(2):  # plotting twice lists each file once
+                rc, _, err = run_plot(run)
+                self.assertEqual(rc, 0, err)
+            with open(os.path.join(run, ".m2vp-run-files")) as f:
+                self.assertEqual(f.read().splitlines(),
+                                 ["messages.csv", "breakdown_stacked.png", "breakdown_stacked.svg",
+                                  "breakdown_stacked.tsv"])
+            other = os.path.join(d, "plots")
+            rc, _, err = run_plot(run, "--out", other)
+            self.assertEqual(rc, 0, err)
+            self.assertFalse(os.path.exists(os.path.join(other, ".m2vp-run-files")))
+
 
 LATENCIES = "pattern\tbytes\tsrc\tdst\tlatency_us\n" + "".join(
     f"{p}\t{b}\t{i}\t{(i + 1) % 4}\t{lat}\n"
