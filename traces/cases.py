@@ -20,15 +20,17 @@ case's. With --case NAME only that case runs, as a plain m2vp-sim run.
 """
 import argparse
 import os
-import subprocess
 import sys
 
-from runs import choose_metric, key_heading, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
+from runs import (EXIT_USAGE, UsageParser, choose_metric, declared_cases, key_heading, metric_by_size, print_aligned,
+                  read_tsv, run_parallel, run_stats, sizes_of, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="m2vp run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--sim", required=True, help="the m2vp-sim executable")
+    p = UsageParser(prog="m2vp run", description=__doc__.split("\n\n")[0],
+                    usage="m2vp run CONFIG [--case NAME] [--set NAME=VALUE]... [--trace PATTERN]... [--out DIR] "
+                          "[--jobs N] [--metric COLUMN] [--quiet] [--gdb CPU=PORT]... [--gdb-all PORT]")
+    p.add_argument("--sim", required=True, help=argparse.SUPPRESS)  # given by ./m2vp
     p.add_argument("config")
     p.add_argument("--out", default=None, help="default: traces/<config name>")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -37,18 +39,19 @@ def parse_args(argv):
     p.add_argument("--trace", action="append", default=[], metavar="PATTERN", help="for every case")
     p.add_argument("--case", default=None, help="run only this case (m2vp-sim run --case)")
     p.add_argument("--quiet", "-q", action="store_true", help="(cases always run quietly; their output is in run.log)")
-    p.add_argument("--gdb", action="append", default=[], help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    p.add_argument("--gdb", action="append", default=[], metavar="CPU=PORT", help="with --case (m2vp-sim run --gdb)")
+    p.add_argument("--gdb-all", default=None, metavar="PORT", help="with --case (m2vp-sim run --gdb-all)")
+    a = p.parse_args(argv)
+    if (a.gdb or a.gdb_all) and not a.case:
+        p.error("--gdb and --gdb-all need one simulation: run one case with --case NAME "
+                "(m2vp-sim cases CONFIG lists them)")
+    return a
 
 
 def list_cases(sim, config):
     """(show column or None, axes, [(name, folder, levels)]) from `m2vp-sim cases`."""
-    proc = subprocess.run([sim, "cases", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if proc.returncode:
-        sys.stderr.write(proc.stderr)
-        sys.exit(proc.returncode)
     show, header, cases = None, None, []
-    for line in proc.stdout.splitlines():
+    for line in declared_cases(sim, config):
         cols = line.split("\t")
         if cols[0] == "#show":
             show = cols[1]
@@ -91,9 +94,6 @@ def per_size(metric, cases, tables):
 
 def main(argv):
     a = parse_args(argv)
-    if a.gdb:
-        sys.exit("m2vp run: --gdb needs one simulation: run one case with --case NAME "
-                 "(m2vp-sim cases CONFIG lists them)")
     sets = [x for s in a.set for x in ("--set", s)] + [x for t in a.trace for x in ("--trace", t)]
     name = os.path.splitext(os.path.basename(a.config))[0]
     out = a.out or os.path.join("traces", name)
@@ -101,6 +101,7 @@ def main(argv):
     if a.case:  # one case: a plain run into its folder
         folder = next((d for n, d, _ in cases if a.case in (n, d)), a.case)
         cmd = [a.sim, "run", a.config, "--case", a.case, "--out", os.path.join(out, folder)] + sets
+        cmd += [x for g in a.gdb for x in ("--gdb", g)] + (["--gdb-all", a.gdb_all] if a.gdb_all else [])
         os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
     os.makedirs(out, exist_ok=True)
     dirs = [os.path.join(out, d) for _, d, _ in cases]
@@ -117,6 +118,10 @@ def main(argv):
               [["case", "dir", "exit", "sim_time_us", "error"]] +
               [[n, d, str(rc), run_stats(os.path.join(out, d)).get(("run", "sim_time_us"), ""), err]
                for (n, d, _), (rc, err) in zip(cases, results)])
+    bad_metric = unknown_metric(tables, a.metric)
+    if bad_metric:
+        print(f"m2vp run: error: {bad_metric}", file=sys.stderr)
+        return EXIT_USAGE
     metric = choose_metric(tables, a.metric or show)
     if metric:
         table = per_size(metric, cases, tables)

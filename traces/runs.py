@@ -1,11 +1,45 @@
 """Running m2vp-sim several times in parallel and comparing the tables the
 runs wrote; shared by sweep.py (--vary on the command line) and cases.py
 (the cases a config declares)."""
+import argparse
 import concurrent.futures
 import csv
 import os
 import subprocess
 import sys
+
+# The simulator's exit code for a configuration or command-line error
+# (README.md): the wrappers' own usage errors give it too.
+EXIT_USAGE = 64
+
+
+class UsageParser(argparse.ArgumentParser):
+    """argparse with the simulator's exit code for a usage error (64, not
+    argparse's 2)."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.exit(EXIT_USAGE)
+
+
+def declared_cases(sim, config):
+    """The `m2vp-sim cases` listing of a config: its lines, [] for a config
+    without cases. Exits with the simulator's code when it cannot read it."""
+    proc = subprocess.run([sim, "cases", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode:
+        sys.stderr.write(proc.stderr)
+        sys.exit(proc.returncode)
+    return proc.stdout.splitlines()
+
+
+def unknown_metric(tables, metric):
+    """An error message when `metric` is given and no table has that column,
+    naming the columns they have; None otherwise."""
+    if not metric or any(t and metric in t[0] for t in tables):
+        return None
+    columns = list(dict.fromkeys(c for t in tables if t for c in t[0]))
+    return f"--metric {metric}: no results.tsv has that column (columns: {', '.join(columns) or 'none: no run wrote one'})"
 
 
 def read_tsv(path):
@@ -36,6 +70,9 @@ def _run_one(cmd):
 
 
 def _progress(what, done, total):
+    # A bar redrawn with \r is for a terminal; in a log it is noise.
+    if not sys.stderr.isatty():
+        return
     width = 30
     filled = width * done // total
     sys.stderr.write(f"\r{what}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
@@ -52,7 +89,8 @@ def run_parallel(commands, jobs, what):
         for k, f in enumerate(concurrent.futures.as_completed(futures), 1):
             results[futures[f]] = f.result()
             _progress(what, k, len(commands))
-    sys.stderr.write("\n")
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
     return results
 
 

@@ -19,12 +19,15 @@ import re
 import sys
 
 from plots import figure
-from runs import choose_metric, is_number, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, write_tsv
+from runs import (EXIT_USAGE, UsageParser, choose_metric, declared_cases, is_number, metric_by_size, print_aligned,
+                  read_tsv, run_parallel, run_stats, sizes_of, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="m2vp sweep", description=__doc__.split("\n\n")[0])
-    p.add_argument("--sim", required=True, help="the m2vp-sim executable")
+    p = UsageParser(prog="m2vp sweep", description=__doc__.split("\n\n")[0],
+                    usage="m2vp sweep CONFIG --vary NAME=V1,V2,... [--vary ...] [--set NAME=VALUE]... [--jobs N] "
+                          "[--metric COLUMN] [--out DIR]")
+    p.add_argument("--sim", required=True, help=argparse.SUPPRESS)  # given by ./m2vp
     p.add_argument("config")
     p.add_argument("--vary", action="append", default=[], metavar="NAME=V1,V2,...")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="for every variant")
@@ -40,6 +43,9 @@ def parse_args(argv):
         if not eq or not name or not values:
             p.error(f"--vary '{v}': expected NAME=V1,V2,...")
         axes.append((name, values.split(",")))
+    if len(declared_cases(a.sim, a.config)) > 1:  # a header line and a case at least
+        p.error(f"{a.config} declares cases (m2vp-sim cases {a.config} lists them): a sweep varies a config "
+                f"without cases; run its cases with ./m2vp run, or sweep one case's settings in a config of its own")
     return a, axes
 
 
@@ -76,6 +82,10 @@ def main(argv):
         rows.append({"variant": ", ".join(f"{n}={val}" for n, val in v), "dir": variant_dir(v), "exit": rc,
                      "sim_time_us": run_stats(d).get(("run", "sim_time_us"), ""), "error": err})
 
+    bad_metric = unknown_metric(tables, a.metric)
+    if bad_metric:
+        print(f"m2vp sweep: error: {bad_metric}", file=sys.stderr)
+        return EXIT_USAGE
     metric = choose_metric(tables, a.metric)
     summary = os.path.join(out, "sweep.tsv")
     sizes = sizes_of(tables) if metric else []

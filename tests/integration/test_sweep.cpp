@@ -42,3 +42,41 @@ TEST_CASE("a sweep of two variants yields two distinct, reproducible result rows
   const std::string params = read_text(sb.dir() / "sweep1" / "xx.link.variant-ieee1394" / "params.tsv");
   CHECK(contains(params, "node0.link.variant\tieee1394"));
 }
+
+namespace {
+
+// Runs a wrapper script with arguments; its exit code, output in `text`.
+int run_script(Sandbox& sb, const std::string& script, const std::string& args, std::string& text) {
+  const std::string py = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const fs::path log = sb.dir() / (script + ".log");
+  const std::string cmd = py + " '" + M2VP_SOURCE_DIR + "/traces/" + script + "' --sim '" + M2VP_SIM + "' " + args +
+                          " > '" + log.string() + "' 2>&1";
+  const int status = std::system(cmd.c_str());
+  text = read_text(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("sweeps and case runs: usage errors exit 64 with what was expected", "[integration][sweep]") {
+  Sandbox sb;
+  const std::string cfg = std::string(M2VP_SOURCE_DIR) + "/configs/";
+  const std::string out = " --out '" + (sb.dir() / "out").string() + "'";
+  std::string text;
+  // A sweep of a config with cases would run every variant into the same error.
+  CHECK(run_script(sb, "sweep.py", "'" + cfg + "pingping.yaml' --vary sim.timing=lt,at" + out, text) == 64);
+  CHECK(contains(text, "pingping.yaml declares cases"));
+  CHECK_FALSE(fs::exists(sb.dir() / "out"));
+  CHECK(run_script(sb, "sweep.py", "'" + cfg + "cluster-2.yaml' --vary sim.timing" + out, text) == 64);
+  CHECK(contains(text, "--vary 'sim.timing': expected NAME=V1,V2,..."));
+  CHECK(run_script(sb, "cases.py", "'" + cfg + "pingping.yaml' --bogus" + out, text) == 64);
+  CHECK(contains(text, "unrecognized arguments: --bogus"));
+  CHECK_FALSE(contains(text, "--sim"));  // the wrapper's own option is not the user's
+  CHECK(run_script(sb, "cases.py", "'" + cfg + "pingping.yaml' --gdb-all 23999" + out, text) == 64);
+  CHECK(contains(text, "run one case with --case NAME"));
+  // A column no run wrote: said, not silently replaced by the default one.
+  CHECK(run_script(sb, "sweep.py",
+                   "'" + cfg + "mmp-pingpong.yaml' --vary 'node*.host.args=--sizes 1 --iters 2' --metric latencyus" +
+                       out, text) == 64);
+  CHECK(contains(text, "--metric latencyus: no results.tsv has that column (columns: bytes, latency_us, mbps)"));
+}
