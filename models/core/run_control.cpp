@@ -17,8 +17,9 @@ void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::s
   }
 }
 
-void RunControl::fault(const std::string& who, const std::string& report, const char* what) {
+void RunControl::fault(const std::string& who, const std::string& report, const char* what, sc_core::sc_time when) {
   if (finished()) return;
+  if (when > m_last_exit) m_last_exit = when;
   Log::instance().error(report);
   finish(Outcome::FirmwareFault, EXIT_FAULT, std::string(what) + " fault on " + who);
 }

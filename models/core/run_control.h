@@ -28,7 +28,10 @@ class RunControl {
   void firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what = "firmware");
   // `what` names what failed in the summary: "firmware" (a CPU's fault) or
   // "program" (a host's outside program, docs/models/host-process.md).
-  void fault(const std::string& who, const std::string& report, const char* what = "firmware");
+  // `when`: the fault's simulated time where it is ahead of SystemC's (a CPU's
+  // local time), so that the run's end time is not before its fault.
+  void fault(const std::string& who, const std::string& report, const char* what = "firmware",
+             sc_core::sc_time when = sc_core::SC_ZERO_TIME);
   void time_limit(const std::string& report);
   void stalled(const std::string& report,
                const std::string& summary = "simulation stalled: nothing left to happen but firmware has not exited");
@@ -47,7 +50,8 @@ class RunControl {
   const std::vector<Result>& results() const { return m_results; }
 
   bool finished() const { return m_outcome != Outcome::Running; }
-  // Simulated time of the last firmware exit (CPUs run ahead of SystemC time).
+  // Simulated time of the last firmware exit, or of the fault that ended the
+  // run (CPUs run ahead of SystemC time).
   sc_core::sc_time last_exit_time() const { return m_last_exit; }
   Outcome outcome() const { return m_outcome; }
   const std::string& summary() const { return m_summary; }

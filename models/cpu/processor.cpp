@@ -264,7 +264,7 @@ void Processor::report_fault() {
        " instructions\n";
   r += "  registers:\n" + m_core->dump_state();
   if (!r.empty() && r.back() == '\n') r.pop_back();
-  m_run.fault(name(), r);
+  m_run.fault(name(), r, "firmware", t);
 }
 
 // ---- iss::Environment ----------------------------------------------------

@@ -326,6 +326,17 @@ TEST_CASE("fault: decrementer exception without a handler", "[integration]") {
   INFO(r.describe());
   CHECK(contains(r.err, "\n  pc:        0x00000900"));
   CHECK(contains(r.err, "decrementer exception vector"));
+  // The CPU faulted ahead of SystemC's time (its local time): the outcome line
+  // and stats.tsv give the fault's time, not the kernel's (was 1.003 us).
+  std::smatch fault_t, outcome_t;
+  REQUIRE(std::regex_search(r.err, fault_t, std::regex(R"(\n  time:      (\d+) ps simulated)")));
+  const std::string both = r.out + r.err;
+  REQUIRE(std::regex_search(both, outcome_t, std::regex(R"(\(exit code 65\), ([0-9.]+) us simulated)")));
+  const double fault_us = std::stod(fault_t[1].str()) * 1e-6;
+  CHECK(fault_us > 2.0);
+  CHECK(std::stod(outcome_t[1].str()) == Approx(fault_us).margin(0.001));
+  REQUIRE(r.result("run", "sim_time_us"));
+  CHECK(std::stod(*r.result("run", "sim_time_us")) == Approx(fault_us).margin(0.001));
 }
 
 // ---------------------------------------------------------------- exit, time limit
