@@ -116,6 +116,9 @@ class HostCpu : public sc_core::sc_module {
   // The message the following PIO writes belong to (0: none): they carry
   // its MessageTag, so that the NI can tell when the request is in.
   void set_pio_message(MessageId id) { m_pio_tag.id = id; }
+  // The application's phase for the messages it sends next (m2host_msg_phase).
+  void set_message_phase(std::string phase) { m_msg_phase = std::move(phase); }
+  const std::string& message_phase() const { return m_msg_phase; }
 
  private:
   void start_of_simulation() override;
@@ -151,6 +154,7 @@ class HostCpu : public sc_core::sc_module {
   tlm::tlm_generic_payload m_trans;
   MessageTag m_pio_tag;  // attached to m_trans for its life
   MessageProbe m_probe;
+  std::string m_msg_phase;
 };
 
 }  // namespace m2

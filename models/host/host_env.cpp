@@ -1,6 +1,7 @@
 // The C host environment (host_env.h) on top of the running HostCpu.
 #include "host/host_env.h"
 
+#include <cctype>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -102,8 +103,16 @@ void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, u
   const m2::MessageProbe& p = h.message_probe();
   if (!p || src_node < 0 || dst_node < 0) return;
   const m2::MessageId id = m2::make_message_id(static_cast<unsigned>(src_node), seq);
-  p.observer->started(p.site, id, static_cast<unsigned>(dst_node), bytes, tag, h.now().value());
+  p.observer->started(p.site, id, static_cast<unsigned>(dst_node), bytes, tag, h.now().value(), h.message_phase());
   h.set_pio_message(id);  // the request's writes, until it is posted
+}
+
+void m2host_msg_phase(const char* phase) {
+  // A name for a CSV cell: no separators, quotes or line breaks, short.
+  std::string name;
+  for (const char* c = phase; c && *c && name.size() < 31; ++c)
+    if (std::isalnum(static_cast<unsigned char>(*c)) || *c == '_' || *c == '-') name += *c;
+  HostCpu::current().set_message_phase(std::move(name));
 }
 
 void m2host_msg_event(int event, int src_node, uint32_t seq) {

@@ -97,6 +97,12 @@ void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, u
                                   caller will see it (data in the user's buffer)   */
 #define M2HOST_MSG_CANCELLED 3 /* the send failed before it reached the NI         */
 void m2host_msg_event(int event, int src_node, uint32_t seq);
+/* The application's phase for the messages this host sends from now on, in
+ * messages.csv's `phase` column: "warmup" and "timed" for a benchmark's
+ * untimed and timed rounds (./m2vp plot's breakdown then keeps the timed
+ * ones), or any short name; NULL or "" for none. Free, like the above. At most
+ * 31 characters of letters, digits, '_' and '-' are kept. */
+void m2host_msg_phase(const char* phase);
 
 /* ---- applications ------------------------------------------------------- */
 typedef int (*m2host_app_main)(int argc, char** argv);

@@ -119,13 +119,13 @@ MessageBreakdown break_down(const MessageLedger::Record& r, const MessageLedger&
 void write_messages_csv(const std::string& path, const MessageLedger& ledger) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw ConfigError(path + ": cannot write the message breakdown");
-  f << "msg,src,dst,bytes,tag,start_us,end_us,total_us";
+  f << "msg,src,dst,bytes,tag,phase,start_us,end_us,total_us";
   for (const MessageStage& s : message_stages()) f << "," << s.column;
   f << "\n";
   for (const MessageLedger::Record* r : complete_records(ledger)) {
     const MessageBreakdown b = break_down(*r, ledger);
     f << message_name(r->id) << "," << r->src << "," << r->dst << "," << r->bytes << "," << r->tag << ","
-      << us(r->start_ps) << "," << us(r->end_ps) << "," << us(r->end_ps - r->start_ps);
+      << r->phase << "," << us(r->start_ps) << "," << us(r->end_ps) << "," << us(r->end_ps - r->start_ps);
     for (uint64_t ps : b.stage_ps) f << "," << us(ps);
     f << "\n";
   }

@@ -66,7 +66,7 @@ MessageId MessageLedger::resolve(uint32_t tag) const {
 }
 
 void MessageLedger::started(unsigned site, MessageId id, unsigned dst_node, uint64_t bytes, uint32_t tag,
-                            uint64_t time_ps) {
+                            uint64_t time_ps, const std::string& phase) {
   if (!m_on || time_ps < m_from || time_ps > m_to) return;
   // A number used again (after 2^32 messages) starts a new record.
   m_index[id] = m_records.size();
@@ -76,6 +76,7 @@ void MessageLedger::started(unsigned site, MessageId id, unsigned dst_node, uint
   r.dst = dst_node;
   r.bytes = bytes;
   r.tag = tag;
+  r.phase = phase;
   r.start_ps = time_ps;
   r.passages.push_back({MessagePoint::HostSend, site, time_ps, time_ps, 1});
   m_records.push_back(std::move(r));

@@ -57,6 +57,7 @@ class MessageLedger : public MessageObserver {
     unsigned src = 0, dst = 0;
     uint64_t bytes = 0;
     uint32_t tag = 0;
+    std::string phase;  // the sender application's phase at the send (m2host_msg_phase), or empty
     uint64_t start_ps = 0, end_ps = 0;
     bool done = false;       // the receiver's library has it
     bool cancelled = false;  // the send failed before the NI saw it: not a message
@@ -71,7 +72,7 @@ class MessageLedger : public MessageObserver {
   MessageId identify(const uint8_t* data, size_t n) const override;
   MessageId resolve(uint32_t tag) const override;
   void started(unsigned site, MessageId id, unsigned dst_node, uint64_t bytes, uint32_t tag,
-               uint64_t time_ps) override;
+               uint64_t time_ps, const std::string& phase = {}) override;
   void cancelled(MessageId id) override;
   void passed(MessagePoint point, unsigned site, MessageId id, uint64_t time_ps) override;
 

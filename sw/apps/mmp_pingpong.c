@@ -143,6 +143,7 @@ static int mmp_pingpong(int argc, char **argv)
     const size_t size = sizes[s];
     double total_us = 0;
     for (int it = 0; it < warmup + iters && !failures; it++) {
+      m2host_msg_phase(it < warmup ? "warmup" : "timed");  /* messages.csv: which rounds count */
       app_clear(rbuf, size);
       const int dir_in = rank == 0 ? 1 : 0, dir_out = 1 - dir_in;
       if (verify) app_fill(sbuf, size, it, dir_out);
@@ -204,6 +205,7 @@ static int mmp_pingpong(int argc, char **argv)
       m2host_printf("@row %zu %.3f %.2f\n", size, lat, mbps);
     }
   }
+  m2host_msg_phase(NULL);
   free_buffers(&bufs, me);
   MMP_finalize(me);
   m2host_result("payload_errors", (int64_t)errors);

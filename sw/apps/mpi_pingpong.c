@@ -97,6 +97,7 @@ static int mpi_pingpong(int argc, char **argv)
     const size_t n = sizes[s];
     double total_us = 0;
     for (int it = 0; it < warmup + iters; it++) {
+      m2host_msg_phase(it < warmup ? "warmup" : "timed");  /* messages.csv: which rounds count */
       app_clear(rbuf, n);
       app_fill(sbuf, n, it, rank);
       MPI_Status st;
@@ -121,6 +122,7 @@ static int mpi_pingpong(int argc, char **argv)
       m2host_printf("@row %zu %.3f %.2f\n", n, lat, lat > 0 ? (double)n * 8 / lat : 0);
     }
   }
+  m2host_msg_phase(NULL);
   for (int i = 0; i < 2; i++) free_buf(kind, base[i]);
   MPI_Finalize();
   m2host_result("payload_errors", (int64_t)errors);

@@ -198,13 +198,17 @@ static int pingping(int argc, char **argv)
   }
   int failed = 0;
   for (int s = 0; s < n_sizes && !failed; s++) {
+    /* messages.csv: which rounds count (their synchronisation messages too) */
+    m2host_msg_phase("warmup");
     if (warmup > 0 && measure(&pp, sizes[s], warmup) < 0) {
       failed = 1;
       break;
     }
+    m2host_msg_phase("timed");
     const double us = measure(&pp, sizes[s], iters);
     failed = (pp.me == 0 ? gather(&pp, sizes[s], iters, us, across) : report(&pp, us)) != 0;
   }
+  m2host_msg_phase(NULL);
   MMP_Pindown_free(pp.sbuf, pp.self);
   MMP_Pindown_free(pp.rbuf[0], pp.self);
   MMP_Pindown_free(pp.rbuf[1], pp.self);

@@ -153,6 +153,30 @@ class BreakdownTests(unittest.TestCase):
             # One rectangle per size and (non-empty) stage: 2 x 3 + 1 other.
             self.assertEqual(len(svg_ids(os.path.join(run, "breakdown_stacked.svg"), "bar-")), 7)
 
+    def test_warmup_rounds_left_out(self):
+        # An application that names its rounds (messages.csv `phase`): only
+        # the timed ones make the bars, as only they make its latency_us.
+        phased = ("msg,src,dst,bytes,tag,phase,start_us,end_us,total_us,host_us,wire_us\n"
+                  "0.1,0,1,100,0,warmup,0.0,9.0,9.0,8.0,1.0\n"
+                  "1.1,1,0,100,0,warmup,9.0,18.0,9.0,8.0,1.0\n"
+                  "0.2,0,1,100,0,timed,20.0,23.0,3.0,2.0,1.0\n"
+                  "1.2,1,0,100,0,timed,23.0,28.0,5.0,3.0,2.0\n")
+        with tempfile.TemporaryDirectory() as d:
+            run = os.path.join(d, "run")
+            write(os.path.join(run, "messages.csv"), phased)
+            rc, _, err = run_plot(run)
+            self.assertEqual(rc, 0, err)
+            rows = read_tsv(os.path.join(run, "breakdown_stacked.tsv"))
+            by = {r["stage"]: r for r in rows}
+            self.assertEqual(by["host"]["messages"], "2")
+            self.assertAlmostEqual(float(by["host"]["mean_us"]), 2.5)
+            self.assertAlmostEqual(max(float(r["top_us"]) for r in rows), 4.0)  # mean total of the timed two
+            # Without a "timed" message (phases named otherwise, or none): all.
+            write(os.path.join(run, "messages.csv"), phased.replace("timed", "steady"))
+            rc, _, err = run_plot(run)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(read_tsv(os.path.join(run, "breakdown_stacked.tsv"))[0]["messages"], "4")
+
     def test_plots_join_the_run_manifest(self):
         # A run folder lists what its run wrote (platform/output_folder.h);
         # plots written into it join the list, so that the next run into the

@@ -28,7 +28,7 @@ struct FakeObserver : m2::MessageObserver {
     return 0x1000 | (uint32_t(d[2]) << 8 | d[3]);
   }
   m2::MessageId resolve(uint32_t tag) const override { return 0x2000 | tag; }
-  void started(unsigned, m2::MessageId, unsigned, uint64_t, uint32_t, uint64_t) override {}
+  void started(unsigned, m2::MessageId, unsigned, uint64_t, uint32_t, uint64_t, const std::string&) override {}
   void cancelled(m2::MessageId) override {}
   void passed(m2::MessagePoint point, unsigned site, m2::MessageId id, uint64_t time_ps) override {
     events.push_back({point, site, id, time_ps});

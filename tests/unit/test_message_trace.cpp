@@ -333,7 +333,7 @@ TEST_CASE("message breakdown: missing points add nothing, the window and cancell
   // An empty message the CPU pushed (no DMA) and whose record the firmware
   // queued without a data DMA: the firmware stages last until then.
   const MessageId a = m2::make_message_id(0, 3), c = m2::make_message_id(1, 4);
-  t.l.started(t.n0.site, a, 1, 0, 2, 2000 * ns);
+  t.l.started(t.n0.site, a, 1, 0, 2, 2000 * ns, "timed");  // the application's phase, into the CSV
   t.n0(P::HostPosted, a, 2100 * ns);
   t.n0(P::TxPushed, a, 2600 * ns);
   t.n1(P::LinkIn, a, 3000 * ns);  // straight to the receiver (no switch box)
@@ -368,8 +368,8 @@ TEST_CASE("message breakdown: missing points add nothing, the window and cancell
   std::getline(f, row);
   CHECK_FALSE(std::getline(f, extra));
   std::filesystem::remove(path);
-  CHECK(header.rfind("msg,src,dst,bytes,tag,start_us,end_us,total_us,host_send_us,request_us,fw_send_us,", 0) == 0);
-  CHECK(row == "0.3,0,1,0,2,2.000000,4.000000,2.000000,0.100000,0.000000,0.500000,0.000000,0.000000,0.400000,"
+  CHECK(header.rfind("msg,src,dst,bytes,tag,phase,start_us,end_us,total_us,host_send_us,request_us,fw_send_us,", 0) == 0);
+  CHECK(row == "0.3,0,1,0,2,timed,2.000000,4.000000,2.000000,0.100000,0.000000,0.500000,0.000000,0.000000,0.400000,"
                "0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.500000,0.000000,0.500000");
 }
 

@@ -100,12 +100,16 @@ MESSAGE_TIMES = ("start_us", "end_us", "total_us")
 
 
 def read_messages(path):
-    """messages.csv, the per-message breakdown: msg,src,dst,bytes,tag,
+    """messages.csv, the per-message breakdown: msg,src,dst,bytes,tag,phase,
     start_us,end_us,total_us,<stage>_us,... Every _us column other than the
     three times is a stage, in path order; an empty stage cell is a stage
-    this message did not pass (0). Returns (stages, [(bytes, total_us,
-    [stage_us...])])."""
+    this message did not pass (0). When the application named its phases
+    (`phase`) and some messages are "timed", only those are kept: its timed
+    rounds, whose mean is what it reports (warm-up rounds left out). Returns
+    (stages, [(bytes, total_us, [stage_us...])])."""
     header, rows = _table(path, ",", ("bytes", "total_us"))
+    if "phase" in header and any(r["phase"] == "timed" for _, r in rows):
+        rows = [(n, r) for n, r in rows if r["phase"] == "timed"]
     stages = [h for h in header if h.endswith("_us") and h not in MESSAGE_TIMES]
     if not stages:
         raise InputError(path, 1, "no stage columns (expected <stage>_us columns besides start_us, end_us, total_us)")
