@@ -63,7 +63,7 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   // access, and another CPU may serve the platform's connection meanwhile.
   void core_running(bool running);
   // After a step: a breakpoint, a watchpoint, or the end of a single step,
-  // halts the CPU.
+  // halts the CPU; a range step (vCont;r) halts once the pc leaves its range.
   void stopped(iss::StopReason why);
   // The firmware faulted (already reported): GDB sees it as a signal and may
   // inspect the state; the run ends when GDB resumes.
@@ -77,6 +77,10 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
  private:
   // Serves GDB; on the platform's connection as thread `as_thread` (0: this CPU's).
   void halt(int signal, std::optional<GdbServer::WatchStop> watch = std::nullopt, size_t as_thread = 0);
+  // The range GDB's step goes on in, if it asked for one.
+  std::optional<std::pair<uint64_t, uint64_t>> step_range() const {
+    return m_platform ? m_platform->step_range(m_thread) : m_server.step_range();
+  }
 
   // GdbPlatformServer::Cpu
   const std::string& program() const override { return m_firmware; }

@@ -95,8 +95,17 @@ std::optional<std::vector<VContAction>> parse_vcont(std::string_view actions) {
     const size_t colon = item.find(':');
     const std::string_view act = item.substr(0, colon);
     const bool with_signal = act.size() == 3 && parse_hex(act.substr(1)).has_value();
-    if (act != "c" && act != "s" && !(with_signal && (act[0] == 'C' || act[0] == 'S'))) return std::nullopt;
-    VContAction a{act[0] == 's' || act[0] == 'S', std::nullopt};
+    std::optional<std::pair<uint64_t, uint64_t>> range;
+    if (!act.empty() && act[0] == 'r') {
+      const size_t comma = act.find(',');
+      if (comma == std::string_view::npos) return std::nullopt;
+      const auto start = parse_hex(act.substr(1, comma - 1)), end = parse_hex(act.substr(comma + 1));
+      if (!start || !end || *end < *start) return std::nullopt;
+      range = std::make_pair(*start, *end);
+    } else if (act != "c" && act != "s" && !(with_signal && (act[0] == 'C' || act[0] == 'S'))) {
+      return std::nullopt;
+    }
+    VContAction a{act[0] == 's' || act[0] == 'S' || act[0] == 'r', std::nullopt, range};
     if (colon != std::string_view::npos) a.thread = item.substr(colon + 1);
     out.push_back(a);
   }

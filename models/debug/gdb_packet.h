@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace m2::gdb {
@@ -35,12 +36,14 @@ bool from_hex(std::string_view hex, std::vector<uint8_t>& out);
 std::optional<uint64_t> parse_hex(std::string_view text);
 
 // The actions of a "vCont;..." packet (what follows "vCont;"): c, C<sig>,
-// s, S<sig>, each with an optional ":thread"; nullopt when an action is
-// malformed or not continue/step ('t', 'r'), or there is none. Signals
+// s, S<sig>, r<start>,<end> (range stepping: a step that goes on while the
+// pc stays in [start, end)), each with an optional ":thread"; nullopt when an
+// action is malformed or not one of those ('t'), or there is none. Signals
 // are dropped.
 struct VContAction {
   bool step;
   std::optional<std::string_view> thread;  // points into the packet
+  std::optional<std::pair<uint64_t, uint64_t>> range;  // 'r': [start, end)
 };
 std::optional<std::vector<VContAction>> parse_vcont(std::string_view actions);
 

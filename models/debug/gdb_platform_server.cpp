@@ -172,13 +172,14 @@ std::string GdbPlatformServer::threads_xml() const {
 }
 
 GdbServer::Reply GdbPlatformServer::resume_vcont(std::string_view actions) {
-  if (actions == "?") return {std::string("vCont;c;C;s;S")};
+  if (actions == "?") return {std::string("vCont;c;C;s;S;r")};
   if (actions.empty() || actions[0] != ';') return {std::string(E_SYNTAX)};
-  const auto parsed = gdb::parse_vcont(actions.substr(1));  // 't', 'r' and unknown actions: error
+  const auto parsed = gdb::parse_vcont(actions.substr(1));  // 't' and unknown actions: error
   if (!parsed) return {std::string(E_SYNTAX)};
   // All-stop: every CPU resumes; the threads named in a step action halt
   // after one instruction (the first action naming a thread decides for it).
-  std::set<size_t> steps, seen;
+  std::map<size_t, std::optional<std::pair<uint64_t, uint64_t>>> steps;
+  std::set<size_t> seen;
   for (const gdb::VContAction& a : *parsed) {
     size_t id = ALL;
     if (a.thread) {
@@ -188,19 +189,19 @@ GdbServer::Reply GdbPlatformServer::resume_vcont(std::string_view actions) {
     }
     if (id == ALL) {
       // A step of all threads (GDB does not ask it): the selected one steps.
-      if (a.step && !seen.count(m_selected)) steps.insert(m_selected);
+      if (a.step && !seen.count(m_selected)) steps[m_selected] = a.range;
       break;  // the default action: nothing after it applies
     }
     if (!valid(id)) return {std::string(E_THREAD)};
-    if (seen.insert(id).second && a.step) steps.insert(id);
+    if (seen.insert(id).second && a.step) steps[id] = a.range;
   }
   m_steps.clear();
-  for (size_t id : steps) request_step(id);
+  for (const auto& [id, range] : steps) request_step(id, range);
   return {std::nullopt, Resume::Continue};
 }
 
-void GdbPlatformServer::request_step(size_t id) {
-  m_steps.insert(id);
+void GdbPlatformServer::request_step(size_t id, std::optional<std::pair<uint64_t, uint64_t>> range) {
+  m_steps[id] = range;
   // Stopped inside a device access: end that ISS step soon rather than after
   // a whole quantum.
   if (cpu(id).in_step()) cpu(id).cut_step();

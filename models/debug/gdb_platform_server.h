@@ -21,10 +21,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "debug/gdb_server.h"
@@ -62,6 +65,12 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   Resume serve_halted_as(size_t id, int signal, std::optional<WatchStop> watch = std::nullopt);
   // GDB asked thread `id` to step (one instruction, then halt) when resuming.
   bool step_requested(size_t id) const { return m_steps.count(id) != 0; }
+  // The range thread `id` steps in (vCont;r): it goes on stepping while its pc
+  // stays in [start, end); nullopt for a plain step or none.
+  std::optional<std::pair<uint64_t, uint64_t>> step_range(size_t id) const {
+    const auto it = m_steps.find(id);
+    return it == m_steps.end() ? std::nullopt : it->second;
+  }
   // The CPU's firmware has ended while the run goes on: the thread is gone.
   void thread_ended(size_t id);
 
@@ -87,7 +96,7 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   std::string thread_query(const std::string& packet);
   std::string threads_xml() const;
   Reply resume_vcont(std::string_view actions);
-  void request_step(size_t id);
+  void request_step(size_t id, std::optional<std::pair<uint64_t, uint64_t>> range = std::nullopt);
 
   // GdbTarget: the selected thread's CPU; breakpoints go to thread 1's program.
   std::string target_xml() override;
@@ -113,7 +122,8 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   size_t m_selected = 1;   // Hg: registers, memory, monitor
   size_t m_continue = 0;   // Hc: the thread a legacy 's' steps (0: the selected one)
   size_t m_stopped = 1;    // the thread of the last stop reply
-  std::set<size_t> m_steps;  // threads to halt after one instruction
+  // Threads to halt after one instruction, or once out of their range.
+  std::map<size_t, std::optional<std::pair<uint64_t, uint64_t>>> m_steps;
 };
 
 }  // namespace m2

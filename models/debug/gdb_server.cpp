@@ -385,17 +385,21 @@ GdbServer::Reply GdbServer::resume(char action, std::string_view args) {
     if (!addr) return {std::string(E_SYNTAX)};
     m_target.write_register(m_target.pc_register(), *addr);
   }
+  m_step_range.reset();
   return {std::nullopt, action == 'c' || action == 'C' ? Resume::Continue : Resume::Step};
 }
 
 GdbServer::Reply GdbServer::vcont(std::string_view actions) {
-  if (actions == "?") return {std::string("vCont;c;C;s;S")};
+  if (actions == "?") return {std::string("vCont;c;C;s;S;r")};
   if (actions.empty() || actions[0] != ';') return {std::string(E_SYNTAX)};
-  const auto parsed = gdb::parse_vcont(actions.substr(1));  // 't', 'r' and unknown actions: error
+  const auto parsed = gdb::parse_vcont(actions.substr(1));  // 't' and unknown actions: error
   if (!parsed) return {std::string(E_SYNTAX)};
   // The first action that applies to our thread decides.
   for (const gdb::VContAction& a : *parsed)
-    if (!a.thread || our_thread(*a.thread)) return {std::nullopt, a.step ? Resume::Step : Resume::Continue};
+    if (!a.thread || our_thread(*a.thread)) {
+      m_step_range = a.range;
+      return {std::nullopt, a.step ? Resume::Step : Resume::Continue};
+    }
   return {std::string(E_SYNTAX)};
 }
 

@@ -119,6 +119,9 @@ class GdbServer {
   std::string stop_reply(int signal, const std::optional<WatchStop>& watch = std::nullopt) const;
   // Breakpoints and watchpoints (type, addr, len) GDB has inserted (removed when GDB leaves).
   const std::set<uint64_t>& breakpoints() const { return m_breakpoints; }
+  // The range of the last step GDB asked for (vCont;r<start>,<end>): the CPU
+  // steps on while its pc stays in [start, end); nullopt for a plain step.
+  const std::optional<std::pair<uint64_t, uint64_t>>& step_range() const { return m_step_range; }
   using Watchpoint = std::tuple<GdbWatch, uint64_t, uint64_t>;
   const std::multiset<Watchpoint>& watchpoints() const { return m_watchpoints; }
 
@@ -158,6 +161,7 @@ class GdbServer {
   std::string m_last_sent;    // resent on '-'
   bool m_waiting = false;     // GDB waits for a stop reply
   int m_last_signal = SIG_TRAP;
+  std::optional<std::pair<uint64_t, uint64_t>> m_step_range;
   std::set<uint64_t> m_breakpoints;
   std::multiset<Watchpoint> m_watchpoints;
   std::optional<WatchStop> m_last_watch;  // of the last stop

@@ -5,6 +5,8 @@
 
 using namespace m2it;
 
+static int firmware_source_line(const std::string& file, const std::string& marker);
+
 // ---------------------------------------------------------------- real GDB
 
 TEST_CASE("gdb: break, print and change variables, step, finish and run to the end with gdb-multiarch",
@@ -27,7 +29,8 @@ TEST_CASE("gdb: break, print and change variables, step, finish and run to the e
   // The changed argument went through: (10 * 3) + 7.
   CHECK(std::regex_search(g.out, std::regex(R"(Value returned is \$4 = 37)")));
   // next: to the following source line of main.
-  CHECK(std::regex_search(g.out, std::regex(R"(\n22\s)")));
+  const int after_call = firmware_source_line("gdb_target.c", "uint64_t t1 = sim_time_ns();");
+  CHECK(std::regex_search(g.out, std::regex("\n" + std::to_string(after_call) + "\\s")));
   // Firmware output reaches GDB as 'O' packets, then the exit.
   CHECK(contains(g.out, "gdb_target: start\n"));
   CHECK(contains(g.out, "gdb_value = 77\n"));
@@ -166,6 +169,27 @@ TEST_CASE("gdb: watch, rwatch and awatch on SDRAM variables and a DMA register w
   CHECK(contains(r.out, "[ni0.cpu] watch_counter = 30\n"));
   CHECK(contains(r.out, "[ni0.cpu] dma copy ok, done count 1\n"));
   CHECK(contains(r.out, "firmware exited with code 0 at " + ended[1].str() + " ps"));
+}
+
+TEST_CASE("gdb: next over a one-line loop of 20,000 rounds range-steps in the simulator (vCont;r)",
+          "[integration][gdb]") {
+  // Without range stepping GDB would step the loop an instruction at a time,
+  // a round trip each (minutes); with it the CPU steps on in the simulator
+  // while the pc stays in the line, and GDB hears of the end.
+  Sandbox sb;
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_target").string(), "--gdb", gdb_set(port)});
+  const SimResult g =
+      run_gdb(sb, port, firmware_elf("gdb_target"), {"break gdb_spin", "continue", "next", "next", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  CHECK(contains(g.out, "Breakpoint 1, gdb_spin (n=n@entry=20000)"));
+  // The first next ran the whole loop: the second is already in main, after the call.
+  CHECK(std::regex_search(g.out, std::regex(R"(main \(\) at \S*gdb_target\.c:\d+)")));
+  CHECK(contains(g.out, "spin = 3741497956\n"));
+  CHECK(contains(g.out, "[Inferior 1 (Remote target) exited normally]"));
+  REQUIRE(r.exited(0));
 }
 
 // ---------------------------------------------------------------- raw protocol
@@ -356,4 +380,73 @@ TEST_CASE("gdb: a port in use is a configuration error naming parameter and port
     CHECK(contains(r.err, "error: --gdb: key 'ni0.cpu.gdb_port': ni0.cpu runs no firmware to debug"));
   }
   ::close(fd);
+}
+
+// Address and size of a firmware function, from the ELF's symbol table.
+static std::pair<uint64_t, uint64_t> firmware_function(const std::string& elf, const std::string& name) {
+  const std::string cmd = "powerpc-linux-gnu-nm -S '" + elf + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char line[512];
+  std::optional<std::pair<uint64_t, uint64_t>> found;
+  while (std::fgets(line, sizeof line, p)) {
+    char sym[256] = {0}, kind = 0;
+    unsigned long long addr = 0, size = 0;
+    if (std::sscanf(line, "%llx %llx %c %255s", &addr, &size, &kind, sym) == 4 && name == sym) found = {{addr, size}};
+  }
+  pclose(p);
+  REQUIRE(found);
+  return *found;
+}
+
+static uint64_t monitor_instructions(const std::string& text) {
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, std::regex(R"(, (\d+) instructions)")));
+  return std::stoull(m[1]);
+}
+
+TEST_CASE("gdb: vCont;r steps on while the pc stays in the range, one instruction when it is empty",
+          "[integration][gdb]") {
+  Sandbox sb;
+  const std::string elf = firmware_elf("gdb_target");
+  const auto [spin, spin_size] = firmware_function(elf, "gdb_spin");
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_target").string(), "--gdb", gdb_set(port)});
+  RspClient c;
+  REQUIRE(c.connect(port));
+  CHECK(c.command("vCont?") == "vCont;c;C;s;S;r");
+  char hex[64];
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(spin));
+  REQUIRE(c.command(std::string("Z0,") + hex + ",4") == "OK");
+  CHECK(c.command("vCont;c") == "T05thread:1;");
+  CHECK(reg32(c.command("g"), 64) == spin);
+  REQUIRE(c.command(std::string("z0,") + hex + ",4") == "OK");
+
+  // An empty range: one instruction, as 's'.
+  const uint64_t n0 = monitor_instructions(c.monitor("time"));
+  std::snprintf(hex, sizeof hex, "vCont;r%llx,%llx:1", static_cast<unsigned long long>(spin),
+                static_cast<unsigned long long>(spin));
+  CHECK(c.command(hex) == "T05thread:1;");
+  const uint64_t n1 = monitor_instructions(c.monitor("time"));
+  CHECK(n1 == n0 + 1);
+
+  // The whole function: the CPU stops on the first instruction outside it,
+  // the return address in main, with the loop's 20,000 rounds done.
+  std::snprintf(hex, sizeof hex, "vCont;r%llx,%llx:1;c", static_cast<unsigned long long>(spin),
+                static_cast<unsigned long long>(spin + spin_size));
+  CHECK(c.command(hex, 30) == "T05thread:1;");
+  const std::string g = c.command("g");
+  const uint32_t pc = reg32(g, 64);
+  CHECK((pc < spin || pc >= spin + spin_size));
+  CHECK(pc == reg32(g, 67));             // at the return address (lr)
+  CHECK(reg32(g, 3) == 3741497956u);     // gdb_spin's result in r3
+  CHECK(monitor_instructions(c.monitor("time")) > n1 + 100000);
+
+  // A range that ends before it starts is refused.
+  CHECK(c.command("vCont;r3000,2000:1").rfind("E", 0) == 0);
+  c.send("c");
+  const SimResult r = sim.wait(30);
+  INFO(r.describe());
+  CHECK(r.exited(0));
+  CHECK(contains(r.out, "[ni0.cpu] spin = 3741497956\n"));
 }

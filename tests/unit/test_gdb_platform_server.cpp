@@ -150,7 +150,7 @@ TEST_CASE("gdb platform server: breakpoints go to every CPU running thread 1's f
 
 TEST_CASE("gdb platform server: vCont steps the named thread, the others continue", "[gdb]") {
   Platform p;
-  CHECK(p.reply("vCont?") == "vCont;c;C;s;S");
+  CHECK(p.reply("vCont?") == "vCont;c;C;s;S;r");
   SECTION("a step of another thread than the halted one") {
     const GdbServer::Reply r = p.server.handle("vCont;s:2;c");
     CHECK_FALSE(r.packet.has_value());
@@ -173,6 +173,16 @@ TEST_CASE("gdb platform server: vCont steps the named thread, the others continu
     CHECK(p.server.step_requested(1));
     p.server.handle("c");
     CHECK_FALSE(p.server.step_requested(1));
+  }
+  SECTION("a range step of one thread keeps its range; a plain step has none") {
+    p.server.handle("vCont;r100,180:2;s:3;c");
+    CHECK(p.server.step_requested(2));
+    REQUIRE(p.server.step_range(2));
+    CHECK(*p.server.step_range(2) == std::make_pair<uint64_t, uint64_t>(0x100, 0x180));
+    CHECK(p.server.step_requested(3));
+    CHECK_FALSE(p.server.step_range(3));
+    CHECK_FALSE(p.server.step_range(1));
+    CHECK(p.reply("vCont;r180,100:2") == "E01");
   }
   SECTION("legacy s steps the Hc thread, or the selected one") {
     CHECK(p.reply("Hc2") == "OK");

@@ -347,8 +347,20 @@ TEST_CASE("gdb server: run control c/s/C/S/vCont/k/D", "[gdb]") {
   CHECK(s.handle("c4000").packet == std::nullopt);  // the stop reply comes later
   CHECK(reply(s, "cxyz") == "E01");
   CHECK(reply(s, "C") == "E01");
-  CHECK(reply(s, "vCont?") == "vCont;c;C;s;S");
+  CHECK(reply(s, "vCont?") == "vCont;c;C;s;S;r");
   CHECK(act("vCont;c") == GdbServer::Resume::Continue);
+  // Range stepping: a step that goes on in [start, end) (the CPU checks it).
+  CHECK(act("vCont;r3144,3170:1;c") == GdbServer::Resume::Step);
+  REQUIRE(s.step_range());
+  CHECK(*s.step_range() == std::make_pair<uint64_t, uint64_t>(0x3144, 0x3170));
+  CHECK(act("vCont;s:1;c") == GdbServer::Resume::Step);
+  CHECK_FALSE(s.step_range());  // a plain step after it has none
+  CHECK(act("vCont;r10,10:1") == GdbServer::Resume::Step);  // empty: one instruction
+  CHECK(act("s") == GdbServer::Resume::Step);
+  CHECK_FALSE(s.step_range());
+  CHECK(reply(s, "vCont;r20,10:1") == "E01");  // ends before it starts
+  CHECK(reply(s, "vCont;r20:1") == "E01");
+  CHECK(reply(s, "vCont;rx,10:1") == "E01");
   CHECK(act("vCont;s:1;c") == GdbServer::Resume::Step);
   CHECK(act("vCont;s:p1.1;c") == GdbServer::Resume::Step);
   CHECK(act("vCont;s:2;c") == GdbServer::Resume::Continue);  // another thread's step

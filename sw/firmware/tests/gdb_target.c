@@ -14,6 +14,15 @@ __attribute__((noinline)) uint32_t gdb_checkpoint(uint32_t x)
   return y + 7u;
 }
 
+/* Not inlined, its loop on one source line: GDB's `next` over that line
+ * range-steps (vCont;r) through all of it, 20,000 rounds. */
+__attribute__((noinline)) uint32_t gdb_spin(uint32_t n)
+{
+  uint32_t acc = 0;
+  for (uint32_t i = 0; i < n; i++) acc += i * i + (acc >> 3);
+  return acc;
+}
+
 int main(void)
 {
   puts("gdb_target: start");
@@ -23,5 +32,6 @@ int main(void)
   printf("gdb_value = %u\n", (unsigned)gdb_value);
   printf("checkpoint(5) = %u\n", (unsigned)r);
   printf("checkpoint took %u ns\n", (unsigned)(t1 - t0));
+  printf("spin = %u\n", (unsigned)gdb_spin(20000u));
   return 0;
 }
