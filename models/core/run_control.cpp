@@ -10,10 +10,13 @@ void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::s
   if (finished() || !m_exited.insert(who).second) return;
   if (when > m_last_exit) m_last_exit = when;
   Log::instance().out("[" + who + "] " + what + " exited with code " + std::to_string(code) + " at " + when.to_string());
-  if (code != 0 && m_first_nonzero == 0) m_first_nonzero = code > 63 ? 63 : static_cast<int>(code);
+  if (code != 0 && m_first_nonzero == 0) {
+    m_first_nonzero = code > 63 ? 63 : static_cast<int>(code);
+    m_first_nonzero_who = who + "'s " + what;
+  }
   if (m_exited.size() == m_participants.size()) {
     finish(Outcome::Completed, m_first_nonzero,
-           m_first_nonzero ? "firmware exited with a non-zero code" : "all firmware exited with code 0");
+           m_first_nonzero ? m_first_nonzero_who + " exited with a non-zero code" : "all firmware exited with code 0");
   }
 }
 

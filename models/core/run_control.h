@@ -68,6 +68,7 @@ class RunControl {
   Outcome m_outcome = Outcome::Running;
   int m_exit_code = 0;
   int m_first_nonzero = 0;
+  std::string m_first_nonzero_who;  // "node0.host's program", "ni0.cpu's firmware"
   sc_core::sc_time m_last_exit = sc_core::SC_ZERO_TIME;
   std::string m_summary;
 };

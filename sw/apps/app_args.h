@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "host/host_env.h"
 #include "mmp.h"
 
 /* Larger than any simulated host memory (512 MB): a size beyond it is a typo,
@@ -53,6 +54,22 @@ static inline void app_release_ni(void)
 {
   struct MMP_connect *me = MMP_initialize(MMP_Make_connect(0, 0), NULL);
   if (me) MMP_finalize(me);
+}
+
+/* The peer of a two-host application (--peer, or the other of nodes 0 and
+ * 1): 0 when it is a host other than this one, else the reason is printed
+ * (a one-node platform, a --peer beyond the platform's hosts) and the NI let
+ * go; the application returns 2. */
+static inline int app_check_peer(const char *app, int me, int peer)
+{
+  const int hosts = m2host_count();
+  if (peer >= 0 && peer < hosts && peer != me) return 0;
+  if (hosts < 2)
+    m2host_printf("%s: needs two hosts, this platform has %d (topology.nodes: 2 or more)\n", app, hosts);
+  else
+    m2host_printf("%s: --peer %d: expected another host, 0 to %d except %d\n", app, peer, hosts - 1, me);
+  app_release_ni();
+  return -1;
 }
 
 #endif

@@ -105,6 +105,7 @@ static int mmp_pingpong(int argc, char **argv)
   }
   const int me_node = m2host_id();
   if (peer < 0) peer = me_node == 0 ? 1 : 0;
+  if (app_check_peer("mmp_pingpong", me_node, peer) != 0) return 2;
   const int rank = me_node < peer ? 0 : 1;
   if (inline_bytes >= 0) {
     struct MMP_options o;

@@ -79,6 +79,11 @@ static int mpi_pingpong(int argc, char **argv)
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {
+    m2host_printf("mpi_pingpong: needs two ranks, MPI_COMM_WORLD has %d (topology.nodes: 2 or more)\n", size);
+    MPI_Finalize();
+    return 2;
+  }
   size_t max = 0;
   for (int i = 0; i < n_sizes; i++) max = sizes[i] > max ? sizes[i] : max;
   uint8_t *base[2] = {NULL, NULL};

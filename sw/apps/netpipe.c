@@ -120,6 +120,7 @@ static int netpipe(int argc, char **argv)
   }
   const int me_node = m2host_id();
   if (peer < 0) peer = me_node == 0 ? 1 : 0;
+  if (app_check_peer("netpipe", me_node, peer) != 0) return 2;
   struct np np;
   memset(&np, 0, sizeof np);
   np.rank = me_node < peer ? 0 : 1;

@@ -122,6 +122,25 @@ TEST_CASE("MMP ping-pong: --phase-spread averages over the firmware loop's phase
   CHECK(contains(bad.file("run.log"), "--phase-spread 0 to 1000000 ns"));
 }
 
+TEST_CASE("two-host applications on one host, or with a --peer that is not there, say so and exit 2",
+          "[integration][mmp]") {
+  Sandbox sb;
+  const SimResult one = sb.run({"run", config("mmp-pingpong"), "--set", "topology.nodes=1"});
+  INFO(one.describe());
+  CHECK(one.exited(2));
+  CHECK(contains(one.out, "mmp_pingpong: needs two hosts, this platform has 1 (topology.nodes: 2 or more)"));
+  CHECK(contains(one.out + one.err, "node0.host's program exited with a non-zero code (exit code 2)"));
+  CHECK_FALSE(contains(one.out + one.err, "deadlock"));
+  const SimResult np = sb.run({"run", config("netpipe"), "--set", "node*.host.args=--peer 7"});
+  INFO(np.describe());
+  CHECK(np.exited(2));
+  CHECK(contains(np.out, "netpipe: --peer 7: expected another host, 0 to 1 except 0"));
+  const SimResult mpi = sb.run({"run", config("mpi-pingpong"), "--set", "topology.nodes=1"});
+  INFO(mpi.describe());
+  CHECK(mpi.exited(2));
+  CHECK(contains(mpi.out, "mpi_pingpong: needs two ranks, MPI_COMM_WORLD has 1"));
+}
+
 TEST_CASE("the default run is the MMP ping-pong and takes a few seconds", "[integration][mmp]") {
   CHECK(contains(read_text(fs::path(M2VP_SOURCE_DIR) / "m2vp"), "DEFAULT_CONFIG=\"$ROOT/configs/mmp-pingpong.yaml\""));
   Sandbox sb;
