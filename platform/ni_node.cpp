@@ -86,7 +86,8 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
       cpu.load_firmware(std::make_shared<ElfImage>(ElfImage::load(path)));
       run.add_participant(cpu.name());
     } catch (const ConfigError& e) {
-      throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what());
+      throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what() +
+                        missing_firmware_hint(firmware.get(), config_dir));
     }
   }
 }

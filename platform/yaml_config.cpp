@@ -147,13 +147,29 @@ void check_documents_advance(const std::string& text, const std::string& path) {
   }
 }
 
+// yaml-cpp's message for a tab in the indentation says nothing of tabs
+// ("illegal map value"): name it when the line has one (or the line before:
+// the error can surface on the line after).
+std::string tab_hint(const std::string& text, int line) {
+  std::istringstream in(text);
+  std::string l;
+  for (int n = 0; std::getline(in, l) && n <= line; ++n) {
+    if (n < line - 1) continue;
+    const size_t indent_end = l.find_first_not_of(" \t");
+    const size_t tab = l.find('\t');
+    if (tab != std::string::npos && (indent_end == std::string::npos || tab < indent_end))
+      return " (line " + std::to_string(n + 1) + " is indented with a tab: YAML indents with spaces only)";
+  }
+  return "";
+}
+
 }  // namespace
 
 YAML::Node load_yaml_config(const std::string& path) {
   const std::vector<uint8_t> bytes = read_input_file(path, "config file", kMaxConfigBytes);
   std::vector<YAML::Node> docs;
+  const std::string text(bytes.begin(), bytes.end());
   try {
-    const std::string text(bytes.begin(), bytes.end());
     check_documents_advance(text, path);
     docs = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
@@ -168,7 +184,7 @@ YAML::Node load_yaml_config(const std::string& path) {
     if (e.msg == YAML::ErrorMsg::MAP_VALUE && e.mark.column >= 1024)
       throw ConfigError(where + ": a key longer than 1024 characters (YAML's limit for a plain key; expected a "
                                 "dotted parameter name)");
-    throw ConfigError(where + ": YAML syntax error: " + e.msg);
+    throw ConfigError(where + ": YAML syntax error: " + e.msg + tab_hint(text, e.mark.line));
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": YAML error: " + e.msg);
   }

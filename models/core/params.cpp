@@ -144,8 +144,13 @@ std::string expected_got(const ParamBase& p, const std::string& got) {
   return "expected " + expectation(p) + ", got '" + got + "'";
 }
 
-// Optimal string alignment distance: Levenshtein plus adjacent transpositions,
-// the commonest typo ("clokc").
+std::string last_component(const std::string& s) {
+  const auto dot = s.rfind('.');
+  return dot == std::string::npos ? s : s.substr(dot + 1);
+}
+
+}  // namespace
+
 size_t edit_distance(const std::string& a, const std::string& b) {
   const size_t n = a.size(), m = b.size();
   std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
@@ -162,12 +167,6 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return d[n][m];
 }
 
-std::string last_component(const std::string& s) {
-  const auto dot = s.rfind('.');
-  return dot == std::string::npos ? s : s.substr(dot + 1);
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------- ParamBase
 
@@ -378,12 +377,31 @@ void ParamRegistry::check_all_presets_used() const {
       // A pattern whose parameters all have exact keys is not an error.
       bool matches = false;
       for (const auto& entry : m_params) matches = matches || glob_match(name, entry.first);
-      if (!matches) report(preset.origin.where + ": key '" + name + "' matches no parameter");
+      if (!matches) {
+        std::string line = preset.origin.where + ": key '" + name + "' matches no parameter";
+        const std::string suggestion = nearest_pattern(name);
+        if (!suggestion.empty()) line += " (did you mean '" + suggestion + "'?)";
+        report(line);
+      }
       continue;
     }
     if (m_params.count(name)) {
       // Presets are only picked up when a parameter is constructed.
       report(preset.origin.where + ": key '" + name + "' was given after its parameter was created");
+      continue;
+    }
+    // A group's name with a value ("topology: 2"): it wants a mapping.
+    std::vector<std::string> members;
+    for (const auto& entry : m_params)
+      if (entry.first.rfind(name + ".", 0) == 0 && members.size() < 3) members.push_back(entry.first);
+    for (const auto& [key, p] : m_presets)
+      if (p.used && !m_params.count(key) && key.rfind(name + ".", 0) == 0 && members.size() < 3) members.push_back(key);
+    if (!members.empty()) {
+      std::string list;
+      for (const std::string& m : members) list += (list.empty() ? "" : ", ") + m;
+      report(preset.origin.where + ": key '" + name + "' is a group of parameters (" + list +
+             ", ...), not one: expected a mapping under it (e.g. '" + name + ":' then '  " +
+             last_component(members[0]) + ": VALUE' on the next line), not the value '" + preset.text + "'");
       continue;
     }
     std::string line = preset.origin.where + ": unknown key '" + name + "'";
@@ -392,6 +410,28 @@ void ParamRegistry::check_all_presets_used() const {
     report(line);
   }
   if (!msg.empty()) throw ConfigError(msg);
+}
+
+std::string ParamRegistry::nearest_pattern(const std::string& pattern) const {
+  // The pattern's hierarchy is right, its leaf misspelt ("node*.pci.varient"):
+  // the nearest leaf among the parameters under that hierarchy.
+  const size_t dot = pattern.rfind('.');
+  if (dot == std::string::npos) return "";
+  const std::string prefix = pattern.substr(0, dot), leaf = pattern.substr(dot + 1);
+  const size_t limit = std::max<size_t>(2, leaf.size() / 3);
+  std::string best;
+  size_t best_d = 0;
+  for (const auto& entry : m_params) {
+    const size_t d = entry.first.rfind('.');
+    if (d == std::string::npos || !glob_match(prefix, entry.first.substr(0, d))) continue;
+    const std::string cand = entry.first.substr(d + 1);
+    const size_t dist = edit_distance(leaf, cand);
+    if (dist <= limit && (best.empty() || dist < best_d || (dist == best_d && cand < best))) {
+      best = cand;
+      best_d = dist;
+    }
+  }
+  return best.empty() ? "" : prefix + "." + best;
 }
 
 std::string ParamRegistry::nearest(const std::string& name) const {

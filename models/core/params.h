@@ -122,6 +122,10 @@ struct Preset {
   bool list = false;  // written as a list: only a text parameter takes it
 };
 
+// Optimal string alignment distance: Levenshtein plus adjacent transpositions,
+// the commonest typo ("clokc"). For "did you mean" suggestions.
+size_t edit_distance(const std::string& a, const std::string& b);
+
 class ParamRegistry {
  public:
   static ParamRegistry& instance();
@@ -142,6 +146,9 @@ class ParamRegistry {
   void check_all_presets_used() const;
   // The registered name closest to `name` (edit distance), "" if none is close.
   std::string nearest(const std::string& name) const;
+  // For a pattern that matches no parameter ("node*.pci.varient"): the same
+  // pattern with the nearest leaf that exists under its hierarchy, or "".
+  std::string nearest_pattern(const std::string& pattern) const;
 
   // Names that changed: `renamed(old)` returns the current name for a name
   // of an earlier scheme ("" when `old` is not one); unknown keys and

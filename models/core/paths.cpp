@@ -1,7 +1,11 @@
 #include "core/paths.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
+
+#include "core/params.h"
 
 namespace fs = std::filesystem;
 
@@ -32,6 +36,34 @@ std::string resolve_firmware(const std::string& value, const std::string& config
   const fs::path p(value);
   if (p.is_absolute() || config_dir.empty()) return p.string();
   return (fs::path(config_dir) / p).lexically_normal().string();
+}
+
+std::string missing_firmware_hint(const std::string& value, const std::string& config_dir) {
+  std::error_code ec;
+  const std::string path = resolve_firmware(value, config_dir);
+  if (fs::exists(path, ec)) return "";
+  const std::string dir = firmware_dir();
+  if (value.find('/') != std::string::npos || fs::path(value).extension() == ".elf") {
+    if (fs::path(value).is_absolute()) return "";
+    return " (a firmware path is relative to the config file's folder, " +
+           (config_dir.empty() ? std::string(".") : config_dir) + "; a bare name such as 'hello' is looked up in " +
+           dir + ")";
+  }
+  std::vector<std::string> names;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".elf") names.push_back(it->path().stem().string());
+  std::sort(names.begin(), names.end());
+  if (names.empty()) return " (" + dir + " holds no firmware: is the tree built? ./m2vp builds it)";
+  std::string best;
+  size_t best_d = 0;
+  for (const std::string& n : names) {
+    const size_t d = edit_distance(value, n);
+    if (d <= std::max<size_t>(2, value.size() / 3) && (best.empty() || d < best_d)) best = n, best_d = d;
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return " (" + (best.empty() ? std::string() : "did you mean '" + best + "'? ") + "firmware in " + dir + ": " +
+         list + ")";
 }
 
 }  // namespace m2

@@ -19,4 +19,9 @@ std::string library_dir();
 // ELF loader reports that).
 std::string resolve_firmware(const std::string& value, const std::string& config_dir);
 
+// When the firmware `value` names does not exist: what would help, to append
+// to the loader's error (the firmware that is there and the closest name, or
+// where a relative path is looked for); "" when it exists.
+std::string missing_firmware_hint(const std::string& value, const std::string& config_dir);
+
 }  // namespace m2

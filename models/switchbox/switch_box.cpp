@@ -118,7 +118,8 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
       // Not a run participant: the routing firmware never exits.
       cpu.load_firmware(std::make_shared<ElfImage>(ElfImage::load(path)));
     } catch (const ConfigError& e) {
-      throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what());
+      throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what() +
+                        missing_firmware_hint(firmware.get(), config_dir));
     }
   }
 }

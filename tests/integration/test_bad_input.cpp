@@ -218,3 +218,25 @@ TEST_CASE("bad input: names of the earlier flat scheme are errors that give the 
   expect_config_error(sb, {"run", kCluster4, "--set", "sim.vcd=sb0.bus_busy"},
                       {"'sb0.bus_busy' is an old name: it is now 'sb0.switching_bus.busy'"});
 }
+
+TEST_CASE("bad input: the mistakes a new user makes get the help they need", "[integration][bad-input]") {
+  Sandbox sb;
+  // A value where a group of parameters belongs: not "unknown key".
+  const std::string group = sb.write("group.yaml", "platform: cluster\ntopology: 2\n").string();
+  expect_config_error(sb, {"run", group},
+                      {group + ":2: key 'topology' is a group of parameters (topology.", "expected a mapping under it",
+                       "not the value '2'"});
+  // A tab in the indentation: yaml-cpp only says "illegal map value".
+  const std::string tab = sb.write("tab.yaml", "platform: cluster\ntopology:\n\tnodes: 2\n").string();
+  expect_config_error(sb, {"run", tab}, {tab + ":3:", "line 3 is indented with a tab: YAML indents with spaces only"});
+  // A pattern with a misspelt leaf: the same pattern with the right one.
+  expect_config_error(sb, {"run", kCluster4, "--set", "node*.pci.varient=pci32-33"},
+                      {"key 'node*.pci.varient' matches no parameter (did you mean 'node*.pci.variant'?)"});
+  // A misspelt firmware name: the nearest one and what there is.
+  const SimResult fw = expect_config_error(sb, {"run", sb.config("helo").string()},
+                                           {"helo.elf: cannot open firmware ELF", "did you mean 'hello'?", "firmware in "});
+  CHECK(contains(fw.err, "mmp, "));
+  // A firmware path on the command line is relative to the config's folder: said.
+  expect_config_error(sb, {"run", sb.config("hello").string(), "--set", "ni0.firmware=firmware/hello.elf"},
+                      {"a firmware path is relative to the config file's folder"});
+}
