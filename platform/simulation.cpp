@@ -115,6 +115,9 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   MessageLedger::instance().configure(e->sim.messages.get(), from_ps, to_ps, mmp_message_id);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
+  // Said before the run, like the sim.vcd one below: not after minutes of it.
+  if (!listing && TraceRecorder::instance().enabled() && TraceRecorder::instance().bindings().empty())
+    Log::instance().warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");
   if (!listing) e->gdb = start_platform_gdb(e->sim, *e->platform);
   if (!e->sim.vcd.get().empty()) {
     const std::vector<std::string> patterns = split_trace_patterns(e->sim.vcd.get());
@@ -242,10 +245,12 @@ int run_simulation(const RunOptions& opts) {
     if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
   }
   const TraceRecorder& rec = TraceRecorder::instance();
-  if (rec.enabled()) {
-    if (rec.bindings().empty()) log.warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");
-    rec.write_csv((out / "transactions.csv").string());
-  }
+  if (rec.enabled()) rec.write_csv((out / "transactions.csv").string());
+  // A window that opens after the run ended leaves every trace empty: say why.
+  const bool traced = rec.enabled() || ledger.enabled() || e->sampler;
+  if (traced && e->sim.trace_from_us.get() > 0 && e->sim.trace_from_us.get() * 1e-6 >= summary.sim_seconds)
+    log.warning("sim.trace_from_us = " + e->sim.trace_from_us.value_string() + " us is after the end of the run (" +
+                std::to_string(summary.sim_seconds * 1e6) + " us simulated): the trace files are empty");
   if (ledger.enabled()) write_messages_csv((out / "messages.csv").string(), ledger);
   if (rec.enabled() || ledger.enabled()) {
     PerfettoTrace trace;

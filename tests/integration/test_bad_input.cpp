@@ -240,3 +240,23 @@ TEST_CASE("bad input: the mistakes a new user makes get the help they need", "[i
   expect_config_error(sb, {"run", sb.config("hello").string(), "--set", "ni0.firmware=firmware/hello.elf"},
                       {"a firmware path is relative to the config file's folder"});
 }
+
+TEST_CASE("bad input: trace settings that can record nothing are warned about, the run goes on",
+          "[integration][bad-input]") {
+  Sandbox sb;
+  const SimResult none = sb.run({"run", sb.config("hello").string(), "--quiet", "--trace", "nothing*"});
+  INFO(none.describe());
+  CHECK(none.exited(0));
+  CHECK(contains(none.err, "warning: sim.trace = 'nothing*' matches no binding of this platform"));
+  const SimResult late =
+      sb.run({"run", sb.config("hello").string(), "--quiet", "--trace", "*", "--set", "sim.trace_from_us=1e9"});
+  INFO(late.describe());
+  CHECK(late.exited(0));
+  CHECK(contains(late.err, "warning: sim.trace_from_us = 1000000000 us is after the end of the run ("));
+  CHECK(contains(late.err, "the trace files are empty"));
+  // A window inside the run: no such warning.
+  const SimResult inside =
+      sb.run({"run", sb.config("hello").string(), "--quiet", "--trace", "*", "--set", "sim.trace_from_us=1"});
+  CHECK(inside.exited(0));
+  CHECK_FALSE(contains(inside.err, "after the end of the run"));
+}
