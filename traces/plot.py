@@ -11,12 +11,15 @@ writes, as PNG and SVG (plus a .tsv of the plotted numbers):
   breakdown_stacked   from messages.csv: mean time per stage, stacked, per size
   latency_cdf         from latencies.tsv: CDF per size, pattern and input
 Lines are labelled by folder name, or by --label (one per input, in order).
+A folder of a config's cases (its cases.tsv) stands for its case folders,
+each labelled by its case; the plots go into that folder.
 Without inputs: the newest run folder under traces/. Output: --out, else the
 input's own folder (one input) or traces/overlay/ (several).
 Exit code 1 when an input has nothing to plot or a file is malformed (the
 message names the file and line).
 """
 import argparse
+import csv
 import os
 import sys
 
@@ -43,6 +46,34 @@ def newest_run():
     return best[1] if best else None
 
 
+def expand_case_folders(inputs):
+    """A folder of a config's cases (`./m2vp run` on a config with `cases:`;
+    its cases.tsv lists them) stands for its case folders, labelled by case.
+    Returns (inputs, labels: one per input or [] when none is a case folder,
+    the case folder when it was the only input, else None)."""
+    out, labels, home = [], [], None
+    for i in inputs:
+        listing = os.path.join(i, "cases.tsv") if os.path.isdir(i) else None
+        if not listing or not os.path.isfile(listing):
+            out.append(i)
+            labels.append(os.path.basename(os.path.normpath(i)))
+            continue
+        with open(listing, newline="", encoding="utf-8", errors="replace") as f:
+            rows = list(csv.reader(f, delimiter="\t"))
+        cols = rows[0] if rows else []
+        if "case" not in cols or "dir" not in cols:
+            raise InputError(listing, 1, "expected the columns case and dir (written by ./m2vp run on a config with cases)")
+        for r in rows[1:]:
+            if len(r) == len(cols) and os.path.isdir(os.path.join(i, r[cols.index("dir")])):
+                out.append(os.path.join(i, r[cols.index("dir")]))
+                labels.append(r[cols.index("case")])
+        if len(inputs) == 1:
+            home = i
+    if len(out) == len(inputs):  # no case folder among them
+        return inputs, [], None
+    return out, labels, home
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="m2vp plot", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -66,12 +97,16 @@ def main(argv):
     from plots import breakdown, cdf, netpipe
 
     try:
+        inputs, case_labels, case_home = expand_case_folders(inputs)
+        if case_labels and a.label and len(a.label) != len(inputs):
+            raise InputError(inputs[0], 0, f"{len(a.label)} --label for {len(inputs)} inputs (a case folder counts "
+                                           f"as its {len(case_labels)} cases: " + ", ".join(case_labels) + ")")
         runs = [read_run(i) for i in inputs]
-        label_runs(runs, a.label)
+        label_runs(runs, a.label or case_labels)
     except InputError as e:
         print(f"plot: error: {e}", file=sys.stderr)
         return 1
-    out = a.out or (runs[0].folder if len(runs) == 1 else os.path.join(HERE, "overlay"))
+    out = a.out or case_home or (runs[0].folder if len(runs) == 1 else os.path.join(HERE, "overlay"))
     written = netpipe.plot(runs, out) + breakdown.plot(runs, out) + cdf.plot(runs, out)
     for path in written:
         print(path)

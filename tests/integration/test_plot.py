@@ -117,6 +117,23 @@ class NetpipeTests(unittest.TestCase):
         for r, seconds in zip(sat, (4e-6, 1.25e-5)):
             self.assertAlmostEqual(float(r["seconds"]), seconds, delta=1e-15)
 
+    def test_a_case_folder_plots_its_cases(self):
+        # ./m2vp run on a config with cases: the folder holds cases.tsv and one
+        # folder per case; plotting the folder overlays the cases, by name.
+        cases = os.path.join(self.d, "variants")
+        write(os.path.join(cases, "cases.tsv"), "case\tdir\texit\tsim_time_us\terror\n"
+              "bus=pci64\tbus-pci64\t0\t10\t\nbus=pci32\tbus-pci32\t0\t20\t\nbus=gone\tbus-gone\t66\t\tfailed\n")
+        write(os.path.join(cases, "results.tsv"), "bus\tbytes\tlatency_us\n")  # the merged table: not plotted
+        for d, lat in (("bus-pci64", 4.0), ("bus-pci32", 8.0)):
+            write(os.path.join(cases, d, "results.tsv"), f"bytes\tlatency_us\tmbps\n32\t{lat}\t1.0\n1024\t{lat * 3}\t1.0\n")
+        rc, _, err = run_plot(cases)
+        self.assertEqual(rc, 0, err)
+        rows = read_tsv(os.path.join(cases, "netpipe_saturation.tsv"))
+        self.assertEqual(sorted({r["series"] for r in rows}), ["bus=pci32", "bus=pci64"])  # the missing one skipped
+        rc, _, err = run_plot(cases, "--label", "only one")
+        self.assertEqual(rc, 1)
+        self.assertIn("a case folder counts as its 2 cases: bus=pci64, bus=pci32", err)
+
 
 # Stages host, dma, wire; size 100 has a gap (total > sum of stages, shown
 # as `other`), size 2000 a message that skips dma (empty cell = 0).
