@@ -7,6 +7,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "core/glob.h"
 #include "core/log.h"
 #include "core/params.h"
 #include "core/run_control.h"
@@ -49,6 +50,21 @@ struct Elaborated {
   std::string case_dir;                    // the case run (config_cases.h); "" without cases
 };
 
+// --set wins over a case's setting (docs/usage.md); when it takes the very
+// setting that makes the case what it is, the case is not what it says:
+// tell (a sweep over cases with a common --set otherwise shows identical
+// cases without a word).
+void warn_overridden_case_settings(const ConfigCase& c, const RunOptions& opts) {
+  for (const std::string& s : opts.overrides) {
+    const std::string key = s.substr(0, s.find('='));
+    for (const ConfigEntry& e : c.settings)
+      if (key == e.key || glob_match(key, e.key) || glob_match(e.key, key))
+        Log::instance().warning("--set " + key + " overrides case " + c.name + "'s own setting " + e.key + " = " +
+                                e.text + " (" + opts.config_path + ":" + std::to_string(e.line) +
+                                "): this run is not that case");
+  }
+}
+
 // A config that declares cases is one run per case: --case chooses it (the
 // listing of parameters takes the first when none is given).
 // Returns the chosen case's folder name ("" without cases).
@@ -70,6 +86,7 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
     std::cerr << "note: " << opts.config_path << " declares " << cases.cases.size()
               << " cases; these are the parameters of the first, " << c.name << " (--case NAME for another)\n";
   apply_case_presets(c, opts.config_path, reg);
+  warn_overridden_case_settings(c, opts);
   return c.dir;
 }
 

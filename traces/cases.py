@@ -117,7 +117,7 @@ def main(argv):
     write_tsv(os.path.join(out, "cases.tsv"),
               [["case", "dir", "exit", "sim_time_us", "error"]] +
               [[n, d, str(rc), run_stats(os.path.join(out, d)).get(("run", "sim_time_us"), ""), err]
-               for (n, d, _), (rc, err) in zip(cases, results)])
+               for (n, d, _), (rc, err, _) in zip(cases, results)])
     bad_metric = unknown_metric(tables, a.metric)
     if bad_metric:
         print(f"m2vp run: error: {bad_metric}", file=sys.stderr)
@@ -131,7 +131,10 @@ def main(argv):
     else:
         print(f"{name}: results of {len(cases)} cases")
         print_aligned(read_tsv(os.path.join(out, "results.tsv")))
-    failed = [(n, rc, err) for (n, _, _), (rc, err) in zip(cases, results) if rc]
+    for (n, _, _), (_, _, warnings) in zip(cases, results):
+        for w in warnings:
+            print(f"case {n}: {w}")
+    failed = [(n, rc, err) for (n, _, _), (rc, err, _) in zip(cases, results) if rc]
     for n, rc, err in failed:
         print(f"case {n}: exit code {rc}: {err}")
     print(f"{name}: {len(cases)} cases in {out}/ (merged: results.tsv, per case: cases.tsv)")

@@ -66,7 +66,8 @@ def _run_one(cmd):
     lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
     # The first "error:" line says why; the lines after it are details.
     why = next((l for l in lines if l.startswith("error:")), lines[-1] if lines else "")
-    return proc.returncode, why if proc.returncode else ""
+    warnings = [l for l in lines if l.startswith("warning:")]
+    return proc.returncode, why if proc.returncode else "", warnings
 
 
 def _progress(what, done, total):
@@ -81,7 +82,8 @@ def _progress(what, done, total):
 
 def run_parallel(commands, jobs, what):
     """Runs every command (an argv list), `jobs` at a time, with a progress
-    bar; per command in order: (exit code, its error line or "")."""
+    bar; per command in order: (exit code, its error line or "", its warning
+    lines)."""
     results = [None] * len(commands)
     _progress(what, 0, len(commands))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

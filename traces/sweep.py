@@ -78,7 +78,9 @@ def main(argv):
     for i, v in enumerate(variants):
         d = os.path.join(out, variant_dir(v))
         tables.append(read_tsv(os.path.join(d, "results.tsv")))
-        rc, err = results[i]
+        rc, err, warnings = results[i]
+        for w in warnings:
+            print(f"variant {', '.join(f'{n}={val}' for n, val in v)}: {w}")
         rows.append({"variant": ", ".join(f"{n}={val}" for n, val in v), "dir": variant_dir(v), "exit": rc,
                      "sim_time_us": run_stats(d).get(("run", "sim_time_us"), ""), "error": err})
 

@@ -80,3 +80,17 @@ TEST_CASE("sweeps and case runs: usage errors exit 64 with what was expected", "
                        out, text) == 64);
   CHECK(contains(text, "--metric latencyus: no results.tsv has that column (columns: bytes, latency_us, mbps)"));
 }
+
+TEST_CASE("case runs: a --set that takes a case's own setting is warned about, per case", "[integration][sweep]") {
+  Sandbox sb;
+  std::string text;
+  const std::string out = " --out '" + (sb.dir() / "out").string() + "'";
+  REQUIRE(run_script(sb, "cases.py",
+                     "'" + std::string(M2VP_SOURCE_DIR) + "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 "
+                     "--iters 1'" + out, text) == 0);
+  // heap and phys choose their buffers through the application's arguments.
+  CHECK(contains(text, "case case=heap: warning: --set node*.host.args overrides case case=heap's own setting "
+                       "node*.host.args = "));
+  CHECK(contains(text, "case case=phys: warning: --set node*.host.args overrides case case=phys's own setting"));
+  CHECK_FALSE(contains(text, "case case=pci32-33: warning"));  // its setting is another key
+}
