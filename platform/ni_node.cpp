@@ -83,7 +83,9 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   if (!firmware.get().empty()) {
     const std::string path = resolve_firmware(firmware.get(), config_dir);
     try {
-      cpu.load_firmware(std::make_shared<ElfImage>(ElfImage::load(path)));
+      auto image = std::make_shared<ElfImage>(ElfImage::load(path));
+      simctrl->set_result_names(SimCtrl::result_names_of(*image));
+      cpu.load_firmware(image);
       run.add_participant(cpu.name());
     } catch (const ConfigError& e) {
       throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what() +

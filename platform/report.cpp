@@ -57,7 +57,8 @@ std::string format_report(const RunSummary& s, const RunControl& run, const std:
   if (!run.results().empty()) {
     r += "firmware results:\n";
     for (const auto& res : run.results())
-      r += fmt("  %-14s %-12s %" PRId64 "\n", res.source.c_str(), res.key.c_str(), res.value);
+      r += fmt("  %-14s %-12s %14" PRId64 "%s\n", res.source.c_str(), res.key.c_str(), res.value,
+               res.label.empty() ? "" : ("  " + res.label).c_str());
   }
   if (!ResultTable::instance().empty()) r += "results:\n" + ResultTable::instance().format();
   if (!stats.empty()) {

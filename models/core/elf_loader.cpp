@@ -275,6 +275,19 @@ std::optional<uint64_t> ElfImage::symbol(const std::string& name) const {
   return it->second;
 }
 
+std::optional<std::string> ElfImage::string_at(uint64_t addr, size_t max) const {
+  for (const ElfSegment& seg : m_segments) {
+    if (addr < seg.vaddr || addr >= seg.vaddr + seg.data.size()) continue;
+    std::string s;
+    for (uint64_t i = addr - seg.vaddr; i < seg.data.size() && s.size() < max; ++i) {
+      if (seg.data[i] == 0) return s;
+      s += static_cast<char>(seg.data[i]);
+    }
+    return std::nullopt;  // runs out of the segment or over `max`
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> ElfImage::describe(uint64_t addr) const {
   // Symbols starting more than the largest symbol size below `addr` cannot
   // contain it, so only a short backward walk from upper_bound is needed.

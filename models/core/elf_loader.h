@@ -50,6 +50,9 @@ class ElfImage {
   // Address of a named symbol. When a name is defined more than once (local
   // statics in several files) the global definition wins, else the first one.
   std::optional<uint64_t> symbol(const std::string& name) const;
+  // The NUL-terminated string the image holds at `addr` (at most `max`
+  // bytes), from its loaded segments; nullopt when it is not all there.
+  std::optional<std::string> string_at(uint64_t addr, size_t max = 256) const;
 
   // "main+0x1c" for an address inside a sized symbol ("main" at its start);
   // functions win over objects, then the innermost (highest start). A zero-size

@@ -57,14 +57,16 @@ void RunControl::aborted(const std::string& who, int code, const std::string& re
   finish(Outcome::Error, code < 1 ? 1 : code > 63 ? 63 : code, who + " ended the run: " + report);
 }
 
-void RunControl::record_result(const std::string& source, const std::string& key, int64_t value) {
+void RunControl::record_result(const std::string& source, const std::string& key, int64_t value,
+                               const std::string& label) {
   for (Result& r : m_results) {
     if (r.source == source && r.key == key) {
       r.value = value;
+      r.label = label;
       return;
     }
   }
-  m_results.push_back({source, key, value});
+  m_results.push_back({source, key, value, label});
 }
 
 void RunControl::finish(Outcome o, int code, const std::string& summary) {

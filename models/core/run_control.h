@@ -45,8 +45,9 @@ class RunControl {
   struct Result {
     std::string source, key;
     int64_t value;
+    std::string label;  // what the firmware calls it (FW_RESULT_NAMES), or empty
   };
-  void record_result(const std::string& source, const std::string& key, int64_t value);
+  void record_result(const std::string& source, const std::string& key, int64_t value, const std::string& label = "");
   const std::vector<Result>& results() const { return m_results; }
 
   bool finished() const { return m_outcome != Outcome::Running; }

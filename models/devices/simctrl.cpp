@@ -48,13 +48,31 @@ SimCtrl::SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string part
   m_regs.add(SIMCTRL_TIME_HI, "TIME_HI", [this] { return m_time_hi_latch; }, nullptr);
   for (unsigned i = 0; i < SIMCTRL_NUM_RESULTS; ++i) {
     m_regs.add(SIMCTRL_RESULT(i), "RESULT" + std::to_string(i), nullptr, [this, i](uint32_t v) {
-      m_run.record_result(m_participant, "fw_result" + std::to_string(i), v);
+      m_run.record_result(m_participant, "fw_result" + std::to_string(i), v,
+                          i < m_result_names.size() ? m_result_names[i] : std::string());
     });
   }
   m_regs.add(SIMCTRL_TRACE_MARK, "TRACE_MARK", nullptr, [this](uint32_t v) { trace_mark(v); });
   m_regs.add(SIMCTRL_TB_HZ, "TB_HZ", [timebase_hz] { return timebase_hz; }, nullptr);
   m_regs.add(SIMCTRL_CPU_HZ, "CPU_HZ", [cpu_hz] { return cpu_hz; }, nullptr);
   socket.register_b_transport(this, &SimCtrl::b_transport);
+}
+
+std::vector<std::string> SimCtrl::result_names_of(const ElfImage& image) {
+  std::vector<std::string> names;
+  const auto addr = image.symbol("fw_result_names");
+  const auto text = addr ? image.string_at(*addr) : std::nullopt;
+  if (!text) return names;
+  std::string name;
+  for (char c : *text + ",") {
+    if (c != ',') {
+      name += c;
+      continue;
+    }
+    names.push_back(name);
+    name.clear();
+  }
+  return names;
 }
 
 void SimCtrl::trace_mark(uint32_t v) {

@@ -11,6 +11,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/elf_loader.h"
 #include "core/params.h"
 #include "core/register_bank.h"
 #include "core/run_control.h"
@@ -31,6 +32,11 @@ class SimCtrl : public sc_core::sc_module {
           uint32_t cpu_hz);
 
   void set_message_probe(MessageProbe probe) { m_probe = probe; }
+  // Names of the result indices (the firmware's FW_RESULT_NAMES), shown with
+  // the values in the end-of-run report; an index without one has none.
+  void set_result_names(std::vector<std::string> names) { m_result_names = std::move(names); }
+  // Those names from a firmware image's `fw_result_names` string ([] without).
+  static std::vector<std::string> result_names_of(const ElfImage& image);
 
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
@@ -42,6 +48,7 @@ class SimCtrl : public sc_core::sc_module {
   sc_core::sc_time m_access_time;  // time of the access being served
   uint32_t m_time_hi_latch = 0;
   std::vector<uint32_t> m_args;
+  std::vector<std::string> m_result_names;
   MessageProbe m_probe;
 };
 

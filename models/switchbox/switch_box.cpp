@@ -116,7 +116,9 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
     const std::string path = resolve_firmware(firmware.get(), config_dir);
     try {
       // Not a run participant: the routing firmware never exits.
-      cpu.load_firmware(std::make_shared<ElfImage>(ElfImage::load(path)));
+      auto image = std::make_shared<ElfImage>(ElfImage::load(path));
+      simctrl->set_result_names(SimCtrl::result_names_of(*image));
+      cpu.load_firmware(image);
     } catch (const ConfigError& e) {
       throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what() +
                         missing_firmware_hint(firmware.get(), config_dir));

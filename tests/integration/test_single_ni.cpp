@@ -123,6 +123,9 @@ TEST_CASE("hello firmware runs to completion and prints its lines", "[integratio
   INFO("results.tsv:\n" << results);
   CHECK(results.rfind("source\tkey\tvalue\n", 0) == 0);
   CHECK(r.result("ni0.cpu", "fw_result0") == std::optional<std::string>("5736396"));
+  // The report names each result as the firmware does (FW_RESULT_NAMES in hello.c).
+  CHECK(std::regex_search(r.file("report.txt"), std::regex(R"(\n  ni0\.cpu +fw_result0 +5736396  sum of primes\n)")));
+  CHECK(std::regex_search(r.file("report.txt"), std::regex(R"(\n  ni0\.cpu +fw_result1 +\d+  slept us\n)")));
   CHECK(r.result("ni0.cpu", "fw_result1") == std::optional<std::string>(std::to_string(slept)));
   CHECK(r.result("run", "exit_code") == std::optional<std::string>("0"));
   CHECK(r.result_num("ni0.cpu", "instructions") > 0);

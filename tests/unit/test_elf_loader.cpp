@@ -22,6 +22,7 @@
 
 #include "core/elf_loader.h"
 #include "core/params.h"
+#include "devices/simctrl.h"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
@@ -477,4 +478,17 @@ TEST_CASE("ElfImage rejects overlapping segments, a wrong program-header size an
   SECTION("a device that never ends is refused instead of read until memory runs out") {
     CHECK(load_error("/dev/zero") == "/dev/zero: cannot open firmware ELF: it is a character device, expected a regular file");
   }
+}
+
+TEST_CASE("ELF loader: a string the image holds, and the firmware's result names from it", "[elf]") {
+  const m2::ElfImage hello = m2::ElfImage::load(std::string(M2VP_TEST_FIRMWARE_DIR) + "/hello.elf");
+  const auto names = hello.symbol("fw_result_names");
+  REQUIRE(names);
+  CHECK(hello.string_at(*names) == std::optional<std::string>("sum of primes,slept us"));
+  CHECK(hello.string_at(*names, 5) == std::nullopt);  // longer than allowed
+  CHECK(hello.string_at(0xfffffff0u) == std::nullopt);  // in no segment
+  CHECK(m2::SimCtrl::result_names_of(hello) == std::vector<std::string>{"sum of primes", "slept us"});
+  // Firmware without the string: no names.
+  const m2::ElfImage plain = m2::ElfImage::load(std::string(M2VP_TEST_FIRMWARE_DIR) + "/exit_code.elf");
+  CHECK(m2::SimCtrl::result_names_of(plain).empty());
 }

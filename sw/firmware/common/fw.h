@@ -41,6 +41,11 @@ char *strncpy(char *dst, const char *src, size_t n);
 /* ---- simulation control (simctrl.c) ------------------------------------ */
 void fw_exit(int code) FW_NORETURN;          /* ends the run, never returns */
 void fw_result(unsigned index, uint32_t value); /* index 0..7, else ignored */
+/* Names of the fw_result indices, for the end-of-run report ("fw_result3
+ * (errors)"): one string, the names in index order separated by commas, e.g.
+ * FW_RESULT_NAMES("sent,received"). The simulator reads the symbol from the
+ * ELF; nothing of it runs. */
+#define FW_RESULT_NAMES(list) __attribute__((used, retain)) const char fw_result_names[] = list
 uint64_t sim_time_ns(void);                  /* simulated time in ns */
 uint32_t cpu_hz(void);                       /* core clock */
 /* Arguments from the config (<ni>.simctrl.args): how many, and argument

@@ -65,3 +65,5 @@ int main(void)
   fw_result(1, slept_us);
   return 0;
 }
+
+FW_RESULT_NAMES("sum of primes,slept us");

@@ -42,6 +42,7 @@
 #define DISCARD_AREA 0x00200000u /* SDRAM sink for dropped payloads (a channel's worth) */
 
 enum { RESULT_SENT, RESULT_RECEIVED, RESULT_UNEXPECTED, RESULT_BYTES_IN, RESULT_ERRORS, RESULT_BYTES_OUT };
+FW_RESULT_NAMES("messages sent,messages received,unexpected messages,bytes in,errors,bytes out");
 
 /* The control block and the request ring are written by the host through
  * PCI, behind the 603e's cache: the firmware reads and writes them through

@@ -193,3 +193,5 @@ int main(void)
   fw_result(0, g_bad_headers);
   return 0;
 }
+
+FW_RESULT_NAMES("bad headers");

@@ -181,3 +181,5 @@ int main(void)
   fw_result(1, g_errors);
   return g_errors ? 1 : 0;
 }
+
+FW_RESULT_NAMES("sizes,errors");

@@ -29,6 +29,7 @@ _Static_assert(SB_SIMCTRL_BASE == NI_SIMCTRL_BASE, "simctrl address differs from
 /* fw_result indices (end-of-run report and stats.tsv). */
 #define RESULT_ROUTED  0
 #define RESULT_DROPPED 1
+FW_RESULT_NAMES("messages routed,messages dropped");
 
 static uint32_t reg(uint32_t off) { return mmio_read32(SB_SWITCH_BASE + off); }
 static void set_reg(uint32_t off, uint32_t v) { mmio_write32(SB_SWITCH_BASE + off, v); }
