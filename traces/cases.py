@@ -22,8 +22,9 @@ import argparse
 import os
 import sys
 
-from runs import (EXIT_USAGE, UsageParser, choose_metric, declared_cases, key_heading, metric_by_size, print_aligned,
-                  read_tsv, run_parallel, run_stats, sizes_of, unknown_metric, write_tsv)
+from runs import (EXIT_USAGE, UsageParser, add_to_run_manifest, choose_metric, declared_cases, key_heading,
+                  metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, start_run_manifest,
+                  unknown_metric, write_tsv)
 
 
 def parse_args(argv):
@@ -103,7 +104,8 @@ def main(argv):
         cmd = [a.sim, "run", a.config, "--case", a.case, "--out", os.path.join(out, folder)] + sets
         cmd += [x for g in a.gdb for x in ("--gdb", g)] + (["--gdb-all", a.gdb_all] if a.gdb_all else [])
         os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
-    os.makedirs(out, exist_ok=True)
+    # The merged tables and the plots of an earlier run of the cases go first.
+    start_run_manifest(out)
     dirs = [os.path.join(out, d) for _, d, _ in cases]
     for d in dirs:  # a case that fails early must not show an older run's table
         for f in ("results.tsv", "stats.tsv"):
@@ -118,6 +120,7 @@ def main(argv):
               [["case", "dir", "exit", "sim_time_us", "error"]] +
               [[n, d, str(rc), run_stats(os.path.join(out, d)).get(("run", "sim_time_us"), ""), err]
                for (n, d, _), (rc, err, _) in zip(cases, results)])
+    add_to_run_manifest(out, ["results.tsv", "cases.tsv"])
     bad_metric = unknown_metric(tables, a.metric)
     if bad_metric:
         print(f"m2vp run: error: {bad_metric}", file=sys.stderr)
@@ -126,6 +129,7 @@ def main(argv):
     if metric:
         table = per_size(metric, cases, tables)
         write_tsv(os.path.join(out, "summary.tsv"), table)
+        add_to_run_manifest(out, ["summary.tsv"])
         print(f"{name}: {metric} per size (rows) and case (columns: {'/'.join(axes)})")
         print_aligned(table)
     else:

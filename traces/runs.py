@@ -42,6 +42,42 @@ def unknown_metric(tables, metric):
     return f"--metric {metric}: no results.tsv has that column (columns: {', '.join(columns) or 'none: no run wrote one'})"
 
 
+# A run folder's list of the files its run wrote (platform/output_folder.h;
+# the simulator writes it): the next run into the folder removes them first,
+# so that nothing of an earlier run sits next to its results. Plots written
+# into a run folder join it; a folder of cases (cases.py) keeps one too.
+RUN_MANIFEST = ".m2vp-run-files"
+
+
+def add_to_run_manifest(folder, paths):
+    """Lists `paths` (files in `folder`) in its manifest, if it has one."""
+    manifest = os.path.join(folder, RUN_MANIFEST)
+    if not os.path.isfile(manifest):
+        return  # not a run folder (traces/overlay/, --out elsewhere)
+    with open(manifest, encoding="utf-8", errors="replace") as f:
+        listed = set(f.read().splitlines())
+    new = [os.path.basename(p) for p in paths if os.path.basename(p) not in listed]
+    if new:
+        with open(manifest, "a", encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in new))
+
+
+def start_run_manifest(folder):
+    """Removes the files the folder's manifest lists (regular files directly in
+    it: a damaged list reaches nothing else) and starts an empty one."""
+    manifest = os.path.join(folder, RUN_MANIFEST)
+    if os.path.isfile(manifest):
+        with open(manifest, encoding="utf-8", errors="replace") as f:
+            for name in f.read().splitlines():
+                p = os.path.join(folder, name)
+                if name and os.path.basename(name) == name and name not in (".", "..") and \
+                        os.path.isfile(p) and not os.path.islink(p):
+                    os.remove(p)
+    os.makedirs(folder, exist_ok=True)
+    with open(manifest, "w", encoding="utf-8"):
+        pass
+
+
 def read_tsv(path):
     """The rows of a TSV file, header included; [] when it is missing."""
     try:

@@ -3,6 +3,7 @@
 // again; every variant keeps its full parameter set.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "run_sim.h"
@@ -44,6 +45,8 @@ TEST_CASE("a sweep of two variants yields two distinct, reproducible result rows
 }
 
 namespace {
+
+void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 // Runs a wrapper script with arguments; its exit code, output in `text`.
 int run_script(Sandbox& sb, const std::string& script, const std::string& args, std::string& text) {
@@ -93,4 +96,20 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
                        "node*.host.args = "));
   CHECK(contains(text, "case case=phys: warning: --set node*.host.args overrides case case=phys's own setting"));
   CHECK_FALSE(contains(text, "case case=pci32-33: warning"));  // its setting is another key
+
+  // The folder of the cases lists what the run wrote there; plots made from
+  // it join the list, and the next run of the cases removes them first.
+  const fs::path folder = sb.dir() / "out";
+  const std::string listed = read_text(folder / ".m2vp-run-files");
+  CHECK(contains(listed, "results.tsv\n"));
+  CHECK(contains(listed, "cases.tsv\n"));
+  write_text(folder / "netpipe_throughput.png", "an earlier run's plot");
+  write_text(folder / ".m2vp-run-files", listed + "netpipe_throughput.png\n");
+  write_text(folder / "notes.txt", "the user's");
+  REQUIRE(run_script(sb, "cases.py",
+                     "'" + std::string(M2VP_SOURCE_DIR) + "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 "
+                     "--iters 1'" + out, text) == 0);
+  CHECK_FALSE(fs::exists(folder / "netpipe_throughput.png"));
+  CHECK(fs::exists(folder / "notes.txt"));
+  CHECK(fs::exists(folder / "results.tsv"));
 }

@@ -3,6 +3,8 @@ and NAME.tsv (the plotted numbers, for checking and for other tools)."""
 import csv
 import os
 
+import runs  # traces/runs.py: the run folder's manifest
+
 try:
     import matplotlib
     matplotlib.use("Agg")  # files only, no display
@@ -60,23 +62,6 @@ def save(fig, out, name, columns, rows):
         for r in rows:
             w.writerow([number(x) if isinstance(x, (int, float)) else x for x in r])
     paths.append(p)
-    add_to_run_manifest(out, paths)
+    runs.add_to_run_manifest(out, paths)
     return paths
 
-
-# A run folder's list of the files its run wrote (platform/output_folder.h):
-# the next run into the folder removes them, plots included, so that a plot of
-# an earlier run never sits next to a later run's results.
-RUN_MANIFEST = ".m2vp-run-files"
-
-
-def add_to_run_manifest(folder, paths):
-    manifest = os.path.join(folder, RUN_MANIFEST)
-    if not os.path.isfile(manifest):
-        return  # not a run folder (traces/overlay/, --out elsewhere)
-    with open(manifest, encoding="utf-8", errors="replace") as f:
-        listed = set(f.read().splitlines())
-    new = [os.path.basename(p) for p in paths if os.path.basename(p) not in listed]
-    if new:
-        with open(manifest, "a", encoding="utf-8") as f:
-            f.write("".join(n + "\n" for n in new))
