@@ -171,7 +171,7 @@ TEST_CASE("gdb: watch, rwatch and awatch on SDRAM variables and a DMA register w
   CHECK(contains(r.out, "firmware exited with code 0 at " + ended[1].str() + " ps"));
 }
 
-TEST_CASE("gdb: next over a one-line loop of 20,000 rounds range-steps in the simulator (vCont;r)",
+TEST_CASE("gdb: next over a one-line loop of 20,000 rounds range-steps in the simulator (vCont r)",
           "[integration][gdb]") {
   // Without range stepping GDB would step the loop an instruction at a time,
   // a round trip each (minutes); with it the CPU steps on in the simulator
@@ -405,7 +405,7 @@ static uint64_t monitor_instructions(const std::string& text) {
   return std::stoull(m[1]);
 }
 
-TEST_CASE("gdb: vCont;r steps on while the pc stays in the range, one instruction when it is empty",
+TEST_CASE("gdb: vCont r steps on while the pc stays in the range, one instruction when it is empty",
           "[integration][gdb]") {
   Sandbox sb;
   const std::string elf = firmware_elf("gdb_target");
