@@ -98,6 +98,7 @@ class ClusterPlatform : public Platform {
     for (int n = 0; n < m_topology->nodes(); ++n)
       m_nodes.push_back(std::make_unique<HostNode>(("node" + std::to_string(n)).c_str(), ctx.run, ctx.timing, n,
                                                    m_topology->nodes(), ctx.config_dir, /*with_link=*/true));
+    check_same_eager_limit();
     // One Link per cable, named under what it connects: node3.link (a node
     // has one cable), sb0.port7.link (a cable between switch boxes, under
     // its side A). Each switch-box end gets its port's MLX engine.
@@ -137,6 +138,20 @@ class ClusterPlatform : public Platform {
     for (auto& s : m_sbs) c.push_back(&s->console);
     return c;
   }
+  // The MPI library sizes its control messages by the eager limit: hosts
+  // that disagree cannot talk (found before the run, not in the middle of it).
+  void check_same_eager_limit() const {
+    const Param<uint64_t>& first = m_nodes.front()->mpi.eager_limit;
+    for (const auto& node : m_nodes) {
+      const Param<uint64_t>& p = node->mpi.eager_limit;
+      if (p.get() != first.get())
+        throw ConfigError("node*.host.mpi.eager_limit must be the same on every host (the MPI library's control "
+                          "messages are sized by it): " + first.name() + " = " + first.value_string() + " B (" +
+                          first.origin().where + "), " + p.name() + " = " + p.value_string() + " B (" +
+                          p.origin().where + ")");
+    }
+  }
+
   std::vector<HostCpu*> hosts() override {
     std::vector<HostCpu*> h;
     for (auto& n : m_nodes) h.push_back(&n->host);

@@ -241,9 +241,15 @@ static void ordering(struct st *t, struct bufs *b)
       buf[0] = (uint8_t)i;
       MPI_Send(buf, (int)len, MPI_BYTE, 0, 21, MPI_COMM_WORLD);
     }
+    /* Nonblocking: rank 0 takes tag 6 first, so a blocking send of tag 5 would
+     * only return if the library buffered it (eager), which MPI does not
+     * promise (with node*.host.mpi.eager_limit below 4 B it deadlocks). */
     int a = 5, c = 6;
-    MPI_Send(&a, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
-    MPI_Send(&c, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+    MPI_Request sr[2];
+    MPI_Status sst[2];
+    MPI_Isend(&a, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &sr[0]);
+    MPI_Isend(&c, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &sr[1]);
+    MPI_Waitall(2, sr, sst);
     return;
   }
   MPI_Request rq[N / 2];
