@@ -89,6 +89,7 @@ class ClusterPlatform : public Platform {
     // the others from the node count.
     const ValueOrigin& from = spec.links.empty() ? m_settings.nodes.origin() : m_settings.links.origin();
     spec.origin = from.where == "default" ? "topology" : from.where;
+    spec.groups_origin = m_settings.groups.origin().where + ": key '" + m_settings.groups.name() + "'";
     // The switch boxes' port count comes from their variant: build them first.
     const int sbs_guess = spec.switch_boxes > 0 ? spec.switch_boxes : 1;
     for (int s = 0; s < sbs_guess; ++s) add_switch_box(ctx, s);

@@ -34,8 +34,9 @@ Topology::Topology(const TopologySpec& spec)
   for (const auto& [group, members] : m_groups)
     for (int n : members)
       if (n < 0 || n >= m_nodes)
-        fail("multicast group " + std::to_string(group) + " names node " + std::to_string(n) + " but there are " +
-             std::to_string(m_nodes) + " nodes");
+        throw ConfigError((spec.groups_origin.empty() ? m_origin : spec.groups_origin) +
+                          ": impossible topology: multicast group " + std::to_string(group) + " names node " +
+                          std::to_string(n) + " but there are " + std::to_string(m_nodes) + " nodes");
   compute_routes(spec.routing == "updown");
   check_deadlock_free();
 }

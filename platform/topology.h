@@ -46,6 +46,7 @@ struct TopologySpec {
   // Multicast groups: group id -> member nodes.
   std::map<int, std::vector<int>> groups;
   std::string origin;  // where the spec came from, for error messages
+  std::string groups_origin;  // where `groups` came from (empty: origin)
 };
 
 class Topology {

@@ -28,9 +28,13 @@ SimCtrl::SimCtrl(sc_core::sc_module_name name, RunControl& run, std::string part
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != w.size() || v > 0xFFFFFFFFull || m_args.size() >= SIMCTRL_MAX_ARGS)
+    if (m_args.size() >= SIMCTRL_MAX_ARGS)
+      throw ConfigError(args.origin().where + ": key '" + args.name() + "': more than " +
+                        std::to_string(SIMCTRL_MAX_ARGS) + " arguments (the firmware reads SIMCTRL_ARG(0.." +
+                        std::to_string(SIMCTRL_MAX_ARGS - 1) + "))");
+    if (used != w.size() || v > 0xFFFFFFFFull)
       throw ConfigError(args.origin().where + ": key '" + args.name() + "': '" + w +
-                        "' is not an unsigned 32-bit number, or there are more than 16 arguments");
+                        "' is not an unsigned 32-bit number (decimal, or hex with 0x)");
     m_args.push_back(static_cast<uint32_t>(v));
   }
   m_regs.add(SIMCTRL_NUM_ARGS, "NUM_ARGS", [this] { return static_cast<uint32_t>(m_args.size()); }, nullptr);

@@ -1,5 +1,6 @@
 #include "host/host_cpu.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include <sys/stat.h>
@@ -218,6 +219,7 @@ void HostCpu::finish(int rc) {
   sync();
   console.flush();
   m_exit_code = rc;
+  m_exit_time = sc_core::sc_time_stamp();
   m_doing = kExited;
   m_run.firmware_exit(name(), static_cast<uint32_t>(rc), sc_core::sc_time_stamp(), "program");
 }
@@ -365,15 +367,18 @@ void HostCpu::set_output_dir(const std::string& dir) { g_output_dir = dir; }
 const std::string& HostCpu::output_dir() { return g_output_dir; }
 
 std::string HostCpu::state() const {
+  if (!m_app && !m_program) return std::string(name()) + ": no application";
   // Composed here, not on every access: the host's hot paths only set a pointer.
   const std::string what = m_program ? m_program->state() : "running " + app.get();
+  char at[48];
+  std::snprintf(at, sizeof at, " at %.3f us", (m_doing == kExited ? m_exit_time : now()).to_seconds() * 1e6);
   std::string doing = m_doing == kRunning  ? what
                       : m_doing == kExited ? "exited with " + std::to_string(m_exit_code)
                       : m_doing == kFailed ? what
                                            : std::string(m_doing);
   // An outside program's pending call, and what the library is doing in it.
   if (m_program && m_doing != kRunning && m_doing != kExited && m_doing != kFailed) doing = what + ": " + doing;
-  return std::string(name()) + ": " + doing + " at " + now().to_string();
+  return std::string(name()) + ": " + doing + at;
 }
 
 }  // namespace m2

@@ -140,6 +140,7 @@ class HostCpu : public sc_core::sc_module {
   sc_core::sc_event m_inta_event, m_memory_event, m_never;
   const char* m_doing = "not started";  // a static string: set on every PCI access
   int m_exit_code = 0;
+  sc_core::sc_time m_exit_time;  // when the software ended (state())
   uint64_t m_pci_writes = 0, m_dma_writes = 0;
   sc_core::sc_time m_waited;      // asleep in wait_for(), finished waits
   sc_core::sc_time m_wait_since;  // start of the wait in progress

@@ -79,7 +79,7 @@ TEST_CASE("failure: a firmware that never answers the host makes MMP_initialize 
   for (const std::string host : {"node0", "node1"}) {
     CHECK(contains(r.out, "[" + host + ".host] MMP_initialize: no MMP firmware answers on the NI"));
     CHECK(contains(r.out, "[" + host + ".host] mmp_pingpong: MMP_initialize failed: the NI did not answer"));
-    CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.host: exited with 3 at 1\d ms)")));
+    CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.host: exited with 3 at 1\d{4}\.\d{3} us)")));
     CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.ni\.cpu: pc 0x[0-9a-f]+ \(main\+0x[0-9a-f]+\), running)")));
   }
 }
@@ -109,6 +109,10 @@ TEST_CASE("failure: a host that ends while its peer still sends: the host watchd
   REQUIRE(p != std::string::npos);
   const double ms = std::stod(r.err.substr(p + at.size()));
   CHECK(ms < 40);
+  // The host that ended is listed with the time it ended, before the deadlock.
+  std::smatch ended;
+  REQUIRE(std::regex_search(r.err, ended, std::regex(R"(node1\.host: exited with 0 at ([0-9.]+) us)")));
+  CHECK(std::stod(ended[1]) * 1e-3 < ms - 4);  // at least the 5 looks of 1 ms before
 }
 
 // Pinning a 2 MB rendezvous buffer page by page is about 66 ms of host-only
