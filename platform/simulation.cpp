@@ -234,6 +234,23 @@ int run_simulation(const RunOptions& opts) {
   // outcome and the results (a failed run's summary too: a non-zero outcome
   // is always told).
   log.file_only(report);
+  if (opts.quiet && e->run.exit_code() != 0) {
+    // The reason a program or firmware gave is often in its last lines: the
+    // failed one's, or the run's when none failed on its own (a stall).
+    const std::vector<std::string> tail = log.quieted_tail();
+    std::vector<std::string> shown;
+    const std::string who = e->run.failed_source();
+    for (const std::string& l : tail)
+      if (!who.empty() && l.rfind("[" + who + "]", 0) == 0) shown.push_back(l);
+    if (shown.empty()) shown = tail;
+    if (shown.size() > 6) shown.erase(shown.begin(), shown.end() - 6);
+    if (!shown.empty()) {
+      std::string t = "last output lines" + (who.empty() ? std::string() : " of " + who) +
+                      " (--quiet kept them off stdout; run.log has everything):";
+      for (const std::string& l : shown) t += "\n  " + l;
+      log.always(t);
+    }
+  }
   if (!opts.quiet || e->run.exit_code() != 0) {
     std::string console = format_console_report(summary, e->run, cpus, stats, out.string());
     if (ledger.enabled()) console += "\n" + format_message_summary(ledger);

@@ -38,8 +38,18 @@ void Log::status(const std::string& line) {
 void Log::out(const std::string& line) {
   std::lock_guard<std::mutex> lock(m_mutex);
   clear_status();
-  if (!m_quiet) std::cout << line << '\n' << std::flush;
+  if (!m_quiet) {
+    std::cout << line << '\n' << std::flush;
+  } else {
+    m_quieted.push_back(line);
+    if (m_quieted.size() > kQuietedTail) m_quieted.pop_front();
+  }
   if (m_file) m_file << line << '\n' << std::flush;
+}
+
+std::vector<std::string> Log::quieted_tail() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return {m_quieted.begin(), m_quieted.end()};
 }
 
 void Log::always(const std::string& line) {

@@ -3,9 +3,11 @@
 // directory is known, to run.log in it.
 #pragma once
 
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace m2 {
 
@@ -18,6 +20,9 @@ class Log {
   void set_quiet(bool quiet) { m_quiet = quiet; }  // stdout suppressed, file kept
 
   void out(const std::string& line);      // normal output (stdout)
+  // The last lines out() kept off stdout (--quiet), oldest first: a failed
+  // quiet run shows them, since the reason is often in them.
+  std::vector<std::string> quieted_tail() const;
   // Output the user must see even with --quiet (the run waits for them, or
   // it tells how a failed run ended): stdout when not quiet, else stderr.
   void always(const std::string& line);
@@ -36,8 +41,10 @@ class Log {
   void clear_status();
   std::ofstream m_file;
   bool m_quiet = false;
+  std::deque<std::string> m_quieted;  // at most kQuietedTail lines
+  static constexpr size_t kQuietedTail = 64;
   bool m_status_shown = false;
-  std::mutex m_mutex;  // the progress meter's thread writes the status line
+  mutable std::mutex m_mutex;  // the progress meter's thread writes the status line
 };
 
 }  // namespace m2

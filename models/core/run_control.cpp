@@ -13,6 +13,7 @@ void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::s
   if (code != 0 && m_first_nonzero == 0) {
     m_first_nonzero = code > 63 ? 63 : static_cast<int>(code);
     m_first_nonzero_who = who + "'s " + what;
+    m_failed_source = who;
   }
   if (m_exited.size() == m_participants.size()) {
     finish(Outcome::Completed, m_first_nonzero,
@@ -23,6 +24,7 @@ void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::s
 void RunControl::fault(const std::string& who, const std::string& report, const char* what, sc_core::sc_time when) {
   if (finished()) return;
   if (when > m_last_exit) m_last_exit = when;
+  m_failed_source = who;
   Log::instance().error(report);
   finish(Outcome::FirmwareFault, EXIT_FAULT, std::string(what) + " fault on " + who);
 }

@@ -60,6 +60,8 @@ class RunControl {
   // (clamped to 1..63); or one of the EXIT_* codes.
   int exit_code() const { return m_exit_code; }
   bool has_exited(const std::string& who) const { return m_exited.count(who) != 0; }
+  // The CPU or host whose non-zero exit or fault decided the outcome ("" if none did).
+  const std::string& failed_source() const { return m_failed_source; }
   const std::set<std::string>& participants() const { return m_participants; }
 
  private:
@@ -69,7 +71,8 @@ class RunControl {
   Outcome m_outcome = Outcome::Running;
   int m_exit_code = 0;
   int m_first_nonzero = 0;
-  std::string m_first_nonzero_who;  // "node0.host's program", "ni0.cpu's firmware"
+  std::string m_first_nonzero_who;
+  std::string m_failed_source;  // "node0.host's program", "ni0.cpu's firmware"
   sc_core::sc_time m_last_exit = sc_core::SC_ZERO_TIME;
   std::string m_summary;
 };

@@ -260,3 +260,18 @@ TEST_CASE("bad input: trace settings that can record nothing are warned about, t
   CHECK(inside.exited(0));
   CHECK_FALSE(contains(inside.err, "after the end of the run"));
 }
+
+TEST_CASE("bad input: a failed --quiet run shows the failed program's last lines", "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string cfg = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
+  const SimResult r = sb.run({"run", cfg, "--quiet", "--set", "node*.host.args=--iters 0"});
+  INFO(r.describe());
+  CHECK(r.exited(2));
+  CHECK_FALSE(contains(r.out, "bad arguments"));  // quiet: not on stdout
+  CHECK(std::regex_search(r.err, std::regex(R"(last output lines of node[01]\.host \(--quiet)")));
+  CHECK(contains(r.err, ".host] mmp_pingpong: bad arguments (expected"));
+  // A run that ends well shows none of it.
+  const SimResult ok = sb.run({"run", cfg, "--quiet", "--set", "node*.host.args=--sizes 1 --iters 1"});
+  CHECK(ok.exited(0));
+  CHECK_FALSE(contains(ok.err + ok.out, "last output lines"));
+}
