@@ -24,7 +24,7 @@ namespace {
 // The topology.* keys.
 struct TopologySettings {
   Param<uint64_t> nodes{"topology", "nodes", 2, "nodes", "hosts with an NI each", Range<uint64_t>{1, 256}};
-  Param<uint64_t> switch_boxes{"topology", "switch_boxes", 0, "",
+  Param<uint64_t> switch_boxes{"topology", "switch_boxes", 0, "boxes",
                                "switch boxes (0: as few as the ports allow, cascaded in a chain)",
                                Range<uint64_t>{0, 64}};
   Param<std::string> links{"topology", "links", "", "",

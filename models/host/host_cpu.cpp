@@ -41,7 +41,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
            "outside Linux program to run as this host's software instead of an app (a name found through PATH, "
            "or a path relative to the config); its MPI calls run on this host (docs/models/host-process.md)"),
       args(this->name(), "args", "", "", "the application's (or program's) command-line arguments, separated by spaces"),
-      exec_cpu_scale(this->name(), "exec_cpu_scale", 0.0, "",
+      exec_cpu_scale(this->name(), "exec_cpu_scale", 0.0, "factor",
                      "simulated time per second of the outside program's own CPU time between its calls; 0: its "
                      "computation is free and runs repeat exactly (non-zero makes results depend on this machine's "
                      "speed and load; about 8 stands for a Pentium III 1 GHz against a 2020s x86-64 core)",

@@ -38,7 +38,7 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
       bit_error_rate(this->name(), "bit_error_rate", 0.0, "",
                      "probability that a bit is flipped; a frame with a flipped bit arrives corrupted",
                      Range<double>{0, 1}),
-      seed(this->name(), "seed", 1, "", "seed of the bit-error draws (same seed, same errors)"),
+      seed(this->name(), "seed", 1, "number", "seed of the bit-error draws (same seed, same errors)"),
       corrupt_frames_ab(this->name(), "corrupt_frames_ab", "", "",
                         "frames A to B to corrupt: comma-separated numbers, 1 = the first frame"),
       corrupt_frames_ba(this->name(), "corrupt_frames_ba", "", "", "frames B to A to corrupt, as corrupt_frames_ab"),

@@ -22,9 +22,9 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
       variant(this->name(), "variant", "maestro2",
               "switch box generation: maestro2 (8 ports, out-of-order, 8 stations), inorder, ooo1/ooo2/ooo4/ooo8, "
               "maestro1 (4 ports, in-order, 1 station)", sb_variants()),
-      ports(this->name(), "ports", 8, "", "MLX ports, each with its network buffer (spec: 8; Maestro: 4)",
+      ports(this->name(), "ports", 8, "ports", "MLX ports, each with its network buffer (spec: 8; Maestro: 4)",
             Range<uint64_t>{1, SB_MAX_PORTS}),
-      stations(this->name(), "stations", 8, "", "reservation stations of the switch controller: 1, 2, 4 or 8",
+      stations(this->name(), "stations", 8, "stations", "reservation stations of the switch controller: 1, 2, 4 or 8",
                Range<uint64_t>{1, 8}),
       mode(this->name(), "mode", "out-of-order",
            "switching: in-order (a stalled request holds the transfer unit) or out-of-order (it returns to its "
