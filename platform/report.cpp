@@ -3,6 +3,7 @@
 #include "core/result_table.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdarg>
 #include <cinttypes>
 #include <cstdio>
@@ -110,7 +111,12 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
     f << p->name() << "\tio_syncs_skipped\t" << p->syncs_skipped() << "\n";
   }
   for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
-  for (const Statistic& st : stats) f << st.source << "\t" << st.key << "\t" << fmt("%.6f", st.value) << "\n";
+  // Counts as integers (48, not 48.000000), times and rates with six decimals.
+  for (const Statistic& st : stats)
+    f << st.source << "\t" << st.key << "\t"
+      << (st.value == std::floor(st.value) && std::fabs(st.value) < 1e15 ? fmt("%.0f", st.value)
+                                                                        : fmt("%.6f", st.value))
+      << "\n";
 }
 
 void write_params_tsv(const std::string& path) {
