@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <sstream>
 
 #include <ip/ni_memory_map.h>
@@ -85,6 +86,8 @@ class ClusterPlatform : public Platform {
     spec.links = m_settings.links.get();
     spec.routing = m_settings.routing.get();
     spec.groups = parse_groups(m_settings.groups);
+    // Explicit cabling without a count: as many switch boxes as the cables name.
+    if (!spec.links.empty() && spec.switch_boxes == 0) spec.switch_boxes = switch_boxes_named(spec.links);
     // Errors of explicit cabling come from topology.links (maybe a --set),
     // the others from the node count.
     const ValueOrigin& from = spec.links.empty() ? m_settings.nodes.origin() : m_settings.links.origin();
@@ -151,6 +154,16 @@ class ClusterPlatform : public Platform {
                           first.origin().where + "), " + p.name() + " = " + p.value_string() + " B (" +
                           p.origin().where + ")");
     }
+  }
+
+  // 1 + the highest sbN in a topology.links text (0 when it names none: the
+  // topology then says what is wrong with the cabling).
+  static int switch_boxes_named(const std::string& links) {
+    int most = 0;
+    static const std::regex sb(R"(sb(\d{1,4})\.)");
+    for (auto it = std::sregex_iterator(links.begin(), links.end(), sb); it != std::sregex_iterator(); ++it)
+      most = std::max(most, std::stoi((*it)[1]) + 1);
+    return most;
   }
 
   std::vector<HostCpu*> hosts() override {

@@ -41,6 +41,17 @@ TEST_CASE("cluster: 16 nodes on cascaded switch boxes, all to all, every payload
   CHECK(r.result_num("sb2", "messages") > 0);
 }
 
+TEST_CASE("cluster: explicit cabling without a switch-box count builds the boxes the cables name",
+          "[integration][cluster]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config(4), "--quiet", "--set",
+                              "topology.links=node0:sb0.0 node1:sb0.1 node2:sb1.0 node3:sb1.1 sb0.7:sb1.7"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  check_alltoall(r, 4, 4);
+  CHECK(r.result_num("sb1", "messages") > 0);  // the second box carries traffic
+}
+
 TEST_CASE("cluster: bit errors on every link are repaired by retransmission, no message lost",
           "[integration][cluster]") {
   Sandbox sb;
