@@ -166,6 +166,21 @@ class ClusterPlatform : public Platform {
     return most;
   }
 
+  std::vector<std::string> end_of_run_warnings() override {
+    std::vector<std::string> w;
+    for (auto& l : m_links)
+      for (unsigned d = 0; d < 2; ++d) {
+        const std::vector<uint64_t> missed = l->damage_missed(d);
+        if (missed.empty()) continue;
+        std::string list;
+        for (uint64_t n : missed) list += (list.empty() ? "" : ", ") + std::to_string(n);
+        w.push_back(std::string(l->name()) + (d == 0 ? ".damage_frames_ab" : ".damage_frames_ba") + ": frame(s) " +
+                    list + " damaged nothing: info frames (no data) or past the last of the " +
+                    std::to_string(l->stats(d).frames) + " frames (frame numbers count every frame, info frames too)");
+      }
+    return w;
+  }
+
   std::vector<HostCpu*> hosts() override {
     std::vector<HostCpu*> h;
     for (auto& n : m_nodes) h.push_back(&n->host);
@@ -193,6 +208,9 @@ class ClusterPlatform : public Platform {
         // Only in runs that inject it (damage_frames_*): other runs' statistics stay as they were.
         if (l->stats(d).damaged_data)
           s.push_back({l->name(), dir + "damaged", static_cast<double>(l->stats(d).damaged_data)});
+        // Listed but not damaged: an info frame, or past the run's last frame.
+        if (const auto missed = l->damage_missed(d); !missed.empty())
+          s.push_back({l->name(), dir + "damage_missed", static_cast<double>(missed.size())});
       }
     for (auto& s2 : m_sbs) {
       s.push_back({s2->name(), "messages", static_cast<double>(s2->controller().stats().messages)});

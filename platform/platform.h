@@ -40,6 +40,9 @@ class Platform {
   virtual std::vector<HostCpu*> hosts() { return {}; }
   // What the interconnect models did (collected at the end of the run).
   virtual std::vector<Statistic> statistics() { return {}; }
+  // Said at the end of the run: what the run was asked to do and did not
+  // (e.g. a fault injection that found nothing to act on).
+  virtual std::vector<std::string> end_of_run_warnings() { return {}; }
   // Signals the VCD output can show (see signal_probes.h).
   virtual void add_signals(SignalProbes& out) { (void)out; }
 };

@@ -226,6 +226,7 @@ int run_simulation(const RunOptions& opts) {
                      ": no event is left to happen but firmware has not exited (deadlock?); CPU states:\n" + states);
   }
   const std::vector<Statistic> stats = e->platform->statistics();
+  for (const std::string& w : e->platform->end_of_run_warnings()) Log::instance().warning(w);
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);

@@ -43,8 +43,9 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
                         "frames A to B to corrupt: comma-separated numbers, 1 = the first frame"),
       corrupt_frames_ba(this->name(), "corrupt_frames_ba", "", "", "frames B to A to corrupt, as corrupt_frames_ab"),
       damage_frames_ab(this->name(), "damage_frames_ab", "", "",
-                       "data frames A to B (frame numbers as corrupt_frames_ab) whose middle packet byte is flipped "
-                       "behind the checksum, as faulty SDRAM or DMA would: the checksum passes"),
+                       "data frames A to B (frame numbers as corrupt_frames_ab, info frames counted too) whose middle "
+                       "packet byte is flipped behind the checksum, as faulty SDRAM or DMA would: the checksum passes "
+                       "(a number that is no data frame damages nothing and is warned about)"),
       damage_frames_ba(this->name(), "damage_frames_ba", "", "", "frames B to A to damage, as damage_frames_ab"),
       m_style(style) {
   m_ns_per_byte = 8.0 / gbit_per_s.get();
@@ -244,6 +245,14 @@ void Link::damage(unsigned dir, MlxFrame& copy) {
   if (!copy.is_data() || copy.packets.empty() || !m_damage[dir].count(copy.number)) return;
   copy.packets[copy.packets.size() / 2] ^= 0x01;
   m_stats[dir].damaged_data++;
+  m_damaged[dir].insert(copy.number);
+}
+
+std::vector<uint64_t> Link::damage_missed(unsigned dir) const {
+  std::vector<uint64_t> missed;
+  for (uint64_t n : m_damage.at(dir))
+    if (!m_damaged.at(dir).count(n)) missed.push_back(n);
+  return missed;
 }
 
 void Link::deliver(unsigned dir) {

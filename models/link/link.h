@@ -24,6 +24,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <vector>
 #include <string>
 
 #include <systemc>
@@ -90,6 +91,9 @@ class Link : public sc_core::sc_module {
     uint64_t corrupted() const { return corrupted_data + corrupted_info; }
   };
   const DirectionStats& stats(unsigned dir) const { return m_stats.at(dir); }
+  // damage_frames_* numbers of direction `dir` that damaged nothing: an info
+  // frame (no data), or a number the run never reached.
+  std::vector<uint64_t> damage_missed(unsigned dir) const;
   // Frames in flight per direction, the medium's owner: for watchdogs.
   std::string describe_state() const;
 
@@ -133,6 +137,7 @@ class Link : public sc_core::sc_module {
   std::array<DirectionStats, 2> m_stats;
   std::array<std::set<uint64_t>, 2> m_corrupt;
   std::array<std::set<uint64_t>, 2> m_damage;
+  std::array<std::set<uint64_t>, 2> m_damaged;  // the listed frames that were damaged
   std::array<std::mt19937_64, 2> m_rng;
   std::array<std::deque<Delivery>, 2> m_queue;
   std::array<sc_core::sc_event, 2> m_queued;

@@ -58,6 +58,20 @@ TEST_CASE("failure: a payload damaged behind the link checksum arrives as intact
   CHECK(contains(r.out, "[node1.host] bytes 65536 round "));
   CHECK(contains(r.out, ": 1 bytes wrong"));
   CHECK(contains(r.out, "mmp_pingpong: 1 sizes, verified, 1 bytes wrong, 0 failures"));
+  CHECK_FALSE(contains(r.err, "damaged nothing"));
+}
+
+TEST_CASE("failure: damage listed for frames that carry no data is warned about, not silently skipped",
+          "[integration][failure]") {
+  Sandbox sb;
+  // Frames 1 and 2 of node0's link are info frames; 100000 lies past the run.
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 1 --iters 2 --warmup 0",
+                              "--set", "node0.link.damage_frames_ab=1,2,100000"});
+  INFO(r.describe());
+  CHECK(r.exited(0));
+  CHECK(contains(r.err, "warning: node0.link.damage_frames_ab: frame(s) 1, 2, 100000 damaged nothing: info frames"));
+  CHECK(r.result_num("node0.link", "ab.damage_missed") == 3);
+  CHECK_FALSE(r.result("node0.link", "ab.damaged"));
 }
 
 // spin_forever runs but never writes MMP's magic word: each host's
