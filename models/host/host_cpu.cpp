@@ -369,15 +369,20 @@ const std::string& HostCpu::output_dir() { return g_output_dir; }
 std::string HostCpu::state() const {
   if (!m_app && !m_program) return std::string(name()) + ": no application";
   // Composed here, not on every access: the host's hot paths only set a pointer.
-  const std::string what = m_program ? m_program->state() : "running " + app.get();
+  std::string what = m_program ? m_program->state() : "running " + app.get();
+  // The call a built-in application waits in (an outside program's state names its own).
+  const std::string& in = !m_activity[1].empty() ? m_activity[1] : m_activity[0];
+  if (!m_program && m_doing != kExited && !in.empty()) what += ", in " + in;
   char at[48];
   std::snprintf(at, sizeof at, " at %.3f us", (m_doing == kExited ? m_exit_time : now()).to_seconds() * 1e6);
   std::string doing = m_doing == kRunning  ? what
                       : m_doing == kExited ? "exited with " + std::to_string(m_exit_code)
                       : m_doing == kFailed ? what
                                            : std::string(m_doing);
-  // An outside program's pending call, and what the library is doing in it.
-  if (m_program && m_doing != kRunning && m_doing != kExited && m_doing != kFailed) doing = what + ": " + doing;
+  // The pending call (an outside program's, or the one a built-in
+  // application's library named), and what the library is doing in it.
+  if ((m_program || !in.empty()) && m_doing != kRunning && m_doing != kExited && m_doing != kFailed)
+    doing = what + ": " + doing;
   return std::string(name()) + ": " + doing + at;
 }
 

@@ -118,6 +118,10 @@ class HostCpu : public sc_core::sc_module {
   void set_pio_message(MessageId id) { m_pio_tag.id = id; }
   // The application's phase for the messages it sends next (m2host_msg_phase).
   void set_message_phase(std::string phase) { m_msg_phase = std::move(phase); }
+  // What the software waits in, per layer (m2host_activity): for state().
+  void set_activity(int layer, const char* what) {
+    if (layer >= 0 && layer < 2) m_activity[layer] = what ? what : "";
+  }
   const std::string& message_phase() const { return m_msg_phase; }
 
  private:
@@ -156,6 +160,7 @@ class HostCpu : public sc_core::sc_module {
   MessageTag m_pio_tag;  // attached to m_trans for its life
   MessageProbe m_probe;
   std::string m_msg_phase;
+  std::string m_activity[2];  // MMP library, the layer above (MPI)
 };
 
 }  // namespace m2

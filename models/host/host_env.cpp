@@ -107,6 +107,8 @@ void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, u
   h.set_pio_message(id);  // the request's writes, until it is posted
 }
 
+void m2host_activity(int layer, const char* what) { HostCpu::current().set_activity(layer, what); }
+
 void m2host_msg_phase(const char* phase) {
   // A name for a CSV cell: no separators, quotes or line breaks, short.
   std::string name;

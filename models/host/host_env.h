@@ -104,6 +104,15 @@ void m2host_msg_event(int event, int src_node, uint32_t seq);
  * 31 characters of letters, digits, '_' and '-' are kept. */
 void m2host_msg_phase(const char* phase);
 
+/* What the host's software is waiting in, for the stall and deadlock reports
+ * ("node0.host: running mmp_pingpong, in MMP_Wait_recv (a 4-byte receive):
+ * polling host memory"). Layer 0 is the MMP library, layer 1 the one above it
+ * (MPI); the report names the upper one when both are set. NULL or "" clears
+ * the layer. Free: no simulated time. */
+#define M2HOST_LAYER_MMP 0
+#define M2HOST_LAYER_MPI 1
+void m2host_activity(int layer, const char* what);
+
 /* ---- applications ------------------------------------------------------- */
 typedef int (*m2host_app_main)(int argc, char** argv);
 /* Registers an application by name (configs choose it with hostN.app). */

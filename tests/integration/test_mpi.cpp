@@ -224,3 +224,15 @@ TEST_CASE("LogP of MMP and MPI: the table, the signature's slope, RTT/2 as the p
   const auto pp = latencies(pingpong(sb, "mmp-pingpong", "--sizes 1 --iters 10 --warmup 1"));
   CHECK(std::abs(mmp[4] - pp.at(1)) < 0.2);
 }
+
+TEST_CASE("MPI: a built-in application's deadlock names what each host waits for", "[integration][mpi]") {
+  Sandbox sb;
+  // Rank 1 expects a third round that rank 0 never sends.
+  const SimResult r = sb.run({"run", config("mpi-pingpong"), "--set", "node0.host.args=--sizes 1 --iters 2",
+                              "--set", "node1.host.args=--sizes 1 --iters 3", "--set", "sim.max_time_ms=200"});
+  INFO(r.describe());
+  CHECK(r.exited(66));
+  CHECK(contains(r.err, "hosts deadlocked at "));
+  CHECK(contains(r.err, "node0.host: running mpi_pingpong, in MPI, waiting for a message from rank 1: polling host memory"));
+  CHECK(contains(r.err, "node1.host: running mpi_pingpong, in MPI, waiting for a message from rank 0: polling host memory"));
+}

@@ -6,6 +6,7 @@
 #include "mmp.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -512,7 +513,12 @@ int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us)
   struct op *o = op_of(H, h, 1);
   if (!o) return mmp_fail(H, MMP_EINVAL);
   m2host_compute_cycles(WAIT_CYCLES);
-  return mmp_fail(H, finish_send(H, o, timeout_us));
+  char what[64];
+  snprintf(what, sizeof what, "MMP_Wait_send (a %zu-byte send)", o->len);
+  m2host_activity(M2HOST_LAYER_MMP, what);
+  const int rc = finish_send(H, o, timeout_us);
+  m2host_activity(M2HOST_LAYER_MMP, NULL);
+  return mmp_fail(H, rc);
 }
 
 int MMP_Wait_send(struct MMP_send_handle *h)
@@ -542,7 +548,11 @@ int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us)
   struct op *o = op_of(H, h, 0);
   if (!o) return mmp_fail(H, MMP_EINVAL);
   m2host_compute_cycles(WAIT_CYCLES);
+  char what[64];
+  snprintf(what, sizeof what, "MMP_Wait_recv (a receive of up to %zu bytes)", o->len);
+  m2host_activity(M2HOST_LAYER_MMP, what);
   const int rc = finish_recv(H, o, timeout_us);
+  m2host_activity(M2HOST_LAYER_MMP, NULL);
   mmp_fail(H, rc < 0 ? rc : MMP_OK);
   return rc;
 }

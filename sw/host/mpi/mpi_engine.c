@@ -9,6 +9,7 @@
  * posted-receive queue (wildcards allowed) or queued as unexpected. Rendezvous
  * data goes on a fresh MMP tag the receiver picked and posted before it sent
  * CTS, so it never waits in MMP's message buffer. Design: docs/mpi.md. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,12 +256,17 @@ void mpi_progress(struct mpi_host *H)
  * (MPI_ANY_SOURCE: the peers in turn, each for a share of the period). */
 static void wait_chan(struct mpi_host *H, int peer)
 {
+  char what[64];
+  if (peer == MPI_ANY_SOURCE) snprintf(what, sizeof what, "MPI, waiting for a message from any rank");
+  else snprintf(what, sizeof what, "MPI, waiting for a message from rank %d", peer);
+  m2host_activity(M2HOST_LAYER_MPI, what);
   if (peer == MPI_ANY_SOURCE) {
     H->rr = (H->rr + 1) % H->size;
     poll_chan(H, H->rr, H->p.poll_us / H->size);
   } else {
     poll_chan(H, peer, H->p.poll_us);
   }
+  m2host_activity(M2HOST_LAYER_MPI, NULL);
 }
 
 int mpi_engine_start(struct mpi_host *H)
