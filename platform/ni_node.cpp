@@ -78,6 +78,15 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
     bus.attach(mlcx->regs, NI_MLCX_BASE, NI_DEVICE_SIZE, mlcx->name());
     mlcx->irq.connect(source(NI_IRQ_MLCX(0)));
   }
+  // A fault on the link controller's registers of an NI built without one
+  // (the node platform has no link) says so.
+  if (!mlcx)
+    cpu.set_address_note([](uint64_t a) -> std::string {
+      if (a >= NI_MLCX_BASE && a < NI_MLCX_BASE + NI_DEVICE_SIZE)
+        return "the MLC-X link controller's registers (NI_MLCX_BASE, ip/ni_memory_map.h): this NI has no link "
+               "controller on this platform (a firmware for a network, such as mmp, needs the cluster platform)";
+      return "";
+    });
   // Firmware output also reaches GDB when one is attached to the CPU.
   console.on_line([this](const std::string& line) { cpu.console_output(line); });
   if (!firmware.get().empty()) {

@@ -255,7 +255,11 @@ void Processor::report_fault() {
   if (!where.empty()) r += " (" + where + ")";
   if (!f.pc_exact) r += " [approximate: in the block executing at the time]";
   r += "\n";
-  if (f.address) r += "  address:   " + hex(*f.address) + "\n";
+  if (f.address) {
+    r += "  address:   " + hex(*f.address) + "\n";
+    if (m_address_note)
+      if (const std::string note = m_address_note(*f.address); !note.empty()) r += "  device:    " + note + "\n";
+  }
   if (!f.detail.empty()) r += "  detail:    " + f.detail + "\n";
   if (m_image) r += "  firmware:  " + m_image->path() + "\n";
   r += stack_note();

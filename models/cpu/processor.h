@@ -53,6 +53,9 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   // Firmware to load into memory through the socket before simulation starts.
   void load_firmware(std::shared_ptr<const ElfImage> image);
+  // What the platform knows of an address a fault names that nothing answers
+  // (a device this node lacks): a line for the fault report, or "".
+  void set_address_note(std::function<std::string(uint64_t)> note) { m_address_note = std::move(note); }
   const ElfImage* firmware() const { return m_image.get(); }
 
   // Level of an interrupt input (line 0: external interrupt). Call from
@@ -106,6 +109,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
 
   RunControl& m_run;
   std::function<std::vector<iss::MemRegion>()> m_memory_map;
+  std::function<std::string(uint64_t)> m_address_note;
   std::unique_ptr<iss::Core> m_core;
   std::shared_ptr<const ElfImage> m_image;
   LocalTime m_qk;

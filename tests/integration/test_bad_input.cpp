@@ -275,3 +275,14 @@ TEST_CASE("bad input: a failed --quiet run shows the failed program's last lines
   CHECK(ok.exited(0));
   CHECK_FALSE(contains(ok.err + ok.out, "last output lines"));
 }
+
+TEST_CASE("bad input: network firmware on the one-node platform faults naming the missing link controller",
+          "[integration][bad-input]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", std::string(M2VP_SOURCE_DIR) + "/configs/node-selftest.yaml", "--set",
+                              "node0.ni.firmware=mmp"});
+  INFO(r.describe());
+  CHECK(r.exited(EXIT_FAULT));
+  CHECK(contains(r.err, "  address:   0xf0006070\n  device:    the MLC-X link controller's registers"));
+  CHECK(contains(r.err, "this NI has no link controller on this platform"));
+}
