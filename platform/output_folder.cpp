@@ -1,6 +1,7 @@
 #include "platform/output_folder.h"
 
 #include <fstream>
+#include <regex>
 #include <set>
 #include <system_error>
 
@@ -58,15 +59,28 @@ std::vector<std::string> clear_earlier_run(const fs::path& out) {
   return removed;
 }
 
-void write_run_manifest(const fs::path& out, fs::file_time_type since) {
+void write_run_manifest(const fs::path& out, fs::file_time_type since, const std::set<std::string>& names) {
   std::vector<std::string> files;
+  std::set<std::string> top(std::begin(kFixedOutputs), std::end(kFixedOutputs));
+  top.insert(names.begin(), names.end());
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code fe;
-    if (!it->is_regular_file(fe) || it->is_symlink(fe)) continue;
-    const fs::path rel = it->path().lexically_relative(out);
-    if (rel == kRunManifest) continue;
-    if (it->last_write_time(fe) >= since && !fe) files.push_back(rel.generic_string());
+  for (const std::string& n : top) {
+    const fs::path rel = inside(n);
+    if (!rel.empty() && rel.parent_path().empty() && fs::is_regular_file(fs::symlink_status(out / rel, ec)))
+      files.push_back(rel.generic_string());
+  }
+  // An outside program runs in <out>/node<N> (HostProgram::workdir) and may
+  // write anything there.
+  static const std::regex workdir(R"(node\d+)");
+  for (fs::directory_iterator d(out, ec), end; !ec && d != end; d.increment(ec)) {
+    std::error_code de;
+    if (!d->is_directory(de) || d->is_symlink(de) || !std::regex_match(d->path().filename().string(), workdir))
+      continue;
+    for (fs::recursive_directory_iterator it(d->path(), de), e2; !de && it != e2; it.increment(de)) {
+      std::error_code fe;
+      if (!it->is_regular_file(fe) || it->is_symlink(fe)) continue;
+      if (it->last_write_time(fe) >= since && !fe) files.push_back(it->path().lexically_relative(out).generic_string());
+    }
   }
   std::ofstream m(out / kRunManifest, std::ios::trunc);
   for (const std::string& f : files) m << f << "\n";

@@ -295,7 +295,7 @@ int run_simulation(const RunOptions& opts) {
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();
-  write_run_manifest(out, run_start);
+  write_run_manifest(out, run_start, HostCpu::output_files());
   return e->run.exit_code();
 }
 

@@ -366,6 +366,16 @@ void HostCpu::abort_run(int code, const std::string& why) {
 void HostCpu::set_output_dir(const std::string& dir) { g_output_dir = dir; }
 const std::string& HostCpu::output_dir() { return g_output_dir; }
 
+namespace {
+std::set<std::string>& output_file_set() {
+  static std::set<std::string> files;
+  return files;
+}
+}  // namespace
+
+void HostCpu::add_output_file(const std::string& name) { output_file_set().insert(name); }
+const std::set<std::string>& HostCpu::output_files() { return output_file_set(); }
+
 std::string HostCpu::state() const {
   if (!m_app && !m_program) return std::string(name()) + ": no application";
   // Composed here, not on every access: the host's hot paths only set a pointer.

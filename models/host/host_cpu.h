@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,10 @@ class HostCpu : public sc_core::sc_module {
   // simulation before it starts; shared by every host.
   static void set_output_dir(const std::string& dir);
   static const std::string& output_dir();
+  // The file names host software asked for there (m2host_output_path): the
+  // run's output folder lists them as the run's (platform/output_folder.h).
+  static void add_output_file(const std::string& name);
+  static const std::set<std::string>& output_files();
 
   // Message tracing (m2host_msg_*; docs/models/message-breakdown.md): where
   // this host's software reports its messages. Unset: the hooks do nothing.

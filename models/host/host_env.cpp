@@ -165,6 +165,7 @@ int m2host_output_path(const char* name, char* buf, size_t n) {
   const std::string path = dir + "/" + file;
   if (path.size() + 1 > n) return -1;
   std::memcpy(buf, path.c_str(), path.size() + 1);
+  HostCpu::add_output_file(file);
   return 0;
 }
 

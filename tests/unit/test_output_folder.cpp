@@ -89,27 +89,34 @@ TEST_CASE("output folder: without a manifest only the simulator's own file names
   CHECK(fs::exists(out / "latencies.tsv"));
 }
 
-TEST_CASE("output folder: the manifest lists what changed since the run began, subfolders included") {
+TEST_CASE("output folder: the manifest lists only what the run is known to write") {
   TempDir t;
   const fs::path out = t.path / "run";
-  write(out / "notes.txt", "the user's, older");
-  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(1);
-  fs::last_write_time(out / "notes.txt", old_time);
+  write(out / "node1" / "old.txt", "an earlier program's, older than the run");
+  fs::last_write_time(out / "node1" / "old.txt", fs::file_time_type::clock::now() - std::chrono::hours(1));
   write(out / "run.log", "");
   const fs::file_time_type start = fs::last_write_time(out / "run.log");
-  write(out / "results.tsv", "new");
-  write(out / "node1" / "np.out", "new");
-  m2::write_run_manifest(out, start);
+  write(out / "results.tsv", "new");                   // the simulator's own
+  write(out / "latencies.tsv", "new");                 // a host application's (m2host_output_path)
+  write(out / "node1" / "np.out", "new");              // an outside program's, in its working folder
+  write(out / "notes.txt", "the user's, changed while the run went on");
+  write(out / "mine" / "data.csv", "the user's, in a folder of their own");
+  m2::write_run_manifest(out, start, {"latencies.tsv", "missing.tsv"});
 
   std::ifstream m(out / m2::kRunManifest);
   std::vector<std::string> lines;
   for (std::string l; std::getline(m, l);) lines.push_back(l);
-  CHECK(lines.size() == 3);
+  CHECK(lines.size() == 4);
   CHECK(listed(lines, "run.log"));
   CHECK(listed(lines, "results.tsv"));
+  CHECK(listed(lines, "latencies.tsv"));
   CHECK(listed(lines, "node1/np.out"));
-  CHECK_FALSE(listed(lines, "notes.txt"));
+  CHECK_FALSE(listed(lines, "notes.txt"));       // new, but not the run's
+  CHECK_FALSE(listed(lines, "mine/data.csv"));
+  CHECK_FALSE(listed(lines, "node1/old.txt"));   // older than the run
+  CHECK_FALSE(listed(lines, "missing.tsv"));     // asked for, never written
   // And the next run clears exactly those.
-  CHECK(m2::clear_earlier_run(out).size() == 3);
+  CHECK(m2::clear_earlier_run(out).size() == 4);
   CHECK(fs::exists(out / "notes.txt"));
+  CHECK(fs::exists(out / "mine" / "data.csv"));
 }
