@@ -11,8 +11,8 @@ Each case runs `m2vp-sim run CONFIG --case NAME` into DIR/<case folder>/
                table's own columns (the rows of the cases one after another)
   cases.tsv    per case: its name, folder, exit code, simulated time and
                error line
-  summary.tsv  with a `bytes` column: the compared column (the config's
-               `cases.show`, else --metric, else mbps, else latency_us) per
+  summary.tsv  with a `bytes` column: the compared column (--metric, else
+               the config's `cases.show`, else mbps, else latency_us) per
                size (rows) and case (columns, labelled by their levels), the
                table this script prints
 The exit code is 0 when every case exited with 0, else the first failing
@@ -35,7 +35,7 @@ def parse_args(argv):
     p.add_argument("config")
     p.add_argument("--out", default=None, help="default: traces/<config name>")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--metric", default=None, help="results column to compare per size (default: cases.show)")
+    p.add_argument("--metric", default=None, help="results column to compare per size (default: the config's cases.show)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="for every case")
     p.add_argument("--trace", action="append", default=[], metavar="PATTERN", help="for every case")
     p.add_argument("--case", default=None, help="run only this case (m2vp-sim run --case)")
