@@ -6,6 +6,7 @@
 #include <ip/ni_memory_map.h>
 #include <ip/ni_netbuf.h>
 
+#include "devices/node_firmware.h"
 #include "platform/paths.h"
 
 namespace m2 {
@@ -89,18 +90,9 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
     });
   // Firmware output also reaches GDB when one is attached to the CPU.
   console.on_line([this](const std::string& line) { cpu.console_output(line); });
-  if (!firmware.get().empty()) {
-    const std::string path = resolve_firmware(firmware.get(), config_dir);
-    try {
-      auto image = std::make_shared<ElfImage>(ElfImage::load(path));
-      simctrl->set_result_names(SimCtrl::result_names_of(*image));
-      cpu.load_firmware(image);
-      run.add_participant(cpu.name());
-    } catch (const ConfigError& e) {
-      throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what() +
-                        missing_firmware_hint(firmware.get(), config_dir));
-    }
-  }
+  load_node_firmware(firmware, config_dir, cpu, *simctrl);
+  if (!firmware.get().empty()) run.add_participant(cpu.name());
+
 }
 
 }  // namespace m2

@@ -10,7 +10,7 @@
 #include <ip/sb_variants.h>
 
 #include "core/ip_variant.h"
-#include "core/paths.h"
+#include "devices/node_firmware.h"
 
 namespace m2 {
 
@@ -112,18 +112,9 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
   bus.attach(m_regs->socket, SB_SWITCH_BASE, SB_DEVICE_SIZE, m_regs->name());
   m_regs->irq.connect([this](bool level) { cpu.set_irq(0, level); });
 
-  if (!firmware.get().empty()) {
-    const std::string path = resolve_firmware(firmware.get(), config_dir);
-    try {
-      // Not a run participant: the routing firmware never exits.
-      auto image = std::make_shared<ElfImage>(ElfImage::load(path));
-      simctrl->set_result_names(SimCtrl::result_names_of(*image));
-      cpu.load_firmware(image);
-    } catch (const ConfigError& e) {
-      throw ConfigError(firmware.origin().where + ": key '" + firmware.name() + "': " + e.what() +
-                        missing_firmware_hint(firmware.get(), config_dir));
-    }
-  }
+  // Not a run participant: the routing firmware never exits.
+  load_node_firmware(firmware, config_dir, cpu, *simctrl);
+
 }
 
 void SwitchBox::check_parameters() const {
