@@ -412,25 +412,32 @@ void ParamRegistry::check_all_presets_used() const {
   if (!msg.empty()) throw ConfigError(msg);
 }
 
+std::string closest_name(const std::string& word, const std::vector<std::string>& candidates) {
+  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  std::string best;
+  size_t best_d = 0;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d <= limit && (best.empty() || d < best_d || (d == best_d && c < best))) {
+      best = c;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
 std::string ParamRegistry::nearest_pattern(const std::string& pattern) const {
   // The pattern's hierarchy is right, its leaf misspelt ("node*.pci.varient"):
   // the nearest leaf among the parameters under that hierarchy.
   const size_t dot = pattern.rfind('.');
   if (dot == std::string::npos) return "";
   const std::string prefix = pattern.substr(0, dot), leaf = pattern.substr(dot + 1);
-  const size_t limit = std::max<size_t>(2, leaf.size() / 3);
-  std::string best;
-  size_t best_d = 0;
+  std::vector<std::string> leaves;
   for (const auto& entry : m_params) {
     const size_t d = entry.first.rfind('.');
-    if (d == std::string::npos || !glob_match(prefix, entry.first.substr(0, d))) continue;
-    const std::string cand = entry.first.substr(d + 1);
-    const size_t dist = edit_distance(leaf, cand);
-    if (dist <= limit && (best.empty() || dist < best_d || (dist == best_d && cand < best))) {
-      best = cand;
-      best_d = dist;
-    }
+    if (d != std::string::npos && glob_match(prefix, entry.first.substr(0, d))) leaves.push_back(entry.first.substr(d + 1));
   }
+  const std::string best = closest_name(leaf, leaves);
   return best.empty() ? "" : prefix + "." + best;
 }
 

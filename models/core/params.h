@@ -125,6 +125,10 @@ struct Preset {
 // Optimal string alignment distance: Levenshtein plus adjacent transpositions,
 // the commonest typo ("clokc"). For "did you mean" suggestions.
 size_t edit_distance(const std::string& a, const std::string& b);
+// The candidate closest to `word` (ties: the alphabetically first) when it is
+// close enough to be a typo of it (a third of its length, at least 2 edits);
+// "" otherwise.
+std::string closest_name(const std::string& word, const std::vector<std::string>& candidates);
 
 class ParamRegistry {
  public:

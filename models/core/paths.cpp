@@ -54,12 +54,7 @@ std::string missing_firmware_hint(const std::string& value, const std::string& c
     if (it->path().extension() == ".elf") names.push_back(it->path().stem().string());
   std::sort(names.begin(), names.end());
   if (names.empty()) return " (" + dir + " holds no firmware: is the tree built? ./m2vp builds it)";
-  std::string best;
-  size_t best_d = 0;
-  for (const std::string& n : names) {
-    const size_t d = edit_distance(value, n);
-    if (d <= std::max<size_t>(2, value.size() / 3) && (best.empty() || d < best_d)) best = n, best_d = d;
-  }
+  const std::string best = closest_name(value, names);
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   return " (" + (best.empty() ? std::string() : "did you mean '" + best + "'? ") + "firmware in " + dir + ": " +
