@@ -10,8 +10,8 @@ namespace fs = std::filesystem;
 namespace m2 {
 namespace {
 
-// What the simulator itself writes (platform/simulation.cpp): the fallback for
-// folders written before the manifest existed.
+// What the simulator wrote before runs kept a manifest: what a folder without
+// one loses (its own names now come from the run, simulation.cpp).
 const char* const kFixedOutputs[] = {"params.tsv", "report.txt",       "stats.tsv",    "results.tsv",
                                      "signals.vcd", "signals.gtkw",    "transactions.csv",
                                      "messages.csv", "trace.json",     "run.log"};
@@ -61,10 +61,8 @@ std::vector<std::string> clear_earlier_run(const fs::path& out) {
 
 void write_run_manifest(const fs::path& out, fs::file_time_type since, const std::set<std::string>& names) {
   std::vector<std::string> files;
-  std::set<std::string> top(std::begin(kFixedOutputs), std::end(kFixedOutputs));
-  top.insert(names.begin(), names.end());
   std::error_code ec;
-  for (const std::string& n : top) {
+  for (const std::string& n : names) {
     const fs::path rel = inside(n);
     if (!rel.empty() && rel.parent_path().empty() && fs::is_regular_file(fs::symlink_status(out / rel, ec)))
       files.push_back(rel.generic_string());

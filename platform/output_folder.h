@@ -24,9 +24,9 @@ std::vector<std::string> clear_earlier_run(const std::filesystem::path& out);
 
 // Writes the manifest of `out`: what the run is known to have written there,
 // never anything else (the folder may be one the user also keeps other
-// files in): the simulator's own files and `names` (what host software
-// asked for, m2host_output_path) where they exist directly in `out`, and in
-// the outside programs' working folders (node<N>/) the files modified at or
+// files in): `names` (the simulator's files and what host software asked
+// for, m2host_output_path) where they exist directly in `out`, and in the
+// outside programs' working folders (node<N>/) the files modified at or
 // after `since`.
 void write_run_manifest(const std::filesystem::path& out, std::filesystem::file_time_type since,
                         const std::set<std::string>& names);

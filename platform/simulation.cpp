@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include <systemc>
 #include <tlm>
@@ -191,16 +192,22 @@ int run_simulation(const RunOptions& opts) {
   fs::create_directories(out, ec);
   if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());
   const std::vector<std::string> earlier = clear_earlier_run(out);
+  // Each file the run writes, by name: they make its manifest (output_folder.h).
+  std::set<std::string> written;
+  auto file = [&](const char* name) {
+    written.insert(name);
+    return (out / name).string();
+  };
   Log& log = Log::instance();
   log.set_quiet(opts.quiet);
-  log.open_file((out / "run.log").string());
+  log.open_file(file("run.log"));
   // What this run writes is what changes from here on (file times have the
   // file system's resolution: the log's own time is the reference).
   const fs::file_time_type run_start = fs::last_write_time(out / "run.log", ec);
   if (!earlier.empty())
     log.file_only("removed " + std::to_string(earlier.size()) + " file(s) an earlier run left in " + out.string() +
                   "/ (listed in its " + kRunManifest + ")");
-  write_params_tsv((out / "params.tsv").string());
+  write_params_tsv(file("params.tsv"));
   HostCpu::set_output_dir(out.string());
 
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(e->sim.quantum_ns.get(), sc_core::SC_NS));
@@ -262,40 +269,41 @@ int run_simulation(const RunOptions& opts) {
                "/");
   }
   {
-    std::ofstream f(out / "report.txt", std::ios::trunc);
+    std::ofstream f(file("report.txt"), std::ios::trunc);
     f << report;
   }
-  write_stats_tsv((out / "stats.tsv").string(), summary, e->run, cpus, stats);
-  write_results_tsv((out / "results.tsv").string(), e->run);
+  write_stats_tsv(file("stats.tsv"), summary, e->run, cpus, stats);
+  write_results_tsv(file("results.tsv"), e->run);
   if (e->sampler) {
-    e->vcd.write((out / "signals.vcd").string());
+    e->vcd.write(file("signals.vcd"));
     // The GTKWave view of it: groups per component, zoomed to the window.
     std::vector<GtkwSignal> sigs;
     for (const auto& [name, width] : e->vcd.signal_list()) sigs.push_back({name, width});
     const uint64_t from = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
     const uint64_t to = e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
                                                      : static_cast<uint64_t>(summary.sim_seconds * 1e12);
-    std::ofstream g(out / "signals.gtkw", std::ios::trunc);
+    std::ofstream g(file("signals.gtkw"), std::ios::trunc);
     g << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
     if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
   }
   const TraceRecorder& rec = TraceRecorder::instance();
-  if (rec.enabled()) rec.write_csv((out / "transactions.csv").string());
+  if (rec.enabled()) rec.write_csv(file("transactions.csv"));
   // A window that opens after the run ended leaves every trace empty: say why.
   const bool traced = rec.enabled() || ledger.enabled() || e->sampler;
   if (traced && e->sim.trace_from_us.get() > 0 && e->sim.trace_from_us.get() * 1e-6 >= summary.sim_seconds)
     log.warning("sim.trace_from_us = " + e->sim.trace_from_us.value_string() + " us is after the end of the run (" +
                 std::to_string(summary.sim_seconds * 1e6) + " us simulated): the trace files are empty");
-  if (ledger.enabled()) write_messages_csv((out / "messages.csv").string(), ledger);
+  if (ledger.enabled()) write_messages_csv(file("messages.csv"), ledger);
   if (rec.enabled() || ledger.enabled()) {
     PerfettoTrace trace;
     if (rec.enabled()) rec.add_to(trace);
     if (ledger.enabled()) add_message_slices(ledger, trace);
-    trace.write((out / "trace.json").string());
+    trace.write(file("trace.json"));
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();
-  write_run_manifest(out, run_start, HostCpu::output_files());
+  written.insert(HostCpu::output_files().begin(), HostCpu::output_files().end());
+  write_run_manifest(out, run_start, written);
   return e->run.exit_code();
 }
 

@@ -101,7 +101,7 @@ TEST_CASE("output folder: the manifest lists only what the run is known to write
   write(out / "node1" / "np.out", "new");              // an outside program's, in its working folder
   write(out / "notes.txt", "the user's, changed while the run went on");
   write(out / "mine" / "data.csv", "the user's, in a folder of their own");
-  m2::write_run_manifest(out, start, {"latencies.tsv", "missing.tsv"});
+  m2::write_run_manifest(out, start, {"run.log", "results.tsv", "latencies.tsv", "missing.tsv"});
 
   std::ifstream m(out / m2::kRunManifest);
   std::vector<std::string> lines;
