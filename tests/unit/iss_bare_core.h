@@ -58,7 +58,8 @@ struct BareEnv : m2::iss::Environment {
     accesses.push_back({is_write, addr, r});
     return true;
   }
-  uint64_t now_ps() override { return 0; }
+  uint64_t ps = 0;  // simulated time the core sees (tests of the timebase set it)
+  uint64_t now_ps() override { return ps; }
 };
 
 constexpr unsigned kRegLr = 67;  // GDB order: r0-r31, f0-f31, pc, msr, cr, lr, ...

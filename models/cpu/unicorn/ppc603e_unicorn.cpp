@@ -100,8 +100,8 @@ class UnicornPpc603e final : public Core {
     m_idle = false;
     m_hid0 = 0;
     m_tb_offset = 0;
-    m_dec_next_tb = timebase() + DEC_PERIOD;  // DEC starts at 0xFFFFFFFF
-    m_dec_base_tb = timebase();
+    m_dec_next_tb = ticks() + DEC_PERIOD;  // DEC starts at 0xFFFFFFFF
+    m_dec_base_tb = ticks();
     m_dec_base_value = 0xFFFFFFFF;
     m_dec_pending = false;
   }
@@ -283,8 +283,8 @@ class UnicornPpc603e final : public Core {
 
   std::optional<uint64_t> next_timer_event_ps() const override {
     if (m_dec_pending) return std::nullopt;
-    const unsigned __int128 ticks = m_dec_next_tb - m_tb_offset;
-    return static_cast<uint64_t>((ticks * 1'000'000'000'000ull + m_cfg.timebase_hz - 1) / m_cfg.timebase_hz);
+    const unsigned __int128 at = m_dec_next_tb;
+    return static_cast<uint64_t>((at * 1'000'000'000'000ull + m_cfg.timebase_hz - 1) / m_cfg.timebase_hz);
   }
 
   uint64_t pc() const override { return m_pc; }
@@ -574,15 +574,18 @@ class UnicornPpc603e final : public Core {
   static constexpr uint32_t PPC_VEC_EXTERNAL = 0x500, PPC_VEC_DECREMENTER = 0x900, PPC_VEC_SYSCALL = 0xC00;
 
   // ---- timebase and decrementer ------------------------------------------
-  uint64_t timebase() const {
+  // Timebase ticks since reset. The decrementer counts these: writing TBL or
+  // TBU (m_tb_offset) changes what the timebase reads, not the decrementer.
+  uint64_t ticks() const {
     const unsigned __int128 ps = m_env.now_ps();
-    return static_cast<uint64_t>(ps * m_cfg.timebase_hz / 1'000'000'000'000ull) + m_tb_offset;
+    return static_cast<uint64_t>(ps * m_cfg.timebase_hz / 1'000'000'000'000ull);
   }
+  uint64_t timebase() const { return ticks() + m_tb_offset; }
   uint32_t decrementer() const {
-    return static_cast<uint32_t>(m_dec_base_value - (timebase() - m_dec_base_tb));
+    return static_cast<uint32_t>(m_dec_base_value - (ticks() - m_dec_base_tb));
   }
   void write_decrementer(uint32_t v) {
-    m_dec_base_tb = timebase();
+    m_dec_base_tb = ticks();
     m_dec_base_value = v;
     // The exception fires when DEC passes from 0 to -1.
     m_dec_next_tb = m_dec_base_tb + uint64_t(v) + 1;
@@ -590,10 +593,11 @@ class UnicornPpc603e final : public Core {
   }
   void update_timers() {
     if (!m_mapped) return;
-    const uint64_t tb = timebase();
-    if (tb >= m_dec_next_tb) {
+    const uint64_t now = ticks();
+    if (now >= m_dec_next_tb) {
       m_dec_pending = true;
-      while (m_dec_next_tb <= tb) m_dec_next_tb += DEC_PERIOD;
+      // The next pass from 0 to -1 after now (one period after the last).
+      m_dec_next_tb += ((now - m_dec_next_tb) / DEC_PERIOD + 1) * DEC_PERIOD;
     }
   }
 
@@ -844,7 +848,8 @@ class UnicornPpc603e final : public Core {
 
   bool m_ext_level = false;
   uint32_t m_hid0 = 0;
-  uint64_t m_tb_offset = 0;
+  uint64_t m_tb_offset = 0;  // what TBL/TBU writes added to ticks()
+  // In ticks(): when DEC was written (with m_dec_base_value), its next pass from 0 to -1.
   uint64_t m_dec_base_tb = 0, m_dec_next_tb = DEC_PERIOD;
   uint32_t m_dec_base_value = 0xFFFFFFFF;
   bool m_dec_pending = false;
