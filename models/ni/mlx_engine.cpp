@@ -31,8 +31,9 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
       continue_bytes(this->name(), "continue_bytes", 4, "B", "one continue command on the wire",
                      Range<uint64_t>{1, 64}),
       burst_packets(this->name(), "burst_packets", 16, "packets",
-                    "packets a header or a continue command announces at most (a plain frame's limit)",
-                    Range<uint64_t>{1, 65535}),
+                    "packets a header or a continue command announces at most (a plain frame's limit; "
+                    "CONFIG bits 8..15 report it)",
+                    Range<uint64_t>{1, 255}),
       max_frame_packets(this->name(), "max_frame_packets", 64, "packets",
                         "packets of one frame with its continuations (the retransmission buffer); >= burst_packets",
                         Range<uint64_t>{1, 65535}),
@@ -139,7 +140,7 @@ void MlxEngine::add_registers() {
   m_regs.add(MLCX_STATUS, "STATUS", [this] { return status(); }, nullptr);
   m_regs.add(MLCX_NODE_ADDR, "NODE_ADDR", [this] { return uint32_t(m_node_address); }, nullptr);
   m_regs.add(MLCX_CONFIG, "CONFIG", [this] {
-    return uint32_t(continuous.get() ? MLCX_CONFIG_CONTINUOUS : 0) | uint32_t(burst_packets.get() & 0xFF) << 8 |
+    return uint32_t(continuous.get() ? MLCX_CONFIG_CONTINUOUS : 0) | uint32_t(burst_packets.get()) << 8 |
            uint32_t(max_frame_packets.get() & 0xFFFF) << 16;
   }, nullptr);
   m_regs.add(MLCX_EVENTS, "EVENTS", [this] { return m_events; }, [this](uint32_t v) {

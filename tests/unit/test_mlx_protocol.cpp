@@ -493,6 +493,19 @@ TEST_CASE("mlx: plain vs continuous network burst on a long stream, against the 
   CHECK(g_c1 == Approx(2.94).epsilon(0.01));
 }
 
+TEST_CASE("mlx: CONFIG reports burst_packets whole, which is limited to its 8-bit field", "[model][mlx]") {
+  m2::ParamRegistry::instance().clear();
+  // 256 would read as 0: refused, naming the key and the range.
+  CHECK_THROWS_WITH((MlxPair("x", TimingStyle::LT, {{"mlcx_a.burst_packets", "256"}})),
+                    Catch::Matchers::Contains("burst_packets") && Catch::Matchers::Contains("1..255"));
+  m2::ParamRegistry::instance().clear();
+  MlxPair p("", TimingStyle::LT, {{"mlcx_a.burst_packets", "255"}, {"mlcx_a.max_frame_packets", "300"}});
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint32_t cfg = p.cpu_a.read32(NI_MLCX_BASE + MLCX_CONFIG);
+  CHECK(MLCX_CONFIG_BURST_PACKETS(cfg) == 255);
+  CHECK(MLCX_CONFIG_FRAME_PACKETS(cfg) == 300);
+}
+
 TEST_CASE("mlx: registers, counters and the link-error interrupt", "[model][mlx]") {
   m2::ParamRegistry::instance().clear();
   MlxPair p("", TimingStyle::AT, {{"link.corrupt_frames_ab", "2"}, {"mlcx_a.ack_timeout_ns", "5000"}});
