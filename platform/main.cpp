@@ -2,6 +2,7 @@
 //   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR] [--quiet]
 //   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]
 //   m2vp-sim cases CONFIG
+//   m2vp-sim clear-output DIR
 // (./m2vp at the top of the repository builds it and supplies defaults.)
 #include <cstdlib>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "core/log.h"
 #include "core/params.h"
 #include "core/run_control.h"
+#include "platform/output_folder.h"
 #include "platform/simulation.h"
 
 namespace {
@@ -21,6 +23,7 @@ const char* const USAGE =
     "                    [--case NAME] [--out DIR] [--quiet]\n"
     "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]\n"
     "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
+    "       m2vp-sim clear-output DIR  (removes what earlier runs wrote into DIR, as a run does first)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
     "  --gdb CPU=PORT    GDB server for CPU on 127.0.0.1:PORT, e.g. --gdb ni0.cpu=1234; the CPU\n"
     "                    waits for GDB before its first instruction (--set CPU.gdb_wait=false: not)\n"
@@ -53,6 +56,20 @@ int sc_main(int argc, char* argv[]) {
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << USAGE;
+    return 0;
+  }
+  if (cmd == "clear-output") {
+    // For a run that is not one simulation (traces/cases.py): the same
+    // clean-up as a run's, then an empty manifest its own files join.
+    if (argc != 3) return usage_error("clear-output takes one folder");
+    try {
+      std::filesystem::create_directories(argv[2]);
+      m2::clear_earlier_run(argv[2]);
+      m2::write_run_manifest(argv[2], std::filesystem::file_time_type::max(), {});
+    } catch (const std::exception& e) {
+      m2::Log::instance().error(std::string("clear-output: ") + argv[2] + ": " + e.what());
+      return m2::RunControl::EXIT_CONFIG;
+    }
     return 0;
   }
   if (cmd != "run" && cmd != "params" && cmd != "cases") return usage_error("unknown command '" + cmd + "'");

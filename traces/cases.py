@@ -105,7 +105,11 @@ def main(argv):
         cmd += [x for g in a.gdb for x in ("--gdb", g)] + (["--gdb-all", a.gdb_all] if a.gdb_all else [])
         os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
     # The merged tables and the plots of an earlier run of the cases go first.
-    start_run_manifest(out)
+    try:
+        start_run_manifest(out, a.sim)
+    except RuntimeError as e:
+        print(f"m2vp run: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     dirs = [os.path.join(out, d) for _, d, _ in cases]
     for d in dirs:  # a case that fails early must not show an older run's table
         for f in ("results.tsv", "stats.tsv"):

@@ -62,20 +62,14 @@ def add_to_run_manifest(folder, paths):
             f.write("".join(n + "\n" for n in new))
 
 
-def start_run_manifest(folder):
-    """Removes the files the folder's manifest lists (regular files directly in
-    it: a damaged list reaches nothing else) and starts an empty one."""
-    manifest = os.path.join(folder, RUN_MANIFEST)
-    if os.path.isfile(manifest):
-        with open(manifest, encoding="utf-8", errors="replace") as f:
-            for name in f.read().splitlines():
-                p = os.path.join(folder, name)
-                if name and os.path.basename(name) == name and name not in (".", "..") and \
-                        os.path.isfile(p) and not os.path.islink(p):
-                    os.remove(p)
-    os.makedirs(folder, exist_ok=True)
-    with open(manifest, "w", encoding="utf-8"):
-        pass
+def start_run_manifest(folder, sim):
+    """Removes what earlier runs wrote into the folder and starts an empty
+    manifest, by the simulator's own rules (`m2vp-sim clear-output`: the same
+    clean-up a run does, subfolders and older folders without a manifest
+    included); raises RuntimeError with its message when it fails."""
+    p = subprocess.run([sim, "clear-output", folder], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError((p.stderr or p.stdout).strip() or f"{sim} clear-output {folder} failed")
 
 
 def read_tsv(path):

@@ -111,6 +111,33 @@ TEST_CASE("cases: m2vp-sim lists them, runs one with --case, and says how to run
   CHECK(read_tsv(one.out_dir / "results.tsv").size() == 2);
 }
 
+TEST_CASE("clear-output: what traces/cases.py clears first goes by the run's own rules", "[integration][cases]") {
+  Sandbox sb;
+  const fs::path out = sb.dir() / "reused";
+  fs::create_directories(out / "node0");
+  for (const char* f : {"run.log", "node0/out.txt", "mine.txt"}) std::ofstream(out / f) << "x\n";
+  std::ofstream(out / ".m2vp-run-files") << "run.log\nnode0/out.txt\n";
+  const SimResult r = sb.run({"clear-output", out.string()}, false);
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  CHECK_FALSE(fs::exists(out / "run.log"));
+  CHECK_FALSE(fs::exists(out / "node0"));  // an outside program's file, and its folder left empty
+  CHECK(fs::exists(out / "mine.txt"));     // not the run's
+  CHECK(fs::exists(out / ".m2vp-run-files"));
+  CHECK(read_text(out / ".m2vp-run-files").empty());  // a fresh manifest for what comes next
+  // A folder from before manifests loses the simulator's fixed names only.
+  const fs::path old_run = sb.dir() / "old";
+  fs::create_directories(old_run);
+  for (const char* f : {"results.tsv", "report.txt", "notes.txt"}) std::ofstream(old_run / f) << "x\n";
+  REQUIRE(sb.run({"clear-output", old_run.string()}, false).exited(0));
+  CHECK_FALSE(fs::exists(old_run / "results.tsv"));
+  CHECK_FALSE(fs::exists(old_run / "report.txt"));
+  CHECK(fs::exists(old_run / "notes.txt"));
+  const SimResult bad = sb.run({"clear-output"}, false);
+  CHECK(bad.exited(64));
+  CHECK(contains(bad.err, "clear-output takes one folder"));
+}
+
 TEST_CASE("experiment 3: double buffering beats one channel, the burst mode hardly matters behind the host's DMA",
           "[integration][experiments]") {
   Sandbox sb;
