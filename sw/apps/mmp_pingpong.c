@@ -98,7 +98,7 @@ static int mmp_pingpong(int argc, char **argv)
     }
   }
   if (n_sizes <= 0 || iters < 1 || warmup < 0 || offset > 4096 || !(phase_spread_ns >= 0 && phase_spread_ns <= 1e6)) {
-    m2host_printf("mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1G, --iters N >= 1, "
+    m2host_printf("mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1024M, --iters N >= 1, "
                   "--warmup N >= 0, --offset at most 4096, --phase-spread 0 to 1000000 ns)\n");
     app_release_ni();
     return 2;

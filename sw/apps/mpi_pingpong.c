@@ -46,7 +46,7 @@ static void free_buf(enum kind k, uint8_t *p)
 
 static int usage(const char *what)
 {
-  m2host_printf("mpi_pingpong: %s (expected --sizes 1,64,2k,... each at most 1G, --iters N >= 1, --warmup N >= 0, "
+  m2host_printf("mpi_pingpong: %s (expected --sizes 1,64,2k,... each at most 1024M, --iters N >= 1, --warmup N >= 0, "
                 "--offset at most 4096, --buffers phys|heap|alloc)\n", what);
   app_release_ni();
   return 2;
