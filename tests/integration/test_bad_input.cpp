@@ -145,7 +145,7 @@ TEST_CASE("bad input: an application size that does not fit is refused, not wrap
                              true, 60);
   INFO(r.describe());
   CHECK(r.exited(2));
-  CHECK(contains(r.file("run.log"), "mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1G"));
+  CHECK(contains(r.file("run.log"), "mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1024M"));
 }
 
 TEST_CASE("bad input: a stack overflow is named in the fault report", "[integration][bad-input]") {
