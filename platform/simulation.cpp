@@ -18,6 +18,7 @@
 #include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/output_folder.h"
+#include "platform/profile_report.h"
 #include "platform/platform.h"
 #include "platform/platform_gdb.h"
 #include "platform/progress_meter.h"
@@ -237,6 +238,7 @@ int run_simulation(const RunOptions& opts) {
   std::string report = format_report(summary, e->run, cpus, stats);
   const MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) report += format_message_summary(ledger);
+  if (any_profiled(cpus)) report += "\n" + format_profile_summary(cpus, 8);
   // The console gets the outcome, the results and a summary per kind of
   // component; run.log and report.txt the full report. --quiet keeps the
   // outcome and the results (a failed run's summary too: a non-zero outcome
@@ -274,6 +276,7 @@ int run_simulation(const RunOptions& opts) {
   }
   write_stats_tsv(file("stats.tsv"), summary, e->run, cpus, stats);
   write_results_tsv(file("results.tsv"), e->run);
+  if (any_profiled(cpus)) write_profile_tsv(file("profile.tsv"), cpus);
   if (e->sampler) {
     e->vcd.write(file("signals.vcd"));
     // The GTKWave view of it: groups per component, zoomed to the window.

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace m2::iss {
@@ -101,6 +102,10 @@ class Core {
   virtual StopReason single_step() = 0;
   // Retired instructions; also valid while step() runs (block granularity).
   virtual uint64_t instruction_count() const = 0;
+  // With a map (the processor's firmware profile): adds every retired
+  // instruction to counts[start of its translated block]; nullptr stops it.
+  // A core that cannot count per block leaves the map alone.
+  virtual void count_blocks(std::unordered_map<uint64_t, uint64_t>* /*counts*/) {}
   // Makes a running step() return soon with StopReason::Requested.
   virtual void request_stop() = 0;
 
@@ -118,6 +123,11 @@ class Core {
   // address of the instruction making the access, when the core can tell it
   // (a debugger shows a CPU stopped there); pc() is where the step began.
   virtual std::optional<uint64_t> access_pc() const { return std::nullopt; }
+  // An address in the code making the device access in progress: access_pc()
+  // where known, else the start of the block that made it (the same
+  // function), else pc(). For profiles, which want the function, not the
+  // instruction.
+  virtual uint64_t access_code_address() const { return access_pc().value_or(pc()); }
   virtual void set_pc(uint64_t pc) = 0;
   // Byte order of the target (memory, and registers on GDB's wire).
   virtual bool big_endian() const = 0;

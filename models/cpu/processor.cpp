@@ -40,6 +40,8 @@ Processor::Processor(sc_core::sc_module_name name, RunControl& run,
                Range<uint64_t>{0, 65535}),
       gdb_wait(this->name(), "gdb_wait", true, "",
                "with gdb_port: halt before the first instruction until GDB connects"),
+      profile(this->name(), "profile", false, "",
+              "count instructions and device-access time per firmware function (profile.tsv)"),
       m_run(run),
       m_memory_map(std::move(memory_map)) {
   m_fs_per_instruction = static_cast<uint64_t>(cpi.get() * 1e9 / clock_mhz.get() + 0.5);
@@ -84,6 +86,10 @@ void Processor::end_of_elaboration() {
   for (const ElfSegment& s : m_image->segments())
     if (s.executable) m_core->code_changed(s.paddr, s.memsz);
   m_core->reset(m_image->entry());
+  if (profile.get()) {
+    m_profile = std::make_unique<FirmwareProfile>();
+    m_core->count_blocks(&m_profile->block_counts());
+  }
   if (gdb_port.get() != 0 || m_platform_gdb) start_debugger();
 }
 
@@ -302,6 +308,7 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   }
   m_read_hint.side_effect_free = false;
   sc_core::sc_time delay = m_qk.offset();
+  const sc_core::sc_time issued = m_profile ? sc_core::sc_time_stamp() + delay : sc_core::SC_ZERO_TIME;
   m_trans.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   m_trans.set_address(addr);
   m_trans.set_data_ptr(data);
@@ -311,6 +318,10 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   m_trans.set_dmi_allowed(false);
   m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   socket->b_transport(m_trans, delay);
+  if (m_profile) {
+    // An AT target may also have waited in b_transport: count from the issue.
+    m_profile->add_device_access(m_core->access_code_address(), (sc_core::sc_time_stamp() + delay - issued).value());
+  }
   if (!is_write && m_read_hint.side_effect_free && m_trans.is_response_ok()) m_pure_reads.insert(addr);
   m_qk.set(delay);
   if (m_qk.need_sync()) m_qk.sync();

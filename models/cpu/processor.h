@@ -22,6 +22,7 @@
 #include "core/elf_loader.h"
 #include "core/params.h"
 #include "core/run_control.h"
+#include "cpu/firmware_profile.h"
 #include "cpu/iss.h"
 #include "core/lazy_timer.h"
 #include "core/read_hint.h"
@@ -43,6 +44,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   Param<bool> sync_on_io;
   Param<uint64_t> gdb_port;
   Param<bool> gdb_wait;
+  Param<bool> profile;
 
   SC_HAS_PROCESS(Processor);
   // `memory_map` gives the regions of the bus behind `socket` (the ISS maps
@@ -84,6 +86,10 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   sc_core::sc_time idle_time() const;
   // Device reads sent without a synchronisation first (see transport()).
   uint64_t syncs_skipped() const { return m_syncs_skipped; }
+  // The firmware profile (null unless the `profile` parameter is on) and
+  // what one instruction takes, for its times.
+  const FirmwareProfile* firmware_profile() const { return m_profile.get(); }
+  double ns_per_instruction() const { return cpi.get() * 1000.0 / clock_mhz.get(); }
   // "main+0x1c" when the firmware has symbols for addr.
   std::string describe(uint64_t addr) const;
 
@@ -127,6 +133,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::unordered_set<uint64_t> m_pure_reads;  // addresses whose reads had no side effects
   uint64_t m_syncs_skipped = 0;
   std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
+  std::unique_ptr<FirmwareProfile> m_profile;  // only with profile
   std::vector<MonitorCommand> m_monitor_commands;
   GdbPlatformServer* m_platform_gdb = nullptr;  // use_platform_gdb
   size_t m_platform_thread = 0;

@@ -163,6 +163,51 @@ TEST_CASE("hello firmware runs to completion and prints its lines", "[integratio
   CHECK(found);
 }
 
+TEST_CASE("firmware profile: profile.tsv per function agrees with the run's statistics and changes nothing",
+          "[integration][profile]") {
+  Sandbox sb;
+  const fs::path out = sb.dir() / "profiled";
+  const fs::path cfg = sb.config("hello");
+  SimResult a = sb.run({"run", cfg.string(), "--set", "ni0.cpu.profile=true", "--out", out.string()}, false);
+  INFO(a.describe());
+  REQUIRE(a.exited(0));
+  a.out_dir = out;  // for result(): --out given here, not by the sandbox
+  const auto rows = read_tsv(out / "profile.tsv");
+  REQUIRE(rows.size() > 3);
+  CHECK(rows[0] == std::vector<std::string>{"cpu", "function", "instructions", "instruction_us", "device_accesses",
+                                            "device_us", "total_us", "percent"});
+  uint64_t instructions = 0;
+  double percent = 0, dozing = -1;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    REQUIRE(rows[i].size() == 8);
+    CHECK(rows[i][0] == "ni0.cpu");
+    instructions += std::stoull(rows[i][2]);
+    percent += std::stod(rows[i][7]);
+    if (rows[i][1] == "(dozing)") dozing = std::stod(rows[i][6]);
+  }
+  CHECK(rows[1][1] == "main");
+  CHECK(instructions == static_cast<uint64_t>(a.result_num("ni0.cpu", "instructions")));
+  CHECK(dozing == Approx(a.result_num("ni0.cpu", "idle_us")).margin(0.001));
+  CHECK(percent == Approx(100).margin(0.2));
+  CHECK(contains(read_text(out / "report.txt"), "firmware profile of ni0.cpu"));
+  CHECK(contains(read_text(out / ".m2vp-run-files"), "profile.tsv\n"));
+
+  // Profiling observes only: the same instructions, times and results.
+  // Read before the second run into the same folder replaces stats.tsv.
+  std::map<std::string, std::optional<std::string>> before;
+  for (const char* key : {"instructions", "fw_result0", "fw_result1", "idle_us"}) before[key] = a.result("ni0.cpu", key);
+  const auto sim_time = a.result("run", "sim_time_us");
+  SimResult b = sb.run({"run", cfg.string(), "--out", out.string()}, false);
+  REQUIRE(b.exited(0));
+  b.out_dir = out;
+  for (const char* key : {"instructions", "fw_result0", "fw_result1", "idle_us"})
+    CHECK(b.result("ni0.cpu", key) == before[key]);
+  CHECK(b.result("run", "sim_time_us") == sim_time);
+  CHECK(sim_time);
+  CHECK_FALSE(fs::exists(out / "profile.tsv"));  // the earlier run's profile went with it
+  CHECK_FALSE(contains(read_text(out / "report.txt"), "firmware profile"));
+}
+
 // ---------------------------------------------------------------- compute
 
 TEST_CASE("compute runs are deterministic", "[integration]") {

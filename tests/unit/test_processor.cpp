@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -172,6 +173,47 @@ TEST_CASE("processor: hello.elf prints, computes and sleeps on the decrementer",
   INFO("idle " << idle_us << " us");
   CHECK(idle_us >= 95);
   CHECK(idle_us <= 105);
+}
+
+TEST_CASE("processor: the firmware profile counts every instruction and device access per function",
+          "[model][processor][profile]") {
+  m2::ParamRegistry::instance().clear();
+  m2::ParamRegistry::instance().preset("cpu.profile", "true", m2::ValueOrigin{"test"});
+  MiniNode n("hello");
+  n.simulate();
+  REQUIRE(n.run.exit_code() == 0);
+  const m2::FirmwareProfile* prof = n.cpu.firmware_profile();
+  REQUIRE(prof);
+  const auto rows = prof->rows(n.image.get(), n.cpu.ns_per_instruction());
+  REQUIRE(!rows.empty());
+  std::map<std::string, m2::FirmwareProfile::Row> by;
+  uint64_t instructions = 0;
+  for (const auto& r : rows) {
+    by[r.function] = r;
+    instructions += r.instructions;
+    CHECK(r.instruction_us == Approx(r.instructions / 300.0));  // cpi 1 at 300 MHz: 1/300 us each
+  }
+  CHECK(instructions == n.cpu.instructions());  // nothing lost, nothing counted twice
+  for (size_t i = 1; i < rows.size(); ++i) CHECK(rows[i - 1].total_us() >= rows[i].total_us());
+  // The prime sieve (inlined into main) is the bulk of the work.
+  CHECK(rows[0].function == "main");
+  CHECK(by["main"].instructions > instructions / 2);
+  CHECK(by["main"].device_accesses == 0);
+  // Every printed character: a status read and a data write by console_putc.
+  size_t chars = 0;
+  for (const auto& l : n.console.lines()) chars += l.size() + 1;
+  CHECK(by["console_putc"].device_accesses == 2 * chars);
+  CHECK(by["console_putc"].device_us > 0);
+  CHECK(by["fw_result"].device_accesses == 2);  // two results, one write each
+  CHECK(by["fw_exit"].device_accesses == 1);
+}
+
+TEST_CASE("processor: without the profile parameter nothing is collected", "[model][processor][profile]") {
+  m2::ParamRegistry::instance().clear();
+  MiniNode n("compute");
+  n.simulate();
+  CHECK(n.run.exit_code() == 0);
+  CHECK(n.cpu.firmware_profile() == nullptr);
 }
 
 TEST_CASE("processor: timebase.elf sees the timebase follow simulated time", "[model][processor]") {

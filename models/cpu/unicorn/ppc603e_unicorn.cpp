@@ -30,6 +30,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "cpu/ppc_decode.h"
 #include "cpu/ppc_fault_location.h"
@@ -188,7 +189,7 @@ class UnicornPpc603e final : public Core {
       m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
       if (m_watch->hit()) undo_watched_instruction();
       // A block counted in full may have stopped part-way (breakpoint, exception).
-      if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
+      if (m_pc >= m_block_start && m_pc < m_block_end) uncount((m_block_end - m_pc) / 4);
       if (m_watch->hit()) {
         reason = StopReason::Watchpoint;
         break;
@@ -259,6 +260,7 @@ class UnicornPpc603e final : public Core {
   }
 
   uint64_t instruction_count() const override { return m_icount; }
+  void count_blocks(std::unordered_map<uint64_t, uint64_t>* counts) override { m_block_counts = counts; }
 
   void request_stop() override {
     m_stop_requested = true;
@@ -293,6 +295,11 @@ class UnicornPpc603e final : public Core {
     const ppc::LocatedAccess l = find_access(m_access.store, m_access.addr);
     if (l.matches != 1) return std::nullopt;
     return l.pc;
+  }
+  uint64_t access_code_address() const override {
+    if (!m_access.active) return m_pc;
+    const ppc::LocatedAccess l = find_access(m_access.store, m_access.addr);
+    return l.matches > 0 || !m_block_start ? l.pc : m_block_start;
   }
   void set_pc(uint64_t pc) override {
     m_pc = pc;
@@ -453,7 +460,7 @@ class UnicornPpc603e final : public Core {
     uc_emu_start(m_uc, at, UNTIL_NEVER, 0, 0);
     m_pc = m_fault_pending ? m_fault.pc : read_reg(UC_PPC_REG_PC);
     if (m_watch->hit()) undo_watched_instruction();
-    if (m_pc >= m_block_start && m_pc < m_block_end) m_icount -= (m_block_end - m_pc) / 4;
+    if (m_pc >= m_block_start && m_pc < m_block_end) uncount((m_block_end - m_pc) / 4);
     m_budget = budget - 1;
     write_word(at, BREAK_MARKER);
     uc_ctl_remove_cache(m_uc, at, at + 4);
@@ -629,10 +636,16 @@ class UnicornPpc603e final : public Core {
   void count_block(uint64_t addr, uint32_t size) {
     const uint64_t n = size / 4;
     m_icount += n;
+    if (m_block_counts) (*m_block_counts)[addr] += n;
     m_budget -= static_cast<int64_t>(n);
     m_block_start = addr;
     m_block_end = addr + size;
+  }  // Instructions of the current block (m_block_start) that did not run after all.
+  void uncount(uint64_t n) {
+    m_icount -= n;
+    if (m_block_counts) (*m_block_counts)[m_block_start] -= n;
   }
+
 
   // ---- watchpoints (unicorn_watchpoints.h) ---------------------------------
   // After a watchpoint stop: the instruction (which Unicorn completed) never happened.
@@ -721,7 +734,7 @@ class UnicornPpc603e final : public Core {
     const uint64_t at = next - 4;
     // The block ended here: what follows will be counted again as a new block.
     if (at >= m_block_start && next < m_block_end) {
-      m_icount -= (m_block_end - next) / 4;
+      uncount((m_block_end - next) / 4);
       m_budget += static_cast<int64_t>((m_block_end - next) / 4);
       m_block_end = next;
     }
@@ -729,7 +742,7 @@ class UnicornPpc603e final : public Core {
       if (auto bp = m_breakpoints.find(at); bp != m_breakpoints.end()) {
         m_bp_hit = true;
         m_bp_addr = at;
-        --m_icount;  // the breakpoint's instruction has not run yet
+        uncount(1);  // the breakpoint's instruction has not run yet
         uc_emu_stop(m_uc);
         return;
       }
@@ -831,6 +844,7 @@ class UnicornPpc603e final : public Core {
 
   uint64_t m_pc = 0;
   uint64_t m_icount = 0;
+  std::unordered_map<uint64_t, uint64_t>* m_block_counts = nullptr;  // count_blocks()
   int64_t m_budget = 0;
   uint64_t m_block_start = 0, m_block_end = 0;
   bool m_running = false, m_in_stub = false;
