@@ -34,6 +34,7 @@
 
 #include "cpu/ppc_decode.h"
 #include "cpu/ppc_fault_location.h"
+#include "cpu/ppc_timers.h"
 #include "cpu/unicorn/unicorn_watchpoints.h"
 
 namespace m2::iss {
@@ -42,7 +43,6 @@ namespace {
 constexpr uint32_t MSR_POW = 0x00040000, MSR_EE = 0x8000, MSR_PR = 0x4000, MSR_ME = 0x1000,
                    MSR_IP = 0x40, MSR_IR = 0x20, MSR_DR = 0x10;
 constexpr uint64_t UNTIL_NEVER = 0xFFFFFFFFull;  // odd: never a PC
-constexpr uint64_t DEC_PERIOD = 1ull << 32;
 // Reserved illegal opcodes (primary opcode 0) standing in for patched
 // instructions and software breakpoints.
 constexpr uint32_t MARKER = 0x00004D32;        // "M2": an intercepted instruction
@@ -100,11 +100,7 @@ class UnicornPpc603e final : public Core {
     m_reported_bp.reset();
     m_idle = false;
     m_hid0 = 0;
-    m_tb_offset = 0;
-    m_dec_next_tb = ticks() + DEC_PERIOD;  // DEC starts at 0xFFFFFFFF
-    m_dec_base_tb = ticks();
-    m_dec_base_value = 0xFFFFFFFF;
-    m_dec_pending = false;
+    m_timers.reset(ticks());
   }
 
   void code_changed(uint64_t addr, uint64_t len) override {
@@ -280,12 +276,12 @@ class UnicornPpc603e final : public Core {
 
   bool interrupt_deliverable() const override {
     const_cast<UnicornPpc603e*>(this)->update_timers();
-    return (msr() & MSR_EE) && (m_ext_level || m_dec_pending);
+    return (msr() & MSR_EE) && (m_ext_level || m_timers.pending());
   }
 
   std::optional<uint64_t> next_timer_event_ps() const override {
-    if (m_dec_pending) return std::nullopt;
-    const unsigned __int128 at = m_dec_next_tb;
+    if (m_timers.pending()) return std::nullopt;
+    const unsigned __int128 at = m_timers.next_exception_tick();
     return static_cast<uint64_t>((at * 1'000'000'000'000ull + m_cfg.timebase_hz - 1) / m_cfg.timebase_hz);
   }
 
@@ -422,8 +418,8 @@ class UnicornPpc603e final : public Core {
                   m_pc, read_register(65), read_register(66), read_register(67), read_register(68),
                   read_register(69), srr0, srr1);
     s += line;
-    std::snprintf(line, sizeof line, "  dec %08x  tb %016" PRIx64 "  hid0 %08x\n", self->decrementer(),
-                  self->timebase(), m_hid0);
+    std::snprintf(line, sizeof line, "  dec %08x  tb %016" PRIx64 "  hid0 %08x\n", m_timers.decrementer(ticks()),
+                  m_timers.timebase(ticks()), m_hid0);
     s += line;
     return s;
   }
@@ -573,39 +569,21 @@ class UnicornPpc603e final : public Core {
   void take_async_interrupt() {
     if (m_ext_level) {
       enter_exception(PPC_VEC_EXTERNAL, m_pc);
-    } else if (m_dec_pending) {
-      m_dec_pending = false;
+    } else if (m_timers.pending()) {
+      m_timers.take();
       enter_exception(PPC_VEC_DECREMENTER, m_pc);
     }
   }
   static constexpr uint32_t PPC_VEC_EXTERNAL = 0x500, PPC_VEC_DECREMENTER = 0x900, PPC_VEC_SYSCALL = 0xC00;
 
   // ---- timebase and decrementer ------------------------------------------
-  // Timebase ticks since reset. The decrementer counts these: writing TBL or
-  // TBU (m_tb_offset) changes what the timebase reads, not the decrementer.
+  // Timebase ticks since reset (ppc_timers.h counts in these).
   uint64_t ticks() const {
     const unsigned __int128 ps = m_env.now_ps();
     return static_cast<uint64_t>(ps * m_cfg.timebase_hz / 1'000'000'000'000ull);
   }
-  uint64_t timebase() const { return ticks() + m_tb_offset; }
-  uint32_t decrementer() const {
-    return static_cast<uint32_t>(m_dec_base_value - (ticks() - m_dec_base_tb));
-  }
-  void write_decrementer(uint32_t v) {
-    m_dec_base_tb = ticks();
-    m_dec_base_value = v;
-    // The exception fires when DEC passes from 0 to -1.
-    m_dec_next_tb = m_dec_base_tb + uint64_t(v) + 1;
-    m_dec_pending = false;
-  }
   void update_timers() {
-    if (!m_mapped) return;
-    const uint64_t now = ticks();
-    if (now >= m_dec_next_tb) {
-      m_dec_pending = true;
-      // The next pass from 0 to -1 after now (one period after the last).
-      m_dec_next_tb += ((now - m_dec_next_tb) / DEC_PERIOD + 1) * DEC_PERIOD;
-    }
+    if (m_mapped) m_timers.update(ticks());
   }
 
   // ---- hooks -------------------------------------------------------------
@@ -686,7 +664,7 @@ class UnicornPpc603e final : public Core {
       if (v & MSR_POW) {
         m_idle = true;
         uc_emu_stop(m_uc);
-      } else if ((v & MSR_EE) && (m_ext_level || m_dec_pending)) {
+      } else if ((v & MSR_EE) && (m_ext_level || m_timers.pending())) {
         uc_emu_stop(m_uc);  // let step() take the interrupt now
       }
       return;
@@ -700,22 +678,21 @@ class UnicornPpc603e final : public Core {
     if (a.kind == ppc::Intercept::ReadSpr) {
       uint32_t v = 0;
       switch (a.spr) {
-        case ppc::SPR_TBL_READ: v = static_cast<uint32_t>(timebase()); break;
-        case ppc::SPR_TBU_READ: v = static_cast<uint32_t>(timebase() >> 32); break;
-        case ppc::SPR_DEC: v = decrementer(); break;
+        case ppc::SPR_TBL_READ: v = static_cast<uint32_t>(m_timers.timebase(ticks())); break;
+        case ppc::SPR_TBU_READ: v = static_cast<uint32_t>(m_timers.timebase(ticks()) >> 32); break;
+        case ppc::SPR_DEC: v = m_timers.decrementer(ticks()); break;
         case ppc::SPR_HID0: v = m_hid0; break;
       }
       write_reg(UC_PPC_REG_0 + a.reg, v);
     } else {
       const uint32_t v = read_reg(UC_PPC_REG_0 + a.reg);
-      const uint64_t tb = timebase();
       switch (a.spr) {
         case ppc::SPR_DEC:
-          write_decrementer(v);
+          m_timers.write_decrementer(ticks(), v);
           uc_emu_stop(m_uc);  // let the platform re-plan around the new deadline
           break;
-        case ppc::SPR_TBL_WRITE: m_tb_offset += (tb & ~0xFFFFFFFFull) + v - tb; break;
-        case ppc::SPR_TBU_WRITE: m_tb_offset += (uint64_t(v) << 32 | (tb & 0xFFFFFFFF)) - tb; break;
+        case ppc::SPR_TBL_WRITE: m_timers.write_tbl(ticks(), v); break;
+        case ppc::SPR_TBU_WRITE: m_timers.write_tbu(ticks(), v); break;
         case ppc::SPR_HID0: m_hid0 = v; break;  // kept here: Unicorn would hang on doze bits
       }
     }
@@ -862,11 +839,7 @@ class UnicornPpc603e final : public Core {
 
   bool m_ext_level = false;
   uint32_t m_hid0 = 0;
-  uint64_t m_tb_offset = 0;  // what TBL/TBU writes added to ticks()
-  // In ticks(): when DEC was written (with m_dec_base_value), its next pass from 0 to -1.
-  uint64_t m_dec_base_tb = 0, m_dec_next_tb = DEC_PERIOD;
-  uint32_t m_dec_base_value = 0xFFFFFFFF;
-  bool m_dec_pending = false;
+  ppc::Timers m_timers;
 
   std::map<uint64_t, uint32_t> m_patches;      // address -> original instruction
   std::map<uint64_t, uint32_t> m_breakpoints;  // address -> original instruction
