@@ -25,11 +25,20 @@ std::function<uint64_t()> growing(std::function<sc_core::sc_time()> busy_time) {
   };
 }
 
+// Bits a value up to `max` needs: a signal narrower than its values would
+// wrap in the VCD (a 128 KB channel once read 0 when full).
+unsigned bits_for(uint64_t max) {
+  unsigned n = 1;
+  while (n < 64 && (max >> n)) ++n;
+  return n;
+}
+
 void add_buffer_levels(NetBuf& b, const std::string& prefix, SignalProbes& out) {
+  const unsigned width = bits_for(b.capacity());
   for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch) {
     const std::string c = std::to_string(ch);
-    out.push_back({prefix + ".tx" + c + "_used", 16, [&b, ch] { return uint64_t(b.tx_available(ch)); }});
-    out.push_back({prefix + ".rx" + c + "_used", 16, [&b, ch] { return uint64_t(b.rx_available(ch)); }});
+    out.push_back({prefix + ".tx" + c + "_used", width, [&b, ch] { return uint64_t(b.tx_available(ch)); }});
+    out.push_back({prefix + ".rx" + c + "_used", width, [&b, ch] { return uint64_t(b.rx_available(ch)); }});
   }
 }
 
@@ -57,7 +66,8 @@ void add_link_signals(Link& link, SignalProbes& out) {
 void add_mlx_signals(MlxEngine& e, const std::string& name, SignalProbes& out) {
   for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch) {
     const std::string c = std::to_string(ch);
-    out.push_back({name + ".tx" + c + "_credit", 16, [&e, ch] { return e.tx_credit(ch); }});
+    // Packets the peer's channel holds: up to its size / 32, whatever ours is.
+    out.push_back({name + ".tx" + c + "_credit", 32, [&e, ch] { return e.tx_credit(ch); }});
     out.push_back({name + ".tx" + c + "_wait_ack", 1, [&e, ch] { return uint64_t(e.awaiting_ack(ch)); }});
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <stdexcept>
 #include <map>
 
 #include "core/params.h"
@@ -56,6 +57,11 @@ std::vector<std::pair<std::string, unsigned>> VcdWriter::signal_list() const {
 
 void VcdWriter::change(unsigned signal, uint64_t time_ps, uint64_t value) {
   Signal& s = m_signals.at(signal);
+  // A value wider than its signal would be written with its top bits cut
+  // off: a probe declared too narrow is a bug, not a dump to trust.
+  if (s.width < 64 && (value >> s.width) != 0)
+    throw std::logic_error("VCD signal " + s.name + ": value " + std::to_string(value) + " does not fit its " +
+                           std::to_string(s.width) + " bits");
   if (s.seen && s.last == value) return;
   s.seen = true;
   s.last = value;

@@ -16,6 +16,8 @@ class VcdWriter {
   // Returns the signal's index for change().
   unsigned add_signal(const std::string& name, unsigned width);
   // Records `value` at `time_ps` if it differs from the signal's last value.
+  // A value that does not fit the signal's width throws std::logic_error (a
+  // probe declared too narrow: the dump would show its low bits only).
   void change(unsigned signal, uint64_t time_ps, uint64_t value);
   size_t signals() const { return m_signals.size(); }
   // (name, width) of each signal, in the order added.
