@@ -117,6 +117,21 @@ class NetpipeTests(unittest.TestCase):
         for r, seconds in zip(sat, (4e-6, 1.25e-5)):
             self.assertAlmostEqual(float(r["seconds"]), seconds, delta=1e-15)
 
+    def test_zero_byte_messages(self):
+        # mmp_pingpong --sizes 0,... writes a 0-byte row: the NetPIPE views
+        # (logarithmic size axis) leave it out and say so, the breakdown keeps it.
+        run = os.path.join(self.d, "zero")
+        write(os.path.join(run, "results.tsv"), "bytes\tlatency_us\tmbps\n0\t3.5\t0\n32\t4.0\t64.0\n")
+        write(os.path.join(run, "messages.csv"), "msg,src,dst,bytes,tag,start_us,end_us,total_us,host_us,wire_us\n"
+              "0,0,1,0,1,0.0,3.5,3.5,2.0,1.5\n1,0,1,32,1,4.0,8.0,4.0,2.0,2.0\n")
+        rc, out, err = run_plot(run)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("zero: the 0-byte row is left out of the NetPIPE plots", out + err)
+        self.assertEqual([int(r["bytes"]) for r in read_tsv(os.path.join(run, "netpipe_saturation.tsv"))], [32])
+        bars = read_tsv(os.path.join(run, "breakdown_stacked.tsv"))
+        self.assertEqual(sorted({int(r["bytes"]) for r in bars}), [0, 32])
+        self.assertAlmostEqual(max(float(r["top_us"]) for r in bars if r["bytes"] == "0"), 3.5)
+
     def test_a_case_folder_plots_its_cases(self):
         # ./m2vp run on a config with cases: the folder holds cases.tsv and one
         # folder per case; plotting the folder overlays the cases, by name.

@@ -22,6 +22,12 @@ def plot(runs, out):
     runs = [r for r in runs if r.netpipe]
     if not runs:
         return []
+    for run in runs:
+        # Sizes and times are on logarithmic axes: a 0-byte row has no place
+        # there (the breakdown and the latency plots still show it).
+        if any(p[0] == 0 for p in run.netpipe):
+            print(f"plot: note: {run.label}: the 0-byte row is left out of the NetPIPE plots (logarithmic size axis)")
+    runs_pts = {id(run): sorted(p for p in run.netpipe if p[0] > 0) for run in runs}
     paths = []
     for name, (xi, xlabel, xlog), (yi, ylabel, ylog), title in VIEWS:
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -29,7 +35,7 @@ def plot(runs, out):
         for k, run in enumerate(runs):
             # Sorted by size: with the perturbation (c-p, c, c+p) the file is
             # already in that order, but a hand-made one may not be.
-            pts = sorted(run.netpipe)
+            pts = runs_pts[id(run)]
             xs, ys = [p[xi] for p in pts], [p[yi] for p in pts]
             ax.plot(xs, ys, marker="o", markersize=2.5, linewidth=1, label=run.label, gid=series_id("series", k))
             rows += [(run.label, x, y) for x, y in zip(xs, ys)]

@@ -25,7 +25,7 @@ def _number(path, line, column, text, positive=False, nonnegative=False):
         raise InputError(path, line, f"{column}: expected a positive number, got '{text}'")
     if nonnegative and v < 0:
         raise InputError(path, line, f"{column}: expected a number >= 0, got '{text}'")
-    return v
+    return v + 0.0  # -0 reads as 0
 
 
 def _open(path):
@@ -115,7 +115,7 @@ def read_messages(path):
         raise InputError(path, 1, "no stage columns (expected <stage>_us columns besides start_us, end_us, total_us)")
     out = []
     for n, r in rows:
-        b = _number(path, n, "bytes", r["bytes"], positive=True)
+        b = _number(path, n, "bytes", r["bytes"], nonnegative=True)  # 0: a message without payload
         total = _number(path, n, "total_us", r["total_us"], nonnegative=True)
         parts = [_number(path, n, s, r[s], nonnegative=True) if r[s] else 0.0 for s in stages]
         out.append((b, total, parts))
@@ -132,7 +132,7 @@ def read_latencies(path):
     for n, r in rows:
         if not r["pattern"]:
             raise InputError(path, n, "pattern: empty")
-        b = _number(path, n, "bytes", r["bytes"], positive=True)
+        b = _number(path, n, "bytes", r["bytes"], nonnegative=True)
         lat = _number(path, n, "latency_us", r["latency_us"], nonnegative=True)
         out.append((r["pattern"], b, lat))
     if not out:
@@ -153,7 +153,7 @@ def results_as_netpipe(path):
     _, rows = _table(path, "\t", ("bytes", "latency_us"))
     out = []
     for n, r in rows:
-        b = _number(path, n, "bytes", r["bytes"], positive=True)
+        b = _number(path, n, "bytes", r["bytes"], nonnegative=True)
         us = _number(path, n, "latency_us", r["latency_us"], positive=True)
         mbps = _number(path, n, "mbps", r["mbps"], nonnegative=True) if "mbps" in r else b * 8 / us
         out.append((b, mbps, us / 1e6))
