@@ -7,7 +7,8 @@ with the difference of each run from the first.
 A RUN is a run folder (its results.tsv and params.tsv) or a results.tsv.
 Rows are matched by their size, after their text key columns (experiment
 6's pattern: "alltoall:16"), or by their first column when the table has no
-`bytes`. Compared columns: --metric (repeatable), else the timing columns the
+`bytes`; a size measured again in one table (NetPIPE's perturbation) is
+matched by its occurrence: "1", then "1#2". Compared columns: --metric (repeatable), else the timing columns the
 first table has (latency_us, mean_us, time_us, mbps, ...). --tolerance marks
 the values that differ from the first run's by more than that many percent
 and makes the exit code 1 when any does, or when a value the first run has is

@@ -166,7 +166,17 @@ def row_keys(table):
     bi = table[0].index("bytes")
     prefix = _prefix_columns(table)
     last = max([bi] + prefix)
-    return [":".join([r[c] for c in prefix] + [r[bi]]) if len(r) > last else None for r in table[1:]]
+    keys, seen = [], {}
+    for r in table[1:]:
+        if len(r) <= last:
+            keys.append(None)
+            continue
+        k = ":".join([r[c] for c in prefix] + [r[bi]])
+        # A size measured again (NetPIPE's perturbation: 1, 4, 2, 5, ..., 1, 4)
+        # is its own row, matched by its occurrence: "1", later "1#2".
+        seen[k] = seen.get(k, 0) + 1
+        keys.append(k if seen[k] == 1 else f"{k}#{seen[k]}")
+    return keys
 
 
 def metric_by_size(table, metric):
@@ -183,8 +193,14 @@ def sizes_of(tables):
     keys = [k for t in tables for k in row_keys(t) if k is not None]
     keyed = any(t and "bytes" in t[0] and _prefix_columns(t) for t in tables)
     unique = list(dict.fromkeys(keys))
-    # Numbers in numeric order; a cell that is not one (a damaged table) after them.
-    return unique if keyed else sorted(unique, key=lambda k: (0, float(k), k) if is_number(k) else (1, 0.0, k))
+    # Numbers in numeric order (a repeat, "1#2", after its first); a cell that
+    # is not one (a damaged table) after them.
+    def order(k):
+        size, _, nth = k.partition("#")
+        if is_number(size) and (not nth or nth.isdigit()):
+            return (0, float(size), int(nth or 1), k)
+        return (1, 0.0, 0, k)
+    return unique if keyed else sorted(unique, key=order)
 
 
 def key_heading(tables):

@@ -44,6 +44,16 @@ class CompareTests(unittest.TestCase):
         write(os.path.join(folder, "params.tsv"), PARAMS.format(timing=timing))
         return folder
 
+    def test_a_size_measured_twice_is_compared_twice(self):
+        # NetPIPE's perturbation measures 1 and 4 bytes again later in the sweep.
+        a = self.run_dir("a", "bytes\tlatency_us\n1\t8.0\n4\t8.0\n1\t8.4\n4\t8.8\n")
+        b = self.run_dir("b", "bytes\tlatency_us\n1\t8.0\n4\t8.0\n1\t9.24\n4\t8.8\n")
+        rc, out, err = run(a, b, "--tolerance", "5")
+        self.assertEqual(rc, 1, out + err)  # the second 1-byte measurement is 10% apart
+        self.assertRegex(line_of(out, "latency_us@1 "), r"8\.0\s+8\.0 \(\+0\.00%\)$")
+        self.assertRegex(line_of(out, "latency_us@1#2"), r"8\.4\s+9\.24 \(\+10\.00%\) \*$")
+        self.assertRegex(line_of(out, "latency_us@4#2"), r"8\.8\s+8\.8 \(\+0\.00%\)$")
+
     def test_differences_from_the_first_run(self):
         a = self.run_dir("a", "bytes\tlatency_us\tmbps\n32\t8.00\t32.0\n1024\t20.00\t400.0\n")
         b = self.run_dir("b", "bytes\tlatency_us\tmbps\n1024\t21.00\t380.0\n32\t8.00\t32.0\n", timing="at")
