@@ -32,13 +32,22 @@ void RunControl::fault(const std::string& who, const std::string& report, const 
 void RunControl::time_limit(const std::string& report) {
   if (finished()) return;
   Log::instance().error(report);
-  finish(Outcome::TimeLimit, EXIT_STALL, "time limit reached before all firmware exited");
+  finish_after_failure(Outcome::TimeLimit, "time limit reached before all firmware exited");
 }
 
 void RunControl::stalled(const std::string& report, const std::string& summary) {
   if (finished()) return;
   Log::instance().error(report);
-  finish(Outcome::Stalled, EXIT_STALL, summary);
+  finish_after_failure(Outcome::Stalled, summary);
+}
+
+// A run that stalls after a program or firmware exited with a non-zero code
+// (the others waiting for what it would have done) ends with that code: the
+// first failure is the cause a script needs to see, the stall its result.
+void RunControl::finish_after_failure(Outcome o, const std::string& summary) {
+  if (m_first_nonzero == 0) return finish(o, EXIT_STALL, summary);
+  finish(o, m_first_nonzero,
+         m_first_nonzero_who + " exited with code " + std::to_string(m_first_nonzero) + ", then: " + summary);
 }
 
 void RunControl::error(const std::string& report) {

@@ -57,7 +57,8 @@ class RunControl {
   Outcome outcome() const { return m_outcome; }
   const std::string& summary() const { return m_summary; }
   // 0 when every firmware exited with 0; the first non-zero firmware code
-  // (clamped to 1..63); or one of the EXIT_* codes.
+  // (clamped to 1..63), also when the run then stalled or reached its time
+  // limit; or one of the EXIT_* codes.
   int exit_code() const { return m_exit_code; }
   bool has_exited(const std::string& who) const { return m_exited.count(who) != 0; }
   // The CPU or host whose non-zero exit or fault decided the outcome ("" if none did).
@@ -66,6 +67,7 @@ class RunControl {
 
  private:
   void finish(Outcome o, int code, const std::string& summary);
+  void finish_after_failure(Outcome o, const std::string& summary);
   std::set<std::string> m_participants, m_exited;
   std::vector<Result> m_results;
   Outcome m_outcome = Outcome::Running;
