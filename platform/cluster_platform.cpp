@@ -114,8 +114,8 @@ class ClusterPlatform : public Platform {
         m_links.push_back(std::make_unique<Link>("link", ctx.timing));
       }
       Link& link = *m_links.back();
-      m_senders.push_back({connect(link.a_in, link.a_out, c.a, ctx), &link});
-      m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link});
+      m_senders.push_back({connect(link.a_in, link.a_out, c.a, ctx), &link, 0});
+      m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link, 1});
     }
     for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
     m_host_check = std::make_unique<HostDeadlockCheck>("watchdog", hosts(), [this] { return progress(); },
@@ -284,7 +284,30 @@ class ClusterPlatform : public Platform {
     for (auto& n : m_nodes) bytes += moved(*n->ni.mlcx);
     for (auto& e : m_engines) bytes += moved(*e);
     for (auto& s : m_sbs) bytes += s->controller().stats().bytes_out;
-    return bytes;
+    return bytes + recovering_resends();
+  }
+  // Resends of frames that will get through count as progress: a burst of
+  // link errors (listed ones still ahead on that link, or a bit error rate
+  // the frame passes with a fair chance) is recovered from by resending, and
+  // the watchdogs must wait for it rather than call it a stall. Nothing
+  // counts while one sender is hopeless (a frame that practically cannot
+  // pass, or a streak 50 times longer than its chance makes likely): that
+  // is a livelock, which resend_livelock() names.
+  uint64_t recovering_resends() const {
+    uint64_t n = 0;
+    for (const Sender& s : m_senders) {
+      const MlxEngine::ResendStreak st = s.engine->longest_resend_streak();
+      if (st.repeats == 0) continue;
+      const double p = intact_chance(*s.link, st.wire_bytes);
+      if (!s.link->corruption_listed_ahead(s.dir) && (p < 1e-3 || double(st.repeats) >= 50.0 / p)) return 0;
+      n += st.repeats;
+    }
+    return n;
+  }
+  // The chance that one sending of `wire_bytes` crosses `link` without a bit error.
+  static double intact_chance(const Link& link, uint64_t wire_bytes) {
+    const double ber = link.bit_error_rate.get();
+    return ber >= 1 ? 0.0 : std::exp(8.0 * double(wire_bytes) * std::log1p(-ber));
   }
   bool pending() const {
     auto busy = [](const NetBuf& b) {
@@ -307,12 +330,13 @@ class ClusterPlatform : public Platform {
   std::string resend_livelock() const {
     constexpr uint64_t kManyResends = 100;
     std::string r;
-    for (const auto& [engine, link] : m_senders) {
+    for (const Sender& s : m_senders) {
+      const MlxEngine* engine = s.engine;
+      const Link* link = s.link;
       const MlxEngine::ResendStreak st = engine->longest_resend_streak();
       if (st.repeats < kManyResends) continue;
       const double ber = link->bit_error_rate.get();
-      const double bits = 8.0 * double(st.wire_bytes);
-      const double p_intact = ber >= 1 ? 0.0 : std::exp(bits * std::log1p(-ber));
+      const double p_intact = intact_chance(*link, st.wire_bytes);
       std::ostringstream o;
       o << "  " << engine->name() << " on " << link->name() << " (bit error rate " << ber << "): data frame seq "
         << st.seq << " on channel " << st.channel << ", " << st.wire_bytes << " bytes on the wire, resent "
@@ -342,7 +366,12 @@ class ClusterPlatform : public Platform {
   std::vector<std::unique_ptr<HostNode>> m_nodes;
   std::vector<std::unique_ptr<Link>> m_links;
   std::vector<std::unique_ptr<MlxEngine>> m_engines;
-  std::vector<std::pair<MlxEngine*, Link*>> m_senders;  // every MLX engine and the link it sends on
+  struct Sender {
+    MlxEngine* engine;
+    Link* link;     // the link it sends on
+    unsigned dir;   // in direction 0 (ab) or 1 (ba)
+  };
+  std::vector<Sender> m_senders;  // every MLX engine
   std::unique_ptr<NetworkWatchdog> m_watchdog;
   std::unique_ptr<HostDeadlockCheck> m_host_check;
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced links only

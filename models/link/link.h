@@ -94,6 +94,11 @@ class Link : public sc_core::sc_module {
   // damage_frames_* numbers of direction `dir` that damaged nothing: an info
   // frame (no data), or a number the run never reached.
   std::vector<uint64_t> damage_missed(unsigned dir) const;
+  // corrupt_frames_* of direction `dir` still lists frames not sent yet: a
+  // sender resending through them will get through (for watchdogs).
+  bool corruption_listed_ahead(unsigned dir) const {
+    return !m_corrupt.at(dir).empty() && *m_corrupt.at(dir).rbegin() > m_stats.at(dir).frames;
+  }
   // Frames in flight per direction, the medium's owner: for watchdogs.
   std::string describe_state() const;
 

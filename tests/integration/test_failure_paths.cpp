@@ -39,6 +39,24 @@ TEST_CASE("failure: at bit error rate 1e-3 the stall report names the livelock, 
   CHECK(contains(r.file("report.txt"), "network livelocked"));
 }
 
+// A burst of 401 corrupted frames in a row costs over 30 ms of resends at the
+// 100 us ack timeout, longer than the watchdog's patience (5 x 1 ms): resends
+// through listed corruption still ahead are recovery, not a stall, and the
+// run completes with every message intact.
+TEST_CASE("failure: a long burst of link errors is waited out, not called a stall", "[integration][failure]") {
+  Sandbox sb;
+  std::string frames;
+  for (int f = 200; f <= 600; ++f) frames += (frames.empty() ? "" : ",") + std::to_string(f);
+  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 1,2k,64k --iters 2 --warmup 1",
+                              "--set", "node0.link.corrupt_frames_ab=" + frames},
+                             true, 60);
+  INFO(r.describe());
+  CHECK(r.exited(0));
+  CHECK(r.result_num("node0.link", "ab.corrupted") == 401);
+  CHECK(r.result_num("node0.ni.mlcx", "retransmissions") == 401);
+  CHECK(r.result_num("run", "sim_time_us") > 30000);  // resends for far longer than the patience (5 ms)
+}
+
 // The MLX link checksum covers the wire only. A bit flipped behind it (the
 // link's damage_frames_ab: the receiver's copy changes, checksum_ok stays
 // true) is accepted, acknowledged and delivered: MMP claims no end-to-end
