@@ -16,8 +16,13 @@ namespace {
 // A build folder next to the executable's (bin/../RELDIR), unless the
 // environment variable `env_name` says where; `fallback` when neither is known.
 std::string beside_executable(const char* env_name, const char* reldir, const char* fallback) {
-  if (const char* env = std::getenv(env_name); env && *env) return env;
+  // Absolute: outside programs run in their own working folder and load
+  // from library_dir() (a relative one would silently miss there).
   std::error_code ec;
+  if (const char* env = std::getenv(env_name); env && *env) {
+    const fs::path a = fs::absolute(env, ec);
+    return (ec ? fs::path(env) : a).lexically_normal().string();
+  }
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return fallback;
   return (exe.parent_path() / reldir).lexically_normal().string();

@@ -127,6 +127,10 @@ void HostCpu::configure_program(const std::string& config_dir) {
     }
     if (path.empty()) throw ConfigError(key + ": no such program in PATH (" + dirs + ")");
   }
+  // The program starts in its own working folder (<out>/node<N>): a path
+  // relative to the simulator's would not be found from there.
+  std::error_code abs_ec;
+  path = fs::absolute(path, abs_ec).lexically_normal().string();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw ConfigError(key + ": " + path + ": no such file");
   if (!S_ISREG(st.st_mode)) throw ConfigError(key + ": " + path + " is not a regular file");

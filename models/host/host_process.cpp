@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,11 +119,17 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   std::filesystem::create_directories(spec.workdir, ec);
   if (ec) throw std::runtime_error("cannot create the working folder " + spec.workdir + ": " + ec.message());
 
-  int sv[2], out[2], err[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error(errno_text("socketpair"));
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
-  if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
   if (spec.arena_fd < 0 || !spec.arena_view) throw std::runtime_error("no shared arena for the program");
+  int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  // What is open so far goes when setting up fails.
+  auto fail = [&](const std::string& what) {
+    for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1]})
+      if (fd >= 0) ::close(fd);
+    return std::runtime_error(errno_text(what.c_str()));
+  };
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) throw fail("socketpair");
+  if (::pipe2(out, O_CLOEXEC) != 0) throw fail("pipe");
+  if (::pipe2(err, O_CLOEXEC) != 0) throw fail("pipe");
   const int arena_fd = spec.arena_fd;
   m_arena = spec.arena_view;
   m_arena_bytes = spec.arena_bytes;
@@ -139,7 +146,7 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   const pid_t parent = ::getpid();
 
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(errno_text("fork"));
+  if (pid < 0) throw fail("fork");
   if (pid == 0) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -167,7 +174,9 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   m_pid = pid;
   ::setpgid(pid, pid);  // also here: no race with an early kill of the group
   remember_group(pid);
-  g_live.push_back(this);
+  // Its end, seen even while a child it left behind holds the socket open.
+  m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (m_pidfd >= 0) ::fcntl(m_pidfd, F_SETFD, FD_CLOEXEC);
   ::close(sv[1]);
   ::close(out[1]);
   ::close(err[1]);
@@ -184,6 +193,8 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
     close_fds();
     throw std::runtime_error("cannot start " + program + ": " + std::strerror(child_errno));
   }
+  // Listed only once it runs: a throw above leaves no dangling entry.
+  g_live.push_back(this);
 }
 
 HostProcess::~HostProcess() {
@@ -195,7 +206,8 @@ HostProcess::~HostProcess() {
 void HostProcess::close_fds() {
   if (m_sock >= 0) ::close(m_sock);
   if (m_out >= 0) ::close(m_out);
-  m_sock = m_out = -1;
+  if (m_pidfd >= 0) ::close(m_pidfd);
+  m_sock = m_out = m_pidfd = -1;
   m_arena = nullptr;  // the host's memory: not ours to unmap
 }
 
@@ -204,7 +216,9 @@ bool HostProcess::next(m2x_request& req) {
   for (;;) {
     // Every program's output pipe too: a program that fills its pipe while
     // this one is awaited would otherwise never get to its next call.
-    std::vector<pollfd> fds{{m_sock, POLLIN, 0}};
+    // And the program's own end (pidfd): a child it left behind (a shell
+    // script's `cmd &`) may hold the socket open long after it exited.
+    std::vector<pollfd> fds{{m_sock, POLLIN, 0}, {m_pidfd, POLLIN, 0}};
     for (HostProcess* p : g_live)
       if (p->m_out >= 0) fds.push_back({p->m_out, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), -1) < 0) {
@@ -213,14 +227,21 @@ bool HostProcess::next(m2x_request& req) {
     }
     for (HostProcess* p : g_live)
       if (p != this) p->read_output(false);
-    if (fds[0].revents == 0) {
+    ssize_t n = 0;  // the program ended: as a closed socket
+    if (fds[0].revents != 0) {
+      n = ::recv(m_sock, &req, sizeof req, MSG_TRUNC);
+      if (n < 0 && errno == EINTR) continue;
+    } else if (fds[1].revents == 0) {
       read_output(true);
       continue;
     }
-    const ssize_t n = ::recv(m_sock, &req, sizeof req, 0);
-    if (n < 0 && errno == EINTR) continue;
     read_output(true);  // what it wrote before the call comes before the call's effects
     if (n == static_cast<ssize_t>(sizeof req)) return true;
+    if (n > 0) {
+      // Not a request of the platform's library (MSG_TRUNC: its real size).
+      m_malformed = "a message of " + std::to_string(n) + " bytes on its request socket (fd 3), where the "
+                    "platform's libmpich.so.12 sends requests of " + std::to_string(sizeof req) + " bytes";
+    }
     // Closed (or a malformed message): the program is ending.
     ::close(m_sock);
     m_sock = -1;

@@ -59,6 +59,9 @@ class HostProcess {
   // (Segmentation fault)"; "" while it runs.
   std::string end() const;
   int exit_status() const { return m_exit_status; }  // -1 unless it exited
+  // What it sent that is not a request of the platform's library ("" if
+  // nothing): next() then returned false and the program was stopped.
+  const std::string& protocol_error() const { return m_malformed; }
 
   // Ends the program and everything in its process group: SIGTERM, up to
   // `grace_ms` of wall time to go, then SIGKILL; reaps it. Idempotent.
@@ -74,7 +77,8 @@ class HostProcess {
   pid_t m_pid = -1;
   bool m_reaped = false;
   int m_exit_status = -1, m_signal = 0;
-  int m_sock = -1, m_out = -1;
+  int m_sock = -1, m_out = -1, m_pidfd = -1;  // pidfd: readable once the program has exited
+  std::string m_malformed;  // what broke the protocol, when something did
   uint8_t* m_arena = nullptr;
   uint64_t m_arena_bytes = 0;
 };

@@ -157,7 +157,11 @@ int HostProgram::serve() {
     rep.now_ns = to_ns(m_host.now());
     m_proc->reply(rep);  // a program gone meanwhile shows at the next wait
   }
-  // The program ended.
+  // The program ended (or broke the protocol: then it was stopped).
+  if (!m_proc->protocol_error().empty()) {
+    fail("sent " + m_proc->protocol_error() + "; it was stopped (" + m_proc->end() + ")");
+    return -1;
+  }
   const std::string how = m_proc->end();
   if (!m_hello) {
     fail(how + " without loading the platform's " M2X_LIBRARY

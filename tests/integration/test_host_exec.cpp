@@ -273,6 +273,60 @@ TEST_CASE("host.exec: a program that cannot be executed is named with the system
   CHECK(contains(r.err, "garbage.bin: Exec format error"));
 }
 
+TEST_CASE("host.exec: one host's program that cannot be executed next to another's that runs", "[integration][exec]") {
+  // The failed start once left a dangling entry in the list of running
+  // programs, read while the other one was awaited (a use after free that
+  // the sanitized suite reports).
+  Sandbox sb;
+  const fs::path bad = sb.write("garbage.bin", "this is not an executable\n");
+  fs::permissions(bad, fs::perms::owner_all);
+  const fs::path cfg = exec_config(sb, kProbe, "clocks", 2, "node0:\n  host:\n    exec: ./garbage.bin\n");
+  const SimResult r = sb.run({"run", cfg.string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.err, "garbage.bin: Exec format error"));
+  CHECK(processes_in(r.out_dir).empty());
+}
+
+TEST_CASE("host.exec: a relative program path in a config given by a relative path", "[integration][exec]") {
+  // The program starts in <out>/node<N>: its path is made absolute first.
+  Sandbox sb;
+  const fs::path copy = sb.dir() / "probe";
+  fs::copy_file(kProbe, copy);
+  fs::permissions(copy, fs::perms::owner_all);
+  exec_config(sb, "./probe", "clocks", 2);
+  const SimResult r = sb.run({"run", "exec.yaml", "--quiet"});  // the sandbox is the simulator's folder
+  INFO(r.describe());
+  CHECK(r.exited(0));  // before: "cannot start ./probe: No such file or directory" from node0/
+  CHECK(contains(r.file("run.log"), "[node0.host] rank 0 of 2 (clocks)"));
+}
+
+TEST_CASE("host.exec: a program that exits leaving a child with its request socket ends at once", "[integration][exec]") {
+  // A shell script's `cmd &` inherits fd 3: the simulator used to wait for
+  // the socket to close, i.e. for the child (here 25 s per host, beyond the
+  // sandbox's 30 s hang guard). The program's own exit is what counts.
+  Sandbox sb;
+  const fs::path script = sb.write("bg.sh", "#!/bin/sh\nsleep 25 &\nexit 3\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const SimResult r = sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.err, "exited with status 3 without loading the platform's libmpich.so.12"));
+  CHECK(processes_in(r.out_dir).empty());  // the sleep went with its program's process group
+}
+
+TEST_CASE("host.exec: a program that writes garbage on its request socket is named for it", "[integration][exec]") {
+  Sandbox sb;
+  const fs::path script = sb.write("garbage.sh", "#!/bin/sh\nprintf 0123456789 >&3\nsleep 5\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const SimResult r = sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.err, "sent a message of 10 bytes on its request socket (fd 3), where the platform's "
+                        "libmpich.so.12 sends requests of "));
+  CHECK(processes_in(r.out_dir).empty());
+}
+
 TEST_CASE("host.exec: the program's own CPU time is charged through exec_cpu_scale", "[integration][exec]") {
   // 50 ms of CPU time: free at scale 0; at scale 10 at least 0.5 s of
   // simulated time (CPU time is never below what the program spun).
