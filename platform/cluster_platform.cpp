@@ -99,6 +99,7 @@ class ClusterPlatform : public Platform {
     spec.ports_per_sb = static_cast<int>(m_sbs[0]->port_count());
     m_topology = std::make_unique<Topology>(spec);
     for (int s = sbs_guess; s < m_topology->switch_boxes(); ++s) add_switch_box(ctx, s);
+    check_same_port_count();
     for (int n = 0; n < m_topology->nodes(); ++n)
       m_nodes.push_back(std::make_unique<HostNode>(("node" + std::to_string(n)).c_str(), ctx.run, ctx.timing, n,
                                                    m_topology->nodes(), ctx.config_dir, /*with_link=*/true));
@@ -141,6 +142,18 @@ class ClusterPlatform : public Platform {
     }
     for (auto& s : m_sbs) c.push_back(&s->console);
     return c;
+  }
+  // The topology (its cabling and routes) counts the same ports on every
+  // switch box: boxes of different sizes in one cluster are refused here,
+  // naming each box's `ports` and where it was set.
+  void check_same_port_count() const {
+    const SwitchBox& first = *m_sbs.front();
+    for (const auto& sb : m_sbs) {
+      if (sb->port_count() == first.port_count()) continue;
+      throw ConfigError("every switch box of a cluster needs the same number of ports: " + first.ports.name() +
+                        " = " + first.ports.value_string() + " (" + first.ports.origin().where + "), " +
+                        sb->ports.name() + " = " + sb->ports.value_string() + " (" + sb->ports.origin().where + ")");
+    }
   }
   // The MPI library sizes its control messages by the eager limit: hosts
   // that disagree cannot talk (found before the run, not in the middle of it).

@@ -124,6 +124,16 @@ TEST_CASE("bad input: topology.links errors name the real problem and where the 
   expect_config_error(sb, {"run", file}, {file + ":5: impossible topology: node0 is cabled twice"});
 }
 
+TEST_CASE("bad input: switch boxes of different sizes in one cluster", "[integration][bad-input]") {
+  // Once an internal error (exit 70) from a port the smaller box lacks.
+  Sandbox sb;
+  expect_config_error(sb, {"run", kCluster4, "--set", "topology.switch_boxes=2", "--set", "sb1.ports=4"},
+                      {"every switch box of a cluster needs the same number of ports: sb0.ports = 8 (variant maestro2), "
+                       "sb1.ports = 4 (--set)"});
+  expect_config_error(sb, {"run", kCluster4, "--set", "topology.switch_boxes=2", "--set", "sb1.variant=maestro1"},
+                      {"sb1.ports = 4 (variant maestro1)"});
+}
+
 TEST_CASE("bad input: malformed topology.groups", "[integration][bad-input]") {
   Sandbox sb;
   const std::vector<std::pair<std::string, std::string>> cases{
