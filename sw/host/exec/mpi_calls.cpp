@@ -126,6 +126,7 @@ Outcome run(ExecCall& c) {
       case M2X_MPI_WTIME: r.out[0] = double_bits(MPI_Wtime()); return Outcome::Done;
       case M2X_MPI_WTICK: r.out[0] = double_bits(MPI_Wtick()); return Outcome::Done;
       case M2X_MPI_BARRIER: r.ret = MPI_Barrier(i(a[0])); return Outcome::Done;
+      case M2X_MPI_COMM_SET_ERRHANDLER: r.ret = MPI_Comm_set_errhandler(i(a[0]), i(a[1])); return Outcome::Done;
       case M2X_MPI_BCAST:
         r.ret = MPI_Bcast(at(c, a[0], bytes_of(a[1], a[2])), i(a[1]), i(a[2]), i(a[3]), i(a[4]));
         return Outcome::Done;

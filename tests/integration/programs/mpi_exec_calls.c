@@ -191,6 +191,32 @@ static void collectives(int rank, int size)
   CHECK(cs == 'x', "Allreduce on COMM_SELF");
 }
 
+/* MPI_ERRORS_RETURN makes a bad call return its error code instead of
+ * ending the run; MPI_Alloc_mem's memory carries a message like any other. */
+static void errors_and_memory(int rank, int size)
+{
+  CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS, "set_errhandler RETURN");
+  const int rc = MPI_Send(NULL, 0, MPI_BYTE, size + 5, 1, MPI_COMM_WORLD); /* no such rank */
+  CHECK(rc != MPI_SUCCESS, "a send to rank %d returned MPI_SUCCESS under MPI_ERRORS_RETURN", size + 5);
+  CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS, "set_errhandler FATAL");
+  uint8_t *m = NULL;
+  CHECK(MPI_Alloc_mem(4099, MPI_INFO_NULL, &m) == MPI_SUCCESS && m, "Alloc_mem");
+  if (!m || (rank + 1 >= size && rank % 2 == 0)) {
+    MPI_Free_mem(m);
+    return;
+  }
+  const int peer = rank ^ 1;
+  if (rank % 2 == 0) {
+    fill(m, 4099, rank);
+    MPI_Send(m, 4099, MPI_BYTE, peer, 90, MPI_COMM_WORLD);
+  } else {
+    memset(m, SENTINEL, 4099);
+    MPI_Recv(m, 4099, MPI_BYTE, peer, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(bad_bytes(m, 4099, peer) == 0, "Alloc_mem buffer: %zu bad bytes", bad_bytes(m, 4099, peer));
+  }
+  CHECK(MPI_Free_mem(m) == MPI_SUCCESS, "Free_mem");
+}
+
 int calls(int rank, int size)
 {
   int flag = 0, len = 0, v = 0, sv = 0, ts = 0;
@@ -209,6 +235,7 @@ int calls(int rank, int size)
   if (rank + 1 < size || rank % 2 == 1) pairs(rank, rank ^ 1);
   wildcards(rank, size);
   collectives(rank, size);
+  errors_and_memory(rank, size);
   CHECK(MPI_Wtime() > t0, "Wtime did not advance over the calls");
   printf("calls: %d errors (rank %d of %d)\n", g_errors, rank, size);
   return g_errors;

@@ -10,11 +10,11 @@
   int PMPI_##name(void) __attribute__((alias("MPI_" #name)));
 
 STUB(Comm_dup) STUB(Comm_split) STUB(Comm_free) STUB(Comm_create) STUB(Comm_group) STUB(Comm_compare)
-STUB(Comm_set_errhandler) STUB(Comm_get_attr) STUB(Comm_set_name) STUB(Comm_get_name) STUB(Comm_remote_size)
+STUB(Comm_get_attr) STUB(Comm_set_name) STUB(Comm_get_name) STUB(Comm_remote_size)
 STUB(Comm_test_inter) STUB(Intercomm_create) STUB(Group_incl) STUB(Group_excl) STUB(Group_free)
 STUB(Group_rank) STUB(Group_size) STUB(Group_translate_ranks) STUB(Errhandler_set) STUB(Error_class)
 STUB(Query_thread) STUB(Is_thread_main) STUB(Get_library_version) STUB(Pcontrol) STUB(Attr_get)
-STUB(Alloc_mem) STUB(Free_mem) STUB(Info_create) STUB(Info_set) STUB(Info_free)
+STUB(Info_create) STUB(Info_set) STUB(Info_free)
 STUB(Bsend) STUB(Rsend) STUB(Ibsend) STUB(Irsend) STUB(Issend) STUB(Buffer_attach) STUB(Buffer_detach)
 STUB(Send_init) STUB(Recv_init) STUB(Ssend_init) STUB(Start) STUB(Startall) STUB(Request_free) STUB(Cancel)
 STUB(Test_cancelled) STUB(Waitany) STUB(Waitsome) STUB(Testall) STUB(Testany) STUB(Testsome)
