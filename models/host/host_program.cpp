@@ -1,5 +1,7 @@
 #include "host/host_program.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <filesystem>
 
@@ -118,8 +120,13 @@ int HostProgram::serve() {
       return -1;
     }
     if (!m_proc->next(req)) break;
-    // Its own computation since the last call, and what its clocks charged.
-    m_host.charge_ns(static_cast<double>(req.compute_ns) * m_opt.cpu_scale + static_cast<double>(req.local_ns));
+    // Its own computation since the last call, and what its clocks charged
+    // (a sleep(UINT_MAX) asks for 136 years): no more than the longest run
+    // (sim.max_time_ms at most 1e9 ms) could reach, so that simulated time
+    // stays far inside SystemC's range and the time limit ends the run.
+    constexpr double kLongestRunNs = 1e15;
+    const double ns = static_cast<double>(req.compute_ns) * m_opt.cpu_scale + static_cast<double>(req.local_ns);
+    m_host.charge_ns(std::min(ns, kLongestRunNs));
     m2x_reply rep{};
     switch (req.kind) {
       case M2X_UNSUPPORTED:

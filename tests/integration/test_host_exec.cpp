@@ -327,6 +327,18 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
   CHECK(processes_in(r.out_dir).empty());
 }
 
+TEST_CASE("host.exec: sleeping 'forever' ends at the time limit with the clocks intact", "[integration][exec]") {
+  // sleep(UINT_MAX) is 136 years: once beyond SystemC's time range (a host
+  // clock of 9.2e12 s). Charged up to the longest possible run, 1e6 s.
+  Sandbox sb;
+  const SimResult r = sb.run({"run", exec_config(sb, kProbe, "sleep-forever", 2).string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(66));
+  CHECK(contains(r.err, "time limit sim.max_time_ms = 200 ms reached"));
+  // The 1e15 ns cap on top of the 200 ms: the host's clock, in range.
+  CHECK(contains(r.err, "running its own code at 1000000200000."));
+}
+
 TEST_CASE("host.exec: the program's own CPU time is charged through exec_cpu_scale", "[integration][exec]") {
   // 50 ms of CPU time: free at scale 0; at scale 10 at least 0.5 s of
   // simulated time (CPU time is never below what the program spun).

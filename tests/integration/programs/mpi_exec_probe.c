@@ -145,6 +145,11 @@ int main(int argc, char **argv)
     while ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) < 50e6);
     printf("spin: %.6f s of simulated time for 0.05 s of CPU time\n", MPI_Wtime() - w0);
   }
+  if (!strcmp(mode, "sleep-forever") && rank == 0) {
+    /* "Forever": 136 years (the run's time limit comes first). */
+    sleep(4294967295u);
+    printf("woke at %.3f s\n", MPI_Wtime());
+  }
   if (!strcmp(mode, "calls")) rc = calls(rank, size) != 0;
   MPI_Finalize();
   return rc;

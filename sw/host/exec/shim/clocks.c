@@ -13,6 +13,8 @@
 
 #include "shim.h"
 
+#include <stdint.h>
+
 static int simulated(clockid_t id)
 {
   switch (id) {
@@ -63,7 +65,11 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
     errno = EINVAL;
     return -1;
   }
-  m2s_charge_ns((uint64_t)req->tv_sec * 1000000000u + (uint64_t)req->tv_nsec);
+  /* Saturated: a tv_sec beyond 2^64 ns would wrap to a short sleep (the
+   * simulator caps what it charges far below this anyway). */
+  const uint64_t max_s = UINT64_MAX / 1000000000u - 1;
+  const uint64_t s = (uint64_t)req->tv_sec > max_s ? max_s : (uint64_t)req->tv_sec;
+  m2s_charge_ns(s * 1000000000u + (uint64_t)req->tv_nsec);
   if (rem) rem->tv_sec = 0, rem->tv_nsec = 0;
   return 0;
 }
