@@ -210,6 +210,11 @@ int run_simulation(const RunOptions& opts) {
                   "/ (listed in its " + kRunManifest + ")");
   write_params_tsv(file("params.tsv"));
   HostCpu::set_output_dir(out.string());
+  // More CPUs than a two-node cluster's: where same-time ties can decide results.
+  if (e->sampler && e->platform->processors().size() > 3)
+    log.out("note: sim.vcd samples every " + e->sim.vcd_sample_ns.value_string() +
+            " ns, a process that can change the order of same-time events: this run's results are those of "
+            "sim.perturb_ns = " + e->sim.vcd_sample_ns.value_string() + " without sim.vcd (docs/models/trace.md)");
 
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(e->sim.quantum_ns.get(), sc_core::SC_NS));
   const sc_core::sc_time limit(e->sim.max_time_ms.get(), sc_core::SC_MS);
