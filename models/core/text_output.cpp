@@ -9,7 +9,7 @@ void TextOutput::put(char c) {
   if (c == '\n') {
     m_lines.push_back(m_current);
     Log::instance().out("[" + m_speaker + "] " + m_current);
-    ResultTable::instance().take_line(m_speaker, m_current);
+    if (m_table_lines) ResultTable::instance().take_line(m_speaker, m_current);
     if (m_listener) m_listener(m_current + "\n");
     m_current.clear();
   } else if (c != '\r') {

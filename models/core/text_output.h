@@ -25,6 +25,10 @@ class TextOutput {
   // platform forwards a CPU's console to its debugger).
   void on_line(std::function<void(const std::string&)> listener) { m_listener = std::move(listener); }
 
+  // Lines are not read for results-table directives (@columns, @row): an
+  // outside program's output is its own text, not the platform's protocol.
+  void ignore_table_lines() { m_table_lines = false; }
+
   const std::string& speaker() const { return m_speaker; }
   const std::vector<std::string>& lines() const { return m_lines; }
 
@@ -32,6 +36,7 @@ class TextOutput {
   std::string m_speaker, m_current;
   std::vector<std::string> m_lines;
   std::function<void(const std::string&)> m_listener;
+  bool m_table_lines = true;
 };
 
 }  // namespace m2

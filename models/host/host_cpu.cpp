@@ -136,6 +136,9 @@ void HostCpu::configure_program(const std::string& config_dir) {
   if (!S_ISREG(st.st_mode)) throw ConfigError(key + ": " + path + " is not a regular file");
   if (::access(path.c_str(), X_OK) != 0) throw ConfigError(key + ": " + path + " is not executable");
 
+  // Its stdout is its own: a line that happens to start with "@row" is
+  // logged, not taken as a row of results.tsv (exec_np_out feeds the table).
+  console.ignore_table_lines();
   HostProgram::Options o;
   o.program = path;
   std::istringstream in(args.get());

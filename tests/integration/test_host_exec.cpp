@@ -327,6 +327,17 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
   CHECK(processes_in(r.out_dir).empty());
 }
 
+TEST_CASE("host.exec: a program's own lines that look like result rows stay its output", "[integration][exec]") {
+  Sandbox sb;
+  const fs::path script = sb.write("rows.sh", "#!/bin/sh\necho '@columns x y'\necho '@row 1 2'\nexit 3\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const SimResult r = sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.file("run.log"), "[node0.host] @row 1 2"));
+  CHECK_FALSE(contains(r.file("results.tsv"), "x\ty"));
+}
+
 TEST_CASE("host.exec: sleeping 'forever' ends at the time limit with the clocks intact", "[integration][exec]") {
   // sleep(UINT_MAX) is 136 years: once beyond SystemC's time range (a host
   // clock of 9.2e12 s). Charged up to the longest possible run, 1e6 s.
