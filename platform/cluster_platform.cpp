@@ -7,6 +7,7 @@
 
 #include <ip/ni_memory_map.h>
 
+#include "core/log.h"
 #include "core/module_scope.h"
 #include "link/link.h"
 #include "ni/mlx_engine.h"
@@ -119,6 +120,7 @@ class ClusterPlatform : public Platform {
       m_senders.push_back({connect(link.b_in, link.b_out, c.b, ctx), &link, 1});
     }
     for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
+    warn_short_ack_timeouts();
     m_host_check = std::make_unique<HostDeadlockCheck>("watchdog", hosts(), [this] { return progress(); },
                                                        [this] { return format_cpu_states(processors()); });
     m_watchdog = std::make_unique<NetworkWatchdog>(
@@ -153,6 +155,26 @@ class ClusterPlatform : public Platform {
       throw ConfigError("every switch box of a cluster needs the same number of ports: " + first.ports.name() +
                         " = " + first.ports.value_string() + " (" + first.ports.origin().where + "), " +
                         sb->ports.name() + " = " + sb->ports.value_string() + " (" + sb->ports.origin().where + ")");
+    }
+  }
+  // An ack comes back at the earliest after the frame's way to the peer and
+  // the ack's way back, and after the peer's own frame in progress (up to
+  // max_frame_packets): a timeout shorter than that resends frames whose
+  // acks are merely on their way (a long cable). Said before the run.
+  void warn_short_ack_timeouts() const {
+    for (const Sender& s : m_senders) {
+      const MlxEngine& e = *s.engine;
+      const uint64_t frame_bytes = e.max_frame_packets.get() * 32 + e.header_bytes.get() + e.checksum_bytes.get() +
+                                   e.continue_bytes.get() * (e.max_frame_packets.get() / e.burst_packets.get());
+      const sc_core::sc_time round_trip = 2 * s.link->latency() + s.link->wire_time(frame_bytes) +
+                                          s.link->wire_time(e.header_bytes.get());
+      const sc_core::sc_time timeout(e.ack_timeout_ns.get(), sc_core::SC_NS);
+      if (timeout > round_trip) continue;
+      Log::instance().warning(e.ack_timeout_ns.name() + " = " + e.ack_timeout_ns.value_string() + " ns (" +
+                              e.ack_timeout_ns.origin().where + ") is not longer than an ack's round trip on " +
+                              s.link->name() + " (" + round_trip.to_string() + " with " + s.link->cable_m.name() +
+                              " = " + s.link->cable_m.value_string() + " m and a full frame of the peer's first): "
+                              "frames will be resent while their acks are on the way; raise it");
     }
   }
   // The MPI library sizes its control messages by the eager limit: hosts

@@ -264,3 +264,22 @@ TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fs
   CHECK(rc == 0);
   CHECK(fs::exists(fst));
 }
+
+// At the longest cable (10 km: 50 us each way) the default ack timeout
+// (100 us) is shorter than an ack's round trip: said before the run, naming
+// the keys; the default 5 m says nothing.
+TEST_CASE("cluster: an ack timeout shorter than the link's round trip is warned about", "[integration][cluster]") {
+  Sandbox sb;
+  const std::string mmp = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
+  const SimResult far = sb.run({"run", mmp, "--quiet", "--set", "node*.host.args=--sizes 1k --iters 2", "--set",
+                                "node0.link.cable_m=10000"});
+  INFO(far.describe());
+  CHECK(far.exited(0));
+  CHECK(contains(far.err, "warning: node0.ni.mlcx.ack_timeout_ns = 100000 ns (variant maestro2) is not longer than "
+                          "an ack's round trip on node0.link (105250 ns with node0.link.cable_m = 10000 m"));
+  CHECK(contains(far.err, "warning: sb0.port0.mlx.ack_timeout_ns = 100000 ns"));
+  CHECK_FALSE(contains(far.err, "node1.link"));  // its cable is the default 5 m
+  const SimResult near = sb.run({"run", mmp, "--quiet", "--set", "node*.host.args=--sizes 1k --iters 2"});
+  CHECK(near.exited(0));
+  CHECK_FALSE(contains(near.err, "ack_timeout_ns"));
+}
