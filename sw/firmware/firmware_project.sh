@@ -44,12 +44,19 @@ build_project() {
   done
   [ -f "$dir/CMakeLists.txt" ] || die "'$dir' has no CMakeLists.txt (make one with: m2vp firmware new $dir)"
   dir="$(cd "$dir" && pwd)"
+  # The optimisation level is set on every build: one given once must not
+  # stay in CMake's cache for the builds after it.
+  local level="-O2"
+  for opt in "$@"; do
+    case "$opt" in -DM2FW_OPTIMIZE=*) level="${opt#-DM2FW_OPTIMIZE=}" ;; esac
+  done
   cmake -S "$dir" -B "$dir/build" -G Ninja \
-    -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchain-ppc603e.cmake" -DM2VP_ROOT="$ROOT" "$@" >/dev/null
+    -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchain-ppc603e.cmake" -DM2VP_ROOT="$ROOT" "$@" \
+    -DM2FW_OPTIMIZE="$level" >/dev/null
   cmake --build "$dir/build"
   local elf
   for elf in "$dir"/build/out/*.elf; do
-    [ -e "$elf" ] && say "built $elf"
+    [ -e "$elf" ] && say "built $elf ($level)"
   done
 }
 

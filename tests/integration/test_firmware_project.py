@@ -54,10 +54,14 @@ class FirmwareProjectTests(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(proj)), ["CMakeLists.txt", "main.c", "node.yaml"])
         with open(os.path.join(proj, "main.c")) as f:
             self.assertIn('printf("probe_fw: hello', f.read())  # the name went in everywhere
-        rc, _, err = run(SCRIPT, "build", proj)
+        rc, _, err = run(SCRIPT, "build", proj, "-DM2FW_OPTIMIZE=-O0")
         self.assertEqual(rc, 0, err)
         elf = os.path.join(proj, "build", "out", "probe_fw.elf")
-        self.assertIn("built " + elf, err)
+        self.assertIn("built " + elf + " (-O0)", err)
+        # A build without the option goes back to -O2 (not CMake's cached -O0).
+        rc, _, err = run(SCRIPT, "build", proj)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("built " + elf + " (-O2)", err)
         with open(elf, "rb") as f:
             head = f.read(20)
         self.assertEqual(head[:4], b"\x7fELF")
@@ -92,7 +96,9 @@ class FirmwareProjectTests(unittest.TestCase):
         main = os.path.join(proj, "main.c")
         with open(main) as f:
             text = f.read()
-        text = text.replace("int main(void)\n{", "unsigned extra_value(void);\n\nint main(void)\n{\n  fw_result(2, extra_value());")
+        text = text.replace("int main(void)\n{", "unsigned extra_value(void);\n\n"
+                            "void fw_external_interrupt(void) { fw_exit(9); }\n\n"
+                            "int main(void)\n{\n  fw_result(2, extra_value());")
         with open(main, "w") as f:
             f.write(text)
         rc, _, err = run(SCRIPT, "build", proj)
@@ -101,6 +107,14 @@ class FirmwareProjectTests(unittest.TestCase):
         rc, stdout, stderr = run(SIM, "run", os.path.join(proj, "node.yaml"), "--out", out)
         self.assertEqual(rc, 0, stdout + stderr)
         self.assertEqual(int(stats(os.path.join(out, "stats.tsv"))[("ni0.cpu", "fw_result2")]), 1234)
+        # The firmware's own hook replaces the library's default entirely: a
+        # breakpoint on it has one location (the default's debug information
+        # once stayed behind at address 0).
+        elf = os.path.join(proj, "build", "out", "two_files.elf")
+        rc, out_text, err = run("gdb-multiarch", "-batch", "-nx", elf, "-ex", "break fw_external_interrupt")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out_text, r"Breakpoint 1 at 0x[0-9a-f]+: file .*main\.c")
+        self.assertNotIn("locations", out_text)
 
     def test_compile_error_fails_the_build_with_the_compiler_message(self):
         proj = self.new("broken")

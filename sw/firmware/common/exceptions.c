@@ -45,31 +45,3 @@ void fw_exception_dispatch(uint32_t vector, struct fw_exc_frame *frame)
     break;
   }
 }
-
-__attribute__((weak)) void fw_external_interrupt(void)
-{
-  printf("unexpected external interrupt\n");
-  fw_exit(FW_EXIT_UNHANDLED_EXCEPTION);
-}
-
-__attribute__((weak)) void fw_decrementer_interrupt(void)
-{
-  /* A DEC that keeps counting below zero fires again only after 2^32 ticks,
-   * but reloading it also covers a level-sensitive implementation. */
-  dec_disarm();
-}
-
-__attribute__((weak)) uint32_t fw_syscall(uint32_t r3, uint32_t r4, uint32_t r5,
-                                          uint32_t r6, uint32_t r7, uint32_t r8)
-{
-  (void)r3, (void)r4, (void)r5, (void)r6, (void)r7, (void)r8;
-  return 0xFFFFFFFFu;
-}
-
-__attribute__((weak)) void fw_unhandled_exception(uint32_t vector,
-                                                  const struct fw_exc_frame *frame)
-{
-  printf("unhandled exception 0x%x at srr0=0x%08x\n", (unsigned)vector,
-         (unsigned)frame->srr0);
-  fw_exit(FW_EXIT_UNHANDLED_EXCEPTION);
-}
