@@ -55,8 +55,10 @@ unsigned RegisterBank::debug_read(tlm::tlm_generic_payload& t) const {
   while (done < len) {
     const uint64_t at = start + done, word = at & ~3ull;
     auto it = word <= UINT32_MAX ? m_regs.find(static_cast<uint32_t>(word)) : m_regs.end();
-    if (it == m_regs.end() || !it->second.read) break;
-    const uint32_t v = it->second.read();
+    if (it == m_regs.end()) break;
+    // A write-only register reads 0 here, so that a debugger's dump of a
+    // block goes on across it (its own accesses still refuse a read).
+    const uint32_t v = it->second.read ? it->second.read() : 0;
     for (uint64_t b = at - word; b < 4 && done < len; ++b, ++done)
       d[done] = uint8_t(v >> (m_order == ByteOrder::Big ? 24 - 8 * b : 8 * b));
   }

@@ -32,9 +32,9 @@ class RegisterBank {
   // response status says so and last_error() tells why.
   void access(tlm::tlm_generic_payload& t);
   // A debugger's read (transport_dbg, any address and length): the values of
-  // readable registers from their getters, which only look at state. Returns
-  // the bytes done, up to the first byte not in a readable register. Writes
-  // are refused (0): writing a register acts.
+  // registers from their getters, which only look at state (a write-only
+  // register reads 0). Returns the bytes done, up to the first byte where no
+  // register is. Writes are refused (0): writing a register acts.
   unsigned debug_read(tlm::tlm_generic_payload& t) const;
   const std::string& last_error() const { return m_last_error; }
 

@@ -29,6 +29,7 @@ NiIntc::NiIntc(sc_core::sc_module_name name)
     update();
   });
   regs.register_b_transport(this, &NiIntc::b_transport);
+  regs.register_transport_dbg(this, &NiIntc::transport_dbg);
 }
 
 void NiIntc::set_source(unsigned n, bool level) {

@@ -43,6 +43,7 @@ class NiIntc : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   void update() { irq.set(status() != 0); }
 
   uint32_t m_raw = 0, m_pending = 0, m_enable = 0;

@@ -69,6 +69,7 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
   m_view.resize(m_buf.capacity());
   link_in.register_b_transport(this, &MlxEngine::b_transport_link);
   regs.register_b_transport(this, &MlxEngine::b_transport_regs);
+  regs.register_transport_dbg(this, &MlxEngine::transport_dbg_regs);
   add_registers();
   SC_THREAD(tx_thread);
   SC_THREAD(rx_thread);

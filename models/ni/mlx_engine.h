@@ -182,6 +182,7 @@ class MlxEngine : public sc_core::sc_module {
 
   void b_transport_link(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   void add_registers();
   void raise(uint32_t events);
   void update_irq();

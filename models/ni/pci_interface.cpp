@@ -61,6 +61,8 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
   host_window.register_b_transport(this, &NiPciInterface::b_transport_window);
   host_window.register_transport_dbg(this, &NiPciInterface::transport_dbg_window);
   regs.register_b_transport(this, &NiPciInterface::b_transport_regs);
+  regs.register_transport_dbg(this, &NiPciInterface::transport_dbg_regs);
+  bar1.register_transport_dbg(this, &NiPciInterface::transport_dbg_bar1);
   m_target_latency = sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
   m_master_latency = sc_core::sc_time(master_latency_ns.get(), sc_core::SC_NS);
   m_access = sc_core::sc_time(access_ns.get(), sc_core::SC_NS);

@@ -78,6 +78,8 @@ class NiPciInterface : public sc_core::sc_module {
   void b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   unsigned transport_dbg_window(tlm::tlm_generic_payload& t);
   void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_ni_regs.debug_read(t); }  // GDB
+  unsigned transport_dbg_bar1(tlm::tlm_generic_payload& t) { return m_host_regs.debug_read(t); }
   void add_registers();
   void update_irqs();
   void report_request(const tlm::tlm_generic_payload& t, const sc_core::sc_time& delay);

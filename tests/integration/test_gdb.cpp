@@ -110,6 +110,29 @@ TEST_CASE("gdb: monitor dma, netbuf and trace show the NI around a halted MMP fi
   REQUIRE(r.exited(0));
 }
 
+// GDB reads the interrupt controller's and the DMA engine's registers for
+// itself: a `watch` on one the firmware writes compares old and new values
+// (it used to resume silently: the value was unreadable), and a dump of a
+// register block goes across write-only registers (they read 0).
+TEST_CASE("gdb: watch on an interrupt-controller register stops, register blocks dump whole", "[integration][gdb]") {
+  Sandbox sb;
+  const std::string cfg = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
+  const int port = free_port();
+  auto sim = sb.start({"run", cfg, "--gdb", "node0.ni.cpu=" + std::to_string(port), "--set",
+                       "node*.host.args=--sizes 64 --iters 2 --warmup 0"});
+  const SimResult g = run_gdb(sb, port, firmware_elf("mmp"),
+                              {"watch *(unsigned*)0xF0004004", "continue", "x/8xw 0xF0003000", "delete", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  CHECK(contains(g.out, "Hardware watchpoint 1: *(unsigned*)0xF0004004"));
+  CHECK(std::regex_search(g.out, std::regex(R"(Old value = \d+\nNew value = \d+)")));
+  // SRC DST LEN CTRL(write-only: 0) / STATUS DONE_COUNT ERR_ADDR ERR_CAUSE
+  CHECK(std::regex_search(g.out, std::regex(R"(0xf0003000:\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x00000000\n)"
+                                            R"(0xf0003010:\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8})")));
+  CHECK(r.exited(0));
+}
+
 // The line of gdb_watch.c holding `marker` (1-based), for GDB's "Line N".
 static int firmware_source_line(const std::string& file, const std::string& marker) {
   std::ifstream in(std::string(M2VP_SOURCE_DIR) + "/sw/firmware/tests/" + file);

@@ -232,13 +232,16 @@ TEST_CASE("register bank: a debugger reads registers by their getters, any lengt
   Dev d;
   d.ctrl = 0x11223344;
   // Eight bytes from the middle of CTRL: its last two bytes, STATUS, then
-  // TXDATA is write-only: the read stops there.
+  // the write-only TXDATA, which reads 0 (so that a dump of a register block
+  // goes on across it), without its write side being called.
   Access r(tlm::TLM_READ_COMMAND, 0x02, 8);
-  CHECK(d.regs.debug_read(r.t) == 6);
+  CHECK(d.regs.debug_read(r.t) == 8);
   CHECK(r.data[0] == 0x33);
   CHECK(r.data[1] == 0x44);
   CHECK(r.data[2] == 0xCA);
   CHECK(r.data[5] == 0x0D);
+  CHECK(r.data[6] == 0);
+  CHECK(r.data[7] == 0);
   CHECK(d.reads == 2);
   CHECK(d.writes.empty());
   Access one(tlm::TLM_READ_COMMAND, 0x103, 1);
