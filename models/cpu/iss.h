@@ -119,6 +119,10 @@ class Core {
   virtual std::optional<uint64_t> next_timer_event_ps() const = 0;
 
   virtual uint64_t pc() const = 0;
+  // When the last step() or single_step() entered an exception (an
+  // interrupt, a system call): where its handler returns to. A debugger's
+  // `next` runs the handler through to that point.
+  virtual std::optional<uint64_t> entered_exception() const { return std::nullopt; }
   // While step() waits inside Environment::transport (a device access): the
   // address of the instruction making the access, when the core can tell it
   // (a debugger shows a CPU stopped there); pc() is where the step began.

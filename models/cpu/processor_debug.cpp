@@ -75,6 +75,7 @@ void ProcessorDebug::start(bool wait) {
 }
 
 void ProcessorDebug::halt(int signal, std::optional<GdbServer::WatchStop> watch, size_t as_thread) {
+  end_through();  // GDB is in control again
   const GdbServer::Resume r = m_platform ? m_platform->serve_halted_as(as_thread ? as_thread : m_thread, signal, watch)
                                          : m_server.serve_halted(signal, watch);
   m_stepping = r == GdbServer::Resume::Step;
@@ -83,6 +84,17 @@ void ProcessorDebug::halt(int signal, std::optional<GdbServer::WatchStop> watch,
 
 void ProcessorDebug::stopped(iss::StopReason why) {
   if (m_run.finished()) return;  // the run ends: GDB hears of it from ended()
+  if (m_through && why == iss::StopReason::Breakpoint) {
+    const uint64_t pc = m_core.read_register(static_cast<unsigned>(m_pc_register));
+    if (pc == m_through->return_pc) {
+      if (!at_through_return()) return;  // the same address deeper down: on
+      const bool gdb_breakpoint = m_gdb_breakpoints.count(pc) != 0;
+      end_through();
+      const auto range = step_range();
+      if (!gdb_breakpoint && range && pc >= range->first && pc < range->second) return;  // the range step goes on
+      return halt(GdbServer::SIG_TRAP);
+    }
+  }
   if (why == iss::StopReason::Watchpoint) {
     const iss::WatchHit& h = m_core.watch_hit();
     const GdbWatch type = h.kind == iss::WatchKind::Write ? GdbWatch::Write
@@ -91,6 +103,7 @@ void ProcessorDebug::stopped(iss::StopReason why) {
     return halt(GdbServer::SIG_TRAP, GdbServer::WatchStop{type, h.addr});
   }
   if (why == iss::StopReason::Breakpoint) return halt(GdbServer::SIG_TRAP);
+  if (m_through) return;  // the handler runs on to its return
   // A stepping core that dozes finishes its step once an interrupt wakes it.
   if (!stepping() || why == iss::StopReason::Idle) return;
   // Range stepping: GDB's `next` and `step` over a source line let the CPU
@@ -99,8 +112,25 @@ void ProcessorDebug::stopped(iss::StopReason why) {
   if (const auto range = step_range()) {
     const uint64_t pc = m_core.read_register(static_cast<unsigned>(m_pc_register));
     if (pc >= range->first && pc < range->second) return;  // Ctrl-C: poll() halts between steps
+    if (const auto ret = m_core.entered_exception()) return start_through(*ret);
   }
   halt(GdbServer::SIG_TRAP);
+}
+
+void ProcessorDebug::start_through(uint64_t return_pc) {
+  const bool own = m_gdb_breakpoints.count(return_pc) == 0;
+  if (own && !m_core.insert_breakpoint(return_pc)) return halt(GdbServer::SIG_TRAP);  // cannot: stop in the vector
+  m_through = ThroughException{return_pc, m_step_sp, own};
+}
+
+void ProcessorDebug::end_through() {
+  if (!m_through) return;
+  if (m_through->own_breakpoint) m_core.remove_breakpoint(m_through->return_pc);
+  m_through.reset();
+}
+
+bool ProcessorDebug::at_through_return() const {
+  return !m_through->sp || m_core.stack_pointer() == m_through->sp;
 }
 
 void ProcessorDebug::fault(const iss::Fault& f) {
@@ -140,7 +170,10 @@ std::string ProcessorDebug::state() const {
 
 void ProcessorDebug::core_running(bool running) {
   m_in_step = running;
-  if (running) return;
+  if (running) {
+    m_step_sp = m_core.stack_pointer();
+    return;
+  }
   for (const auto& change : m_deferred) change();
   m_deferred.clear();
 }
@@ -148,12 +181,18 @@ void ProcessorDebug::core_running(bool running) {
 // Patching code, or the watch hooks, of a core inside a step could change the
 // block it is executing: such changes wait for the step's end.
 bool ProcessorDebug::insert_breakpoint(uint64_t addr) {
-  if (!m_in_step) return m_core.insert_breakpoint(addr);
+  if (!m_in_step) {
+    const bool ok = m_core.insert_breakpoint(addr);
+    if (ok) m_gdb_breakpoints.insert(addr);
+    return ok;
+  }
+  m_gdb_breakpoints.insert(addr);
   m_deferred.push_back([this, addr] { m_core.insert_breakpoint(addr); });
   return true;
 }
 
 void ProcessorDebug::remove_breakpoint(uint64_t addr) {
+  if (auto it = m_gdb_breakpoints.find(addr); it != m_gdb_breakpoints.end()) m_gdb_breakpoints.erase(it);
   if (!m_in_step) return m_core.remove_breakpoint(addr);
   m_deferred.push_back([this, addr] { m_core.remove_breakpoint(addr); });
 }

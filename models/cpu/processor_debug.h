@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,7 +59,8 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
     if (auto sig = m_server.poll()) halt(*sig);
   }
   // GDB asked for a single step: run one instruction next (iss::Core::single_step).
-  bool stepping() const { return m_platform ? m_platform->step_requested(m_thread) : m_stepping; }
+  // Not while a range step runs an interrupt's handler through (m_through).
+  bool stepping() const { return (m_platform ? m_platform->step_requested(m_thread) : m_stepping) && !m_through; }
   // Around each ISS step: while it runs, the CPU may wait inside a device
   // access, and another CPU may serve the platform's connection meanwhile.
   void core_running(bool running);
@@ -77,6 +79,20 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
  private:
   // Serves GDB; on the platform's connection as thread `as_thread` (0: this CPU's).
   void halt(int signal, std::optional<GdbServer::WatchStop> watch = std::nullopt, size_t as_thread = 0);
+  // A range step that entered an exception (an interrupt, a system call)
+  // runs its handler through, as if it took no time at GDB's level: to its
+  // return address with the stack pointer of the interrupted code, where the
+  // range step goes on. GDB's own breakpoints and watchpoints in the handler
+  // still stop it. Without this `next` ended in the vector, where GDB took a
+  // stale link register for the caller and lost control.
+  struct ThroughException {
+    uint64_t return_pc;
+    std::optional<uint64_t> sp;
+    bool own_breakpoint;  // set here (GDB has none at return_pc)
+  };
+  void start_through(uint64_t return_pc);
+  void end_through();
+  bool at_through_return() const;
   // The range GDB's step goes on in, if it asked for one.
   std::optional<std::pair<uint64_t, uint64_t>> step_range() const {
     return m_platform ? m_platform->step_range(m_thread) : m_server.step_range();
@@ -125,6 +141,9 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   // a step, passed to the core in order when the step ends.
   std::vector<std::function<void()>> m_deferred;
   bool m_stepping = false;
+  std::optional<ThroughException> m_through;
+  std::optional<uint64_t> m_step_sp;  // the stack pointer when the current ISS step began
+  std::multiset<uint64_t> m_gdb_breakpoints;  // what GDB has inserted
   int m_fault_signal = 0;
   bool m_ended = false;
 };

@@ -473,3 +473,39 @@ TEST_CASE("gdb: vCont r steps on while the pc stays in the range, one instructio
   CHECK(r.exited(0));
   CHECK(contains(r.out, "[ni0.cpu] spin = 3741497956\n"));
 }
+
+// Interrupts while GDB steps (gdb_irq.c: the decrementer every 2 us).
+// `next` over a line that the simulator range-steps through runs the handler
+// through and ends on the next line of main (it used to stop in the vector,
+// where GDB took a stale link register for the caller and ran away); in the
+// handler, `bt` goes through the exception frame (its call-frame
+// information, vectors.S) to the interrupted code, and `finish` twice
+// returns there.
+TEST_CASE("gdb: next runs interrupts through, bt and finish go through the exception frame", "[integration][gdb]") {
+  Sandbox sb;
+  const int port = free_port();
+  auto sim = sb.start({"run", sb.config("gdb_irq").string(), "--gdb", gdb_set(port)});
+  const int stepped = firmware_source_line("gdb_irq.c", "/* range-stepped */");
+  const SimResult g = run_gdb(sb, port, firmware_elf("gdb_irq"),
+                              {"break gdb_irq.c:" + std::to_string(stepped), "continue", "print g_ticks", "next",
+                               "print g_ticks", "delete", "break fw_decrementer_interrupt", "continue", "bt", "finish",
+                               "finish", "delete", "continue"});
+  const SimResult r = sim.wait(60);
+  INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
+  CHECK(g.exited(0));
+  // next: from the range-stepped loop to the line after it, ticks counted meanwhile.
+  std::smatch m;
+  REQUIRE(std::regex_search(g.out, m, std::regex(R"(\$1 = (\d+)\n(\d+)\s[^\n]*\n\$2 = (\d+))")));
+  CHECK(std::stoi(m[2]) == stepped + 1);
+  CHECK(std::stoul(m[3]) > std::stoul(m[1]));  // the handler ran during the next
+  // bt in the handler: the exception frame, then the interrupted function and main.
+  CHECK(contains(g.out, "#0  fw_decrementer_interrupt () at "));
+  CHECK(contains(g.out, "#1  <signal handler called>\n"));
+  CHECK(std::regex_search(g.out, std::regex(R"(#\d  (0x[0-9a-f]+ in )?main \(\) at [^\n]*gdb_irq\.c:\d+)")));
+  // finish, finish: out of the handler, then out of the exception frame to the interrupted code.
+  // (GDB prints "Run till exit" on stderr; where each finish ends on stdout.)
+  CHECK(std::regex_search(g.out, std::regex(R"(\n<signal handler called>\n(spin \(n=n@entry=\d+\)|main \(\)) at )")));
+  CHECK(contains(g.out, "[Inferior 1 (Remote target) exited normally]"));
+  CHECK(r.exited(0));
+  CHECK(r.result_num("ni0.cpu", "fw_result0") > 100);  // ticks: the interrupts kept coming
+}

@@ -136,6 +136,7 @@ class UnicornPpc603e final : public Core {
   }
 
   StopReason step(uint64_t max_instructions) override {
+    m_exception_return.reset();
     update_timers();
     if (m_idle) {
       if (!interrupt_deliverable()) return StopReason::Idle;
@@ -228,6 +229,7 @@ class UnicornPpc603e final : public Core {
   }
 
   StopReason single_step() override {
+    m_exception_return.reset();
     update_timers();
     if (m_idle) {
       if (!interrupt_deliverable()) return StopReason::Idle;
@@ -286,6 +288,7 @@ class UnicornPpc603e final : public Core {
   }
 
   uint64_t pc() const override { return m_pc; }
+  std::optional<uint64_t> entered_exception() const override { return m_exception_return; }
   std::optional<uint64_t> access_pc() const override {
     if (!m_access.active) return std::nullopt;
     const ppc::LocatedAccess l = find_access(m_access.store, m_access.addr);
@@ -559,6 +562,7 @@ class UnicornPpc603e final : public Core {
 
   // Exception entry as the 603e does it for external, decrementer and sc.
   void enter_exception(uint32_t vector, uint64_t return_pc) {
+    m_exception_return = return_pc;
     const uint32_t old = msr();
     uint32_t srr0 = static_cast<uint32_t>(return_pc), srr1 = old & 0xFFFF;
     run_stub(STUB_SET_SRR, srr0, srr1);
@@ -840,6 +844,7 @@ class UnicornPpc603e final : public Core {
   bool m_ext_level = false;
   uint32_t m_hid0 = 0;
   ppc::Timers m_timers;
+  std::optional<uint64_t> m_exception_return;  // SRR0 of an exception the last step entered
 
   std::map<uint64_t, uint32_t> m_patches;      // address -> original instruction
   std::map<uint64_t, uint32_t> m_breakpoints;  // address -> original instruction
