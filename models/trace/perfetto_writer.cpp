@@ -124,8 +124,10 @@ void PerfettoTrace::write(const std::string& path) const {
   }
 
   // Flows: each message through its slices in time order. A flow event sits
-  // in the middle of its slice, so that it binds to that slice alone; slices
-  // too short to hold one in their inside are left out of the flow.
+  // 1 ps inside the start of its slice: inside, so that it binds to it, and
+  // in the slices' order of start, so that the arrows never go back in time
+  // (at the middle, a long slice's point came after a later short one's).
+  // Slices too short to hold a point inside are left out of the flow.
   std::map<MessageId, std::vector<size_t>> by_message;
   for (size_t i = 0; i < m_slices.size(); ++i)
     if (m_slices[i].end_ps - m_slices[i].start_ps >= 2)
@@ -144,7 +146,7 @@ void PerfettoTrace::write(const std::string& path) const {
       const Slice& s = m_slices[slices[k]];
       const char* ph = k == 0 ? "s" : k + 1 == slices.size() ? "f" : "t";
       sep();
-      f << "{\"ph\":\"" << ph << "\"" << common << where(slices[k]) << ",\"ts\":" << us((s.start_ps + s.end_ps) / 2)
+      f << "{\"ph\":\"" << ph << "\"" << common << where(slices[k]) << ",\"ts\":" << us(s.start_ps + 1)
         << (k == 0 ? "" : ",\"bp\":\"e\"") << "}";
     }
   }

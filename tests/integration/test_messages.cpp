@@ -82,8 +82,9 @@ double mean(const std::vector<std::map<std::string, std::string>>& rows, const s
   return rows.empty() ? 0 : s / static_cast<double>(rows.size());
 }
 
-// trace.json: every flow has one start and one end and each of its events
-// lies inside a slice of its track; prints "<flows> <slices> <track names>".
+// trace.json: every flow has one start and one end, each of its events lies
+// inside a slice of its track, and its events never go back in time;
+// prints "<flows> <slices> <track names>".
 const char* kCheckJson = R"PY(
 import json, sys, collections
 e = json.load(open(sys.argv[1]))['traceEvents']
@@ -104,6 +105,8 @@ for fid, ev in flows.items():
     start = [x['ts'] for x in ev if x['ph'] == 's'][0]
     end = [x['ts'] for x in ev if x['ph'] == 'f'][0]
     assert all(start <= x['ts'] <= end for x in ev), fid
+    ts = [x['ts'] for x in ev]
+    assert all(a <= b for a, b in zip(ts, ts[1:])), ('backwards', fid, ts)
 names = sorted({x['args']['name'] for x in e if x['ph'] == 'M' and x['name'] == 'thread_name'})
 print(len(flows), sum(len(v) for v in slices.values()), ' '.join(names))
 )PY";
