@@ -21,6 +21,7 @@ struct SignalProbe {
   std::string name;  // dotted: node0.ni.netbuf.tx0_used
   unsigned width;    // bits
   std::function<uint64_t()> read;
+  std::function<void()> enable;  // if set: called once when the signal is chosen for sampling
 };
 using SignalProbes = std::vector<SignalProbe>;
 

@@ -5,7 +5,10 @@ namespace m2 {
 SignalSampler::SignalSampler(sc_core::sc_module_name name, RunControl& run, SignalProbes probes, VcdWriter& vcd,
                              sc_core::sc_time period, sc_core::sc_time from, sc_core::sc_time to)
     : sc_module(name), m_run(run), m_probes(std::move(probes)), m_vcd(vcd), m_period(period), m_from(from), m_to(to) {
-  for (const SignalProbe& p : m_probes) m_ids.push_back(m_vcd.add_signal(p.name, p.width));
+  for (const SignalProbe& p : m_probes) {
+    m_ids.push_back(m_vcd.add_signal(p.name, p.width));
+    if (p.enable) p.enable();
+  }
   if (!m_probes.empty()) SC_THREAD(sample_loop);
 }
 

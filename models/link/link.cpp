@@ -110,9 +110,13 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
   // the end of each burst whether it goes on.
   uint64_t sent = 0;
   sc_time end = start;
+  // Each piece of the wire time goes to the busy log when it is known (a
+  // continued frame's next burst only after the wait below), not at the end.
   for (;;) {
     const uint64_t body = f->body_bytes();
+    const sc_time piece_start = end;
     end += wire_time(body - sent);
+    m_busy_log[dir].add(piece_start, end);
     sent = body;
     if (!f->is_data() || !f->extend) break;
     if (m_style == TimingStyle::LT) r.open = true;
@@ -121,6 +125,7 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
     f->sync_payload(t);
     if (!more) break;
   }
+  m_busy_log[dir].add(end, end + wire_time(f->wire_bytes() - sent));
   end += wire_time(f->wire_bytes() - sent);
   f->wire_end = end;
 

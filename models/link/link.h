@@ -28,6 +28,8 @@
 #include <string>
 
 #include <systemc>
+
+#include "core/busy_log.h"
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -91,6 +93,8 @@ class Link : public sc_core::sc_module {
     uint64_t corrupted() const { return corrupted_data + corrupted_info; }
   };
   const DirectionStats& stats(unsigned dir) const { return m_stats.at(dir); }
+  // Each direction's frames' times, for a sampled busy signal (kept once enabled).
+  BusyLog& busy_log(unsigned dir) { return m_busy_log.at(dir); }
   // damage_frames_* numbers of direction `dir` that damaged nothing: an info
   // frame (no data), or a number the run never reached.
   std::vector<uint64_t> damage_missed(unsigned dir) const;
@@ -140,6 +144,7 @@ class Link : public sc_core::sc_module {
   double m_ns_per_byte = 0;
   std::array<Resource, 2> m_res;
   std::array<DirectionStats, 2> m_stats;
+  std::array<BusyLog, 2> m_busy_log;
   std::array<std::set<uint64_t>, 2> m_corrupt;
   std::array<std::set<uint64_t>, 2> m_damage;
   std::array<std::set<uint64_t>, 2> m_damaged;  // the listed frames that were damaged

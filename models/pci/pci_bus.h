@@ -17,6 +17,8 @@
 #include <vector>
 
 #include <systemc>
+
+#include "core/busy_log.h"
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
@@ -93,6 +95,8 @@ class PciBus : public sc_core::sc_module {
   };
   const std::vector<MasterStats>& master_stats() const { return m_stats; }
   sc_core::sc_time busy_time() const { return m_busy; }
+  // Its transfers' times, for a sampled busy signal (kept once enabled).
+  BusyLog& busy_log() { return m_busy_log; }
 
  private:
   void end_of_elaboration() override;
@@ -120,6 +124,7 @@ class PciBus : public sc_core::sc_module {
   AddressMap m_map;
   std::vector<MasterStats> m_stats;
   sc_core::sc_time m_busy;
+  BusyLog m_busy_log;
   bool m_owned = false;
   std::deque<Waiter*> m_waiters;
   uint64_t m_next_seq = 0;

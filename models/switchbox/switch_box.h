@@ -96,6 +96,7 @@ class SwitchBox : public sc_core::sc_module {
   // Statistics and state.
   const SwitchController& controller() const { return *m_controller; }
   const SwitchingBus& switching_bus() const { return *m_switching_bus; }
+  SwitchingBus& switching_bus() { return *m_switching_bus; }
   const SwitchRegs& registers() const { return *m_regs; }
   uint64_t headers_extracted() const;
   // Every port buffer's levels, the analyzers, the header buffer, the request

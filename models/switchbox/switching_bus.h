@@ -16,6 +16,8 @@
 
 #include <systemc>
 
+#include "core/busy_log.h"
+
 #include "core/timing_style.h"
 
 namespace m2 {
@@ -47,6 +49,8 @@ class SwitchingBus {
   const std::vector<MasterStats>& master_stats() const { return m_stats; }
   // Sum of the transfer times (LT: overlapping transfers both count).
   sc_core::sc_time busy_time() const { return m_busy; }
+  // Its transfers' times, for a sampled busy signal (kept once enabled).
+  BusyLog& busy_log() { return m_busy_log; }
   // "idle" or who holds the bus and who waits (AT).
   std::string describe() const;
 
@@ -67,6 +71,7 @@ class SwitchingBus {
   uint64_t m_setup;
   std::vector<MasterStats> m_stats;
   sc_core::sc_time m_busy;
+  BusyLog m_busy_log;
   int m_owner = -1;
   std::deque<Waiter*> m_waiters;
   uint64_t m_next_seq = 0;

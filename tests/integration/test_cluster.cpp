@@ -283,3 +283,33 @@ TEST_CASE("cluster: an ack timeout shorter than the link's round trip is warned 
   CHECK(near.exited(0));
   CHECK_FALSE(contains(near.err, "ack_timeout_ns"));
 }
+
+// The VCD's busy signals against the transactions that make them busy
+// (tests/integration/check_vcd_busy.py): the first sample after a PCI
+// transaction or a frame starts is 1, and every 1 has a transaction in its
+// period, in LT and AT. (Busy signals once followed a busy-time counter that
+// a transfer moved in one step: a 1 us burst showed as one 100 ns sample.)
+TEST_CASE("cluster: VCD busy signals are 1 in every sample period a transfer overlaps", "[integration][cluster][trace]") {
+  Sandbox sb;
+  const std::string mmp = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
+  const std::string check = std::string(M2VP_SOURCE_DIR) + "/tests/integration/check_vcd_busy.py";
+  for (const char* timing : {"lt", "at"}) {
+    INFO(timing);
+    const SimResult r = sb.run({"run", mmp, "--quiet", "--set", std::string("sim.timing=") + timing, "--set",
+                                "node*.host.args=--sizes 1,64k --iters 1 --warmup 0", "--set",
+                                "sim.vcd=node0.pci node0.link", "--trace", "node0.pci", "--trace", "node0.ni.mlcx.link"});
+    INFO(r.describe());
+    REQUIRE(r.exited(0));
+    const SimResult pci =
+        sb.start_program({"/usr/bin/python3", check, r.out_dir.string(), "node0.pci.busy", "100000", "node0.pci."}).wait(60);
+    INFO(pci.out);
+    CHECK(pci.exited(0));
+    CHECK(contains(pci.out, "0 transactions missed, 0 busy samples without a transaction"));
+    const SimResult link = sb.start_program({"/usr/bin/python3", check, r.out_dir.string(), "node0.link.ab_busy", "100000",
+                                             "node0.ni.mlcx.link"})
+                               .wait(60);
+    INFO(link.out);
+    CHECK(link.exited(0));
+    CHECK(contains(link.out, "0 transactions missed, 0 busy samples without a transaction"));
+  }
+}
