@@ -253,6 +253,31 @@ std::string Processor::stack_note() const {
          "code or data\n";
 }
 
+// Code the firmware overwrote: the word at `pc` differs from the ELF's (a
+// stray store, often through a null pointer plus an offset, can land on the
+// exception vectors at 0x100..0x1400). The fault then says nothing of it.
+std::string Processor::code_note(uint64_t pc) {
+  if (!m_image) return "";
+  for (const ElfSegment& seg : m_image->segments()) {
+    if (!seg.executable || pc < seg.paddr || pc + 4 > seg.paddr + seg.data.size()) continue;
+    const uint8_t* want = seg.data.data() + (pc - seg.paddr);
+    uint8_t now[4] = {};
+    tlm::tlm_generic_payload t;
+    t.set_command(tlm::TLM_READ_COMMAND);
+    t.set_address(pc);
+    t.set_data_ptr(now);
+    t.set_data_length(4);
+    if (socket->transport_dbg(t) != 4 || std::equal(now, now + 4, want)) return "";
+    m_core->hide_patches(pc, now, 4);  // breakpoints and intercepts are the simulator's, not a store's
+    if (std::equal(now, now + 4, want)) return "";
+    return "  code:      the word at " + hex(pc) + " is " + hex(uint32_t(now[0]) << 24 | now[1] << 16 | now[2] << 8 | now[3]) +
+           ", the firmware has " + hex(uint32_t(want[0]) << 24 | want[1] << 16 | want[2] << 8 | want[3]) +
+           " there: the code was overwritten after loading (a stray store, e.g. through a null pointer plus an "
+           "offset)\n";
+  }
+  return "";
+}
+
 void Processor::report_fault() {
   const iss::Fault& f = m_core->fault();
   std::string r = "firmware fault on " + std::string(name()) + ": " + f.kind + "\n";
@@ -269,6 +294,7 @@ void Processor::report_fault() {
   if (!f.detail.empty()) r += "  detail:    " + f.detail + "\n";
   if (m_image) r += "  firmware:  " + m_image->path() + "\n";
   r += stack_note();
+  r += code_note(f.pc);
   const sc_core::sc_time t = sc_core::sc_time_stamp() + m_qk.offset();
   r += "  time:      " + t.to_string() + " simulated, after " + std::to_string(m_core->instruction_count()) +
        " instructions\n";

@@ -98,6 +98,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   void run();
   void halt();
   std::string stack_note() const;
+  std::string code_note(uint64_t pc);
   void report_fault();
   uint64_t budget_until(sc_core::sc_time deadline_local) const;
   void start_debugger();

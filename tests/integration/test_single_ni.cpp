@@ -345,6 +345,19 @@ TEST_CASE("fault: illegal instruction", "[integration]") {
   CHECK_FALSE(contains(r.out, "did not stop"));
   CHECK(std::regex_search(r.err, std::regex(R"(\n  pc:        0x[0-9a-f]{8} \(do_illegal(\+0x[0-9a-f]+)?\))")));
   CHECK(contains(r.err, "insn 0x00000000"));
+  CHECK_FALSE(contains(r.err, "overwritten"));  // its own code, as loaded
+}
+
+// A store through a null pointer plus 0x900 replaced the decrementer's
+// vector; the interrupt then ran into it. The report says the code there is
+// not the firmware's (on its own the fault only named the vector).
+TEST_CASE("fault: code overwritten after loading is named as such", "[integration]") {
+  Sandbox sb;
+  const SimResult r = run_fault(sb, "fault_vector_overwritten", "illegal instruction");
+  INFO(r.describe());
+  CHECK(contains(r.err, "\n  pc:        0x00000900 (fw_vectors+0x900)\n"));
+  CHECK(std::regex_search(r.err, std::regex(R"(\n  code:      the word at 0x00000900 is 0x12345678, the firmware has )"
+                                            R"(0x[0-9a-f]{8} there: the code was overwritten after loading)")));
 }
 
 TEST_CASE("fault: load from unmapped address", "[integration]") {
