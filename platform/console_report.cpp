@@ -22,7 +22,7 @@ std::string number(double v) {
 
 // The instances of one kind's statistic, in the order first seen.
 struct KindStat {
-  std::string kind, key;
+  std::string kind, key, label;  // label: what the firmware calls a result (FW_RESULT_NAMES)
   unsigned instances = 0;
   double total = 0, largest = 0;
   std::string largest_at;
@@ -30,11 +30,12 @@ struct KindStat {
 
 class KindTable {
  public:
-  void add(const std::string& source, const std::string& key, double value) {
+  void add(const std::string& source, const std::string& key, double value, const std::string& label = "") {
     const std::string kind = component_kind(source);
     auto [it, fresh] = m_index.try_emplace({kind, key}, m_rows.size());
-    if (fresh) m_rows.push_back(KindStat{kind, key, 0, 0, 0, ""});
+    if (fresh) m_rows.push_back(KindStat{kind, key, label, 0, 0, 0, ""});
     KindStat& k = m_rows[it->second];
+    if (k.label != label) k.label.clear();  // instances that name it differently: the key alone
     if (k.instances == 0 || value > k.largest) k.largest = value, k.largest_at = source;
     k.instances++;
     k.total += value;
@@ -65,13 +66,14 @@ std::string format_kind_summary(const RunControl& run, const std::vector<Process
                                 const std::vector<Statistic>& stats) {
   KindTable t;
   for (Processor* p : cpus) t.add(p->name(), "instructions", static_cast<double>(p->instructions()));
-  for (const auto& r : run.results()) t.add(r.source, r.key, static_cast<double>(r.value));
+  for (const auto& r : run.results()) t.add(r.source, r.key, static_cast<double>(r.value), r.label);
   for (const Statistic& st : stats) t.add(st.source, st.key, st.value);
   if (t.rows().empty()) return "";
+  auto shown = [](const KindStat& k) { return k.label.empty() ? k.key : k.key + " (" + k.label + ")"; };
   size_t wk = 4, ws = 9;
   for (const KindStat& k : t.rows()) {
     wk = std::max(wk, k.kind.size() + 5);
-    ws = std::max(ws, k.key.size());
+    ws = std::max(ws, shown(k).size());
   }
   std::string r;
   char line[512];
@@ -82,7 +84,7 @@ std::string format_kind_summary(const RunControl& run, const std::vector<Process
     const std::string kind = k.kind + " (" + std::to_string(k.instances) + ")";
     // Where the largest is says something only when there is a choice.
     const std::string largest = k.instances > 1 && k.largest > 0 ? number(k.largest) + " (" + k.largest_at + ")" : "";
-    std::snprintf(line, sizeof line, "  %-*s %-*s %14s   %s\n", int(wk), kind.c_str(), int(ws), k.key.c_str(),
+    std::snprintf(line, sizeof line, "  %-*s %-*s %14s   %s\n", int(wk), kind.c_str(), int(ws), shown(k).c_str(),
                   number(k.total).c_str(), largest.c_str());
     r += line;
   }

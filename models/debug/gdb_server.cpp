@@ -430,7 +430,8 @@ std::string GdbServer::query(const std::string& p) {
   if (starts_with(p, "qRcmd,")) {
     std::vector<uint8_t> cmd;
     if (!gdb::from_hex(std::string_view(p).substr(6), cmd)) return E_SYNTAX;
-    const std::string command(cmd.begin(), cmd.end());
+    std::string command(cmd.begin(), cmd.end());
+    if (command.find_first_not_of(" \t") == std::string::npos) command = "help";  // a bare `monitor`
     std::string out = m_target.monitor(command);
     if (out.empty()) out = "unknown monitor command '" + command + "' (try 'monitor help')\n";
     return gdb::to_hex(out);

@@ -417,6 +417,10 @@ TEST_CASE("gdb server: target description in pieces, monitor commands", "[gdb]")
   REQUIRE(gdb::from_hex(reply(s, "qRcmd," + gdb::to_hex("nope")), text));
   CHECK(std::string(text.begin(), text.end()) == "unknown monitor command 'nope' (try 'monitor help')\n");
   CHECK(reply(s, "qRcmd,zz") == "E01");
+  // A bare `monitor` (GDB sends an empty command) asks for help.
+  reply(s, "qRcmd,");
+  REQUIRE(!t.monitors.empty());
+  CHECK(t.monitors.back() == "help");
 }
 
 // ---- the server on a socket ------------------------------------------------
