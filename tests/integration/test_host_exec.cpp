@@ -98,6 +98,13 @@ void check_failures(const std::vector<FailureCase>& cases, const std::string& no
   }
 }
 
+// Every host runs the shell script `text` (written as `name`) as its program.
+SimResult run_script(Sandbox& sb, const std::string& name, const std::string& text) {
+  const fs::path script = sb.write(name, text);
+  fs::permissions(script, fs::perms::owner_all);
+  return sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+}
+
 }  // namespace
 
 TEST_CASE("host.exec: missing, non-regular and non-executable programs are configuration errors naming the key",
@@ -306,9 +313,7 @@ TEST_CASE("host.exec: a program that exits leaving a child with its request sock
   // the socket to close, i.e. for the child (here 25 s per host, beyond the
   // sandbox's 30 s hang guard). The program's own exit is what counts.
   Sandbox sb;
-  const fs::path script = sb.write("bg.sh", "#!/bin/sh\nsleep 25 &\nexit 3\n");
-  fs::permissions(script, fs::perms::owner_all);
-  const SimResult r = sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+  const SimResult r = run_script(sb, "bg.sh", "#!/bin/sh\nsleep 25 &\nexit 3\n");
   INFO(r.describe());
   CHECK(r.exited(65));
   CHECK(contains(r.err, "exited with status 3 without loading the platform's libmpich.so.12"));
@@ -317,9 +322,7 @@ TEST_CASE("host.exec: a program that exits leaving a child with its request sock
 
 TEST_CASE("host.exec: a program that writes garbage on its request socket is named for it", "[integration][exec]") {
   Sandbox sb;
-  const fs::path script = sb.write("garbage.sh", "#!/bin/sh\nprintf 0123456789 >&3\nsleep 5\n");
-  fs::permissions(script, fs::perms::owner_all);
-  const SimResult r = sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+  const SimResult r = run_script(sb, "garbage.sh", "#!/bin/sh\nprintf 0123456789 >&3\nsleep 5\n");
   INFO(r.describe());
   CHECK(r.exited(65));
   CHECK(contains(r.err, "sent a message of 10 bytes on its request socket (fd 3), where the platform's "
@@ -329,9 +332,7 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
 
 TEST_CASE("host.exec: a program's own lines that look like result rows stay its output", "[integration][exec]") {
   Sandbox sb;
-  const fs::path script = sb.write("rows.sh", "#!/bin/sh\necho '@columns x y'\necho '@row 1 2'\nexit 3\n");
-  fs::permissions(script, fs::perms::owner_all);
-  const SimResult r = sb.run({"run", exec_config(sb, script.string(), "").string(), "--quiet"});
+  const SimResult r = run_script(sb, "rows.sh", "#!/bin/sh\necho '@columns x y'\necho '@row 1 2'\nexit 3\n");
   INFO(r.describe());
   CHECK(r.exited(65));
   CHECK(contains(r.file("run.log"), "[node0.host] @row 1 2"));

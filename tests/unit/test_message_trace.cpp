@@ -408,10 +408,34 @@ TEST_CASE("perfetto writer: overlapping slices of a track go to lanes, flows fol
   CHECK(count("\"ph\":\"t\"") == 1);
   CHECK(count("\"ph\":\"f\"") == 1);
   CHECK(count("\"msg\":\"0.1\"") == 3);
+  // Each point 1 ps after its slice's start: inside it, in the slices' order.
   CHECK(json.find("\"ph\":\"s\",\"id\":1,\"cat\":\"message\",\"name\":\"message 0.1\",\"pid\":1,\"tid\":0,"
-                  "\"ts\":2.000000}") != std::string::npos);
+                  "\"ts\":1.000001}") != std::string::npos);
   CHECK(json.find("\"ph\":\"t\",\"id\":1,\"cat\":\"message\",\"name\":\"message 0.1\",\"pid\":1,\"tid\":2,"
-                  "\"ts\":3.250000,\"bp\":\"e\"}") != std::string::npos);
+                  "\"ts\":3.000001,\"bp\":\"e\"}") != std::string::npos);
   CHECK(json.find("\"ph\":\"f\",\"id\":1,\"cat\":\"message\",\"name\":\"message 0.1\",\"pid\":1,\"tid\":0,"
-                  "\"ts\":5.500000,\"bp\":\"e\"}") != std::string::npos);
+                  "\"ts\":5.000001,\"bp\":\"e\"}") != std::string::npos);
+}
+
+TEST_CASE("perfetto writer: a flow through a long slice and a short one inside its time never goes back",
+          "[trace][messages]") {
+  m2::PerfettoTrace trace;
+  const unsigned pid = trace.add_process("messages");
+  const unsigned a = trace.add_track(pid, "node0.ni.dma"), b = trace.track(pid, "node0.link");
+  const MessageId m = m2::make_message_id(0, 1);
+  trace.add(a, "dma_send", 1000000, 9000000, "", {m});  // long: its middle (5 us) is after the next start
+  trace.add(b, "frame", 2000000, 2500000, "", {m});
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("m2vp-trace2-" + std::to_string(::getpid()) + ".json")).string();
+  trace.write(path);
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::filesystem::remove(path);
+  const std::string json = ss.str();
+  const size_t s = json.find("\"ph\":\"s\""), e = json.find("\"ph\":\"f\"");
+  REQUIRE(s != std::string::npos);
+  REQUIRE(e != std::string::npos);
+  CHECK(json.find("\"ts\":1.000001}", s) < e);  // the start, in the long slice
+  CHECK(json.find("\"ts\":2.000001,\"bp\":\"e\"}", e) != std::string::npos);  // then the frame
 }
