@@ -123,9 +123,10 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   int sv[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   // What is open so far goes when setting up fails.
   auto fail = [&](const std::string& what) {
+    const std::runtime_error e(errno_text(what.c_str()));  // before close() can change errno
     for (int fd : {sv[0], sv[1], out[0], out[1], err[0], err[1]})
       if (fd >= 0) ::close(fd);
-    return std::runtime_error(errno_text(what.c_str()));
+    return e;
   };
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) throw fail("socketpair");
   if (::pipe2(out, O_CLOEXEC) != 0) throw fail("pipe");
