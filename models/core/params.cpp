@@ -4,6 +4,7 @@
 #include "core/glob.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cctype>
 #include <charconv>
 #include <cinttypes>
@@ -181,8 +182,7 @@ ParamBase::~ParamBase() { ParamRegistry::instance().remove(this); }
 void ParamBase::register_and_apply_preset() {
   ParamRegistry& reg = ParamRegistry::instance();
   reg.add(this);
-  auto it = reg.m_presets.find(m_name);
-  if (it == reg.m_presets.end()) it = reg.find_pattern_preset(m_name);
+  auto it = reg.best_preset(m_name);
   if (it == reg.m_presets.end()) return;
   Preset& preset = it->second;
   preset.used = true;
@@ -339,6 +339,24 @@ std::map<std::string, Preset>::iterator ParamRegistry::find_pattern_preset(const
   for (auto it = m_presets.begin(); it != m_presets.end(); ++it) {
     if (it->first.find('*') == std::string::npos || !glob_match(it->first, name)) continue;
     if (best == m_presets.end() || it->first.size() > best->first.size()) best = it;
+  }
+  return best;
+}
+
+// The value a parameter takes: the command line (--set) wins over the config
+// file (and its cases), whatever the patterns; within each, an exact key
+// beats every pattern and a longer pattern a shorter one.
+std::map<std::string, Preset>::iterator ParamRegistry::best_preset(const std::string& name) {
+  auto best = m_presets.end();
+  auto rank = [](const std::map<std::string, Preset>::iterator& it) {
+    const bool command_line = it->second.origin.where == "--set";
+    const bool exact = it->first.find('*') == std::string::npos;
+    return std::make_tuple(command_line, exact, it->first.size());
+  };
+  for (auto it = m_presets.begin(); it != m_presets.end(); ++it) {
+    const bool exact = it->first == name;
+    if (!exact && (it->first.find('*') == std::string::npos || !glob_match(it->first, name))) continue;
+    if (best == m_presets.end() || rank(it) > rank(best)) best = it;
   }
   return best;
 }

@@ -166,6 +166,7 @@ class ParamRegistry {
   friend class ParamBase;
   void add(ParamBase* p);
   std::map<std::string, Preset>::iterator find_pattern_preset(const std::string& name);
+  std::map<std::string, Preset>::iterator best_preset(const std::string& name);
   void remove(ParamBase* p);
   std::map<std::string, ParamBase*> m_params;
   std::map<std::string, Preset> m_presets;

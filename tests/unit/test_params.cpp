@@ -264,6 +264,35 @@ TEST_CASE("param: presets are applied at construction with their origin", "[para
   CHECK(cores.origin().where == "--set");
 }
 
+TEST_CASE("param: the command line wins over the config file whatever the patterns", "[params]") {
+  m2::ParamRegistry::instance().clear();
+  auto& reg = ParamRegistry::instance();
+  // The config's longer pattern and exact key lose to a broader --set.
+  reg.preset("node*.host.clock_mhz", "800", ValueOrigin{"configs/mmp-pingpong.yaml:17"});
+  reg.preset("node1.host.clock_mhz", "900", ValueOrigin{"configs/mmp-pingpong.yaml:20"});
+  reg.preset("**.clock_mhz", "500", ValueOrigin{"--set"});
+  Param<double> c0{"node0.host", "clock_mhz", 1000.0, "MHz", "clock"};
+  Param<double> c1{"node1.host", "clock_mhz", 1000.0, "MHz", "clock"};
+  CHECK(c0.get() == 500.0);
+  CHECK(c1.get() == 500.0);
+  CHECK(c1.origin().where == "--set");
+  // Within the config: an exact key beats a pattern, a longer pattern a shorter one.
+  reg.preset("sb*.stations", "2", ValueOrigin{"f.yaml:1"});
+  reg.preset("sb0.stations", "4", ValueOrigin{"f.yaml:2"});
+  reg.preset("**.mode", "inorder", ValueOrigin{"f.yaml:3"});
+  reg.preset("sb*.mode", "ooo", ValueOrigin{"f.yaml:4"});
+  Param<int64_t> s0{"sb0", "stations", 8, "", "stations"}, s1{"sb1", "stations", 8, "", "stations"};
+  Param<std::string> m0{"sb0", "mode", "x", "", "mode"};
+  CHECK(s0.get() == 4);
+  CHECK(s1.get() == 2);
+  CHECK(m0.get() == "ooo");
+  // Within the command line the same: an exact --set beats a --set pattern.
+  reg.preset("**.gain", "1", ValueOrigin{"--set"});
+  reg.preset("ni0.gain", "3", ValueOrigin{"--set"});
+  Param<int64_t> g{"ni0", "gain", 0, "", "gain"};
+  CHECK(g.get() == 3);
+}
+
 TEST_CASE("param: a bad preset names its origin key and expectation", "[params]") {
   m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
