@@ -330,6 +330,19 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
   CHECK(processes_in(r.out_dir).empty());
 }
 
+TEST_CASE("host.exec: a message buffer filled once leaves the NI's message table whole", "[integration][exec]") {
+  // mpi_exec_probe refill: each rank fills the other's message buffer, then
+  // both exchange 400 empty messages. The MMP firmware's table lost its free
+  // list when a first chunk found no room, and the exchange hung.
+  Sandbox sb;
+  const fs::path cfg = exec_config(sb, kProbe, "refill", 2, "watchdog:\n  patience: 100\n");
+  const SimResult r = sb.run({"run", cfg.string(), "--quiet", "--set", "sim.max_time_ms=2000"}, true, 120);
+  INFO(r.describe());
+  CHECK(r.exited(0));
+  CHECK(contains(r.file("run.log"), "[node0.host] refill: 0 errors"));
+  CHECK(contains(r.file("run.log"), "[node1.host] refill: 0 errors"));
+}
+
 TEST_CASE("host.exec: a program's own lines that look like result rows stay its output", "[integration][exec]") {
   Sandbox sb;
   const SimResult r = run_script(sb, "rows.sh", "#!/bin/sh\necho '@columns x y'\necho '@row 1 2'\nexit 3\n");

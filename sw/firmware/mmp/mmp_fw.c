@@ -402,8 +402,12 @@ static uint16_t chunk_entry(const struct rxch *c)
     }
   } else if (c->total > 0) {
     const int32_t off = msgbuf_alloc(c->total);
-    if (off < 0)
+    if (off < 0) {
+      /* The entry stays free: put back its link, which the literal above
+       * overwrote (else the free list ended here for the rest of the run). */
+      e->next_free = next_free;
       return NONE; /* wait for room or for the receive */
+    }
     e->mode = MODE_MSGBUF;
     e->dest = (uint32_t)off;
   } else {

@@ -84,6 +84,44 @@ static void wait_for_file(const char *path)
   for (int i = 0; i < 1000 && access(path, F_OK) != 0; i++) poll(NULL, 0, 10);
 }
 
+/* "refill": each rank in turn sends 200 eager messages of 1952 B while the
+ * other sleeps 20 ms, so they wait in its host's message buffer until it is
+ * full; then both exchange 400 empty messages, which need most of the NI's
+ * message table. A full buffer once cut the table's free list short for the
+ * rest of the run, and the flood then hung. */
+static int refill(int rank, int size)
+{
+  const int peer = rank ^ 1, n = 200, bytes = 1952, flood = 400;
+  if (peer >= size) return 0;
+  unsigned char *b = malloc(bytes);
+  int errors = 0;
+  for (int src = 0; src < 2; src++) {
+    if (rank == src) {
+      for (int i = 0; i < n; i++) {
+        memset(b, i & 0xff, bytes);
+        MPI_Send(b, bytes, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
+      }
+    } else {
+      usleep(20000);
+      for (int i = 0; i < n; i++) {
+        MPI_Recv(b, bytes, MPI_BYTE, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int k = 0; k < bytes; k++) errors += b[k] != (unsigned char)(i & 0xff);
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_Request *rq = malloc(2 * flood * sizeof *rq);
+  for (int i = 0; i < flood; i++) MPI_Isend(b, 0, MPI_BYTE, peer, i, MPI_COMM_WORLD, &rq[i]);
+  for (int i = 0; i < flood; i++) MPI_Irecv(b, 0, MPI_BYTE, peer, i, MPI_COMM_WORLD, &rq[flood + i]);
+  MPI_Status *st = malloc(2 * flood * sizeof *st);
+  errors += MPI_Waitall(2 * flood, rq, st) != MPI_SUCCESS;
+  printf("refill: %d errors\n", errors);
+  free(st);
+  free(rq);
+  free(b);
+  return errors;
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 3 && !strcmp(argv[argc - 2], "--after")) {
@@ -150,6 +188,7 @@ int main(int argc, char **argv)
     sleep(4294967295u);
     printf("woke at %.3f s\n", MPI_Wtime());
   }
+  if (!strcmp(mode, "refill")) rc = refill(rank, size) != 0;
   if (!strcmp(mode, "calls")) rc = calls(rank, size) != 0;
   MPI_Finalize();
   return rc;
