@@ -349,6 +349,16 @@ static void specials(struct st *t)
   CHECK(t, MPI_Send(&x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD) == MPI_ERR_TAG, "negative tag");
   CHECK(t, MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_BAND, 0, MPI_COMM_SELF) == MPI_ERR_OP, "bitwise and of doubles");
   CHECK(t, MPI_Wait(&(MPI_Request){12345}, &st) == MPI_ERR_REQUEST, "bad request handle");
+  /* Wait and Test on MPI_REQUEST_NULL: the empty status (MPI_ANY_SOURCE, MPI_ANY_TAG, count 0). */
+  int flag = 0, cnt = -1;
+  MPI_Request none = MPI_REQUEST_NULL;
+  st.MPI_SOURCE = 99;
+  CHECK(t, MPI_Test(&none, &flag, &st) == MPI_SUCCESS && flag == 1 && st.MPI_SOURCE == MPI_ANY_SOURCE &&
+               st.MPI_TAG == MPI_ANY_TAG && MPI_Get_count(&st, MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 0,
+        "Test on MPI_REQUEST_NULL: flag %d, source %d", flag, st.MPI_SOURCE);
+  st.MPI_SOURCE = 99;
+  CHECK(t, MPI_Wait(&none, &st) == MPI_SUCCESS && st.MPI_SOURCE == MPI_ANY_SOURCE, "Wait on MPI_REQUEST_NULL: source %d",
+        st.MPI_SOURCE);
   if (t->rank <= 1) {
     /* Truncation, eager and rendezvous: the receive reports it, the send does not. */
     uint8_t *big = calloc(30000, 1); /* every host's own: all hosts share the process's statics */
@@ -439,6 +449,14 @@ static void collectives(struct st *t)
     for (int j = 0; j < n; j++)
       for (int i = 0; i < count; i++) good &= out[j * count + i] == (j * 100 + me) * 10000 + i;
     CHECK(t, good, "Alltoall of %d ints per pair", count);
+    /* The same in place: recvbuf holds what goes out and gets what comes in. */
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < count; i++) out[j * count + i] = (me * 100 + j) * 10000 + i;
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, count, MPI_INT, MPI_COMM_WORLD);
+    good = 1;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < count; i++) good &= out[j * count + i] == (j * 100 + me) * 10000 + i;
+    CHECK(t, good, "Alltoall in place of %d ints per pair", count);
   }
   free(ib);
   free(ir);

@@ -189,16 +189,30 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
   struct coll c;
   size_t sbytes = 0, rbytes = 0;
+  const int in_place = sendbuf == MPI_IN_PLACE;
   int rc = coll_begin("MPI_Alltoall", comm, &c);
-  if (rc == MPI_SUCCESS) rc = check_args(&c, "MPI_Alltoall", sendbuf, sendcount, sendtype, &sbytes);
+  if (rc == MPI_SUCCESS && !in_place) rc = check_args(&c, "MPI_Alltoall", sendbuf, sendcount, sendtype, &sbytes);
   if (rc == MPI_SUCCESS) rc = check_args(&c, "MPI_Alltoall", recvbuf, recvcount, recvtype, &rbytes);
+  if (in_place) sbytes = rbytes;
   if (rc == MPI_SUCCESS && sbytes != rbytes)
     rc = mpi_fail(c.H, "MPI_Alltoall", MPI_ERR_TRUNCATE, "sends %zu bytes per rank but receives %zu", sbytes, rbytes);
   if (rc != MPI_SUCCESS) return rc;
+  /* In place (MPI 2.2): what goes out is what recvbuf holds now, sent from
+   * a copy since the receives overwrite it (the copy is host time too). */
+  void *copy = NULL;
+  if (in_place) {
+    copy = malloc(rbytes * (size_t)c.size + 1);
+    if (!copy) return mpi_fail(c.H, "MPI_Alltoall", MPI_ERR_NO_MEM, "out of memory");
+    m2host_memcpy(copy, recvbuf, rbytes * (size_t)c.size);
+    sendbuf = copy;
+  }
   /* Every receive posted first, then the sends in a rotated order (rank + k)
    * so that not everyone sends to rank 0 at once. */
   int *reqs = malloc(sizeof(int) * (size_t)(2 * c.size));
-  if (!reqs) return mpi_fail(c.H, "MPI_Alltoall", MPI_ERR_NO_MEM, "out of memory");
+  if (!reqs) {
+    free(copy);
+    return mpi_fail(c.H, "MPI_Alltoall", MPI_ERR_NO_MEM, "out of memory");
+  }
   int n = 0;
   for (int k = 1; k < c.size; k++) {
     const int from = (c.rank - k + c.size) % c.size;
@@ -209,12 +223,15 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     reqs[n++] = mpi_isend(c.H, (const uint8_t *)sendbuf + (size_t)to * sbytes, sbytes, world(&c, to), TAG_ALLTOALL,
                           c.ctx, 0);
   }
-  m2host_memcpy((uint8_t *)recvbuf + (size_t)c.rank * rbytes, (const uint8_t *)sendbuf + (size_t)c.rank * sbytes, sbytes);
+  if (!in_place)  /* in place, its own block is already there */
+    m2host_memcpy((uint8_t *)recvbuf + (size_t)c.rank * rbytes, (const uint8_t *)sendbuf + (size_t)c.rank * sbytes,
+                  sbytes);
   int err = MPI_SUCCESS;
   for (int i = 0; i < n; i++) {
     mpi_wait_req(c.H, reqs[i]);
     if (mpi_req_finish(c.H, reqs[i], MPI_STATUS_IGNORE) != MPI_SUCCESS) err = MPI_ERR_TRUNCATE;
   }
   free(reqs);
+  free(copy);
   return err == MPI_SUCCESS ? err : mpi_fail(c.H, "MPI_Alltoall", err, "a block was longer than expected");
 }

@@ -212,11 +212,15 @@ static void on_message(struct mpi_host *H, const struct mpi_hdr *h, const uint8_
 
 /* ---- control channels --------------------------------------------------------------- */
 
-static void post_slot(struct mpi_host *H, int peer, int k)
+/* Posts control slot k of `peer`'s channel (at MPI_Init, and again whenever
+ * a message taken from it frees it: `when` says which, for the error). */
+static void post_slot(struct mpi_host *H, int peer, int k, const char *when)
 {
   struct chan *c = &H->chans[peer];
   c->h[k] = MMP_Recv(c->slot[k], H->slot_bytes, CTRL_TAG, H->peers[peer], H->me);
-  if (!c->h[k]) mpi_fail(H, "MPI_Init", MPI_ERR_INTERN, "MMP_Recv failed: %s", MMP_strerror(MMP_last_error()));
+  if (!c->h[k])
+    mpi_fail(H, when, MPI_ERR_INTERN, "MMP_Recv of a control slot for rank %d failed: %s", peer,
+             MMP_strerror(MMP_last_error()));
 }
 
 /* Takes what has arrived on `peer`'s channel, waiting up to timeout_us for the
@@ -240,7 +244,7 @@ static int poll_chan(struct mpi_host *H, int peer, double timeout_us)
     memcpy(&h, c->slot[k], sizeof h);
     if (h.type == MSG_CTS) on_cts(H, &h);
     else on_message(H, &h, c->slot[k] + HDR_BYTES);
-    post_slot(H, peer, k);
+    post_slot(H, peer, k, "MPI progress (a control slot posted again)");
     c->head = (k + 1) % H->p.eager_slots;
     n++;
     timeout_us = 0;
@@ -283,7 +287,7 @@ int mpi_engine_start(struct mpi_host *H)
     if (!c->h || !c->slot) return MPI_ERR_NO_MEM;
     for (int k = 0; k < H->p.eager_slots; k++) {
       c->slot[k] = H->pool + ((size_t)p * (size_t)H->p.eager_slots + (size_t)k) * H->slot_bytes;
-      post_slot(H, p, k);
+      post_slot(H, p, k, "MPI_Init");
     }
   }
   for (int s = 0; s < SEND_SLOTS; s++) H->send_slot[s] = H->pool + (n_recv + (size_t)s) * H->slot_bytes;

@@ -63,6 +63,14 @@ static void proc_null_status(MPI_Status *status)
   status->count_lo = status->count_hi_and_cancelled = 0;
 }
 
+/* The empty status of a Wait or Test on MPI_REQUEST_NULL (MPI 3.1, 3.7.3):
+ * source MPI_ANY_SOURCE, tag MPI_ANY_TAG, count 0. */
+static void empty_status(MPI_Status *status)
+{
+  proc_null_status(status);
+  if (status && status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+}
+
 /* Waits for r (-2: a MPI_PROC_NULL operation) and reports it. */
 static int finish(struct mpi_host *H, const char *fn, int r, MPI_Status *status)
 {
@@ -134,8 +142,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
   struct mpi_host *H = mpi_ready("MPI_Wait");
   if (!request) return mpi_fail(H, "MPI_Wait", MPI_ERR_REQUEST, "request is NULL");
   if (*request == MPI_REQUEST_NULL) {
-    proc_null_status(status);
-    if (status && status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_ANY_SOURCE;
+    empty_status(status);
     return MPI_SUCCESS;
   }
   const int r = from_handle(H, *request);
@@ -168,7 +175,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
   if (!request || !flag) return mpi_fail(H, "MPI_Test", MPI_ERR_ARG, "NULL argument");
   if (*request == MPI_REQUEST_NULL) {
     *flag = 1;
-    proc_null_status(status);
+    empty_status(status);
     return MPI_SUCCESS;
   }
   const int r = from_handle(H, *request);
