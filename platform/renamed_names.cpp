@@ -21,10 +21,12 @@ const std::vector<Rename>& renames() {
       {std::regex(R"(^link_node([0-9]+|\*))"), "node$1.link"},
       {std::regex(R"(^link_sb([0-9]+)_([0-9]+)_sb[0-9]+_[0-9]+)"), "sb$1.port$2.link"},
       {std::regex(R"(^link_\*)"), "**.link"},
-      // Signals (sim.vcd) that now sit under the component they describe.
-      {std::regex(R"(^(sb[0-9*]+)\.stations)"), "$1.controller.stations"},
-      {std::regex(R"(^(sb[0-9*]+)\.bus_busy)"), "$1.switching_bus.busy"},
-      {std::regex(R"(^(sb[0-9*]+\.port[0-9*]+)\.(tx|rx))"), "$1.buffer.$2"},
+      // Signals (sim.vcd) that now sit under the component they describe:
+      // whole names only, so that a misspelt parameter (sb0.stations_count)
+      // gets its "did you mean", not a rename to something that never was.
+      {std::regex(R"(^(sb[0-9*]+)\.stations_occupied$)"), "$1.controller.stations_occupied"},
+      {std::regex(R"(^(sb[0-9*]+)\.bus_busy$)"), "$1.switching_bus.busy"},
+      {std::regex(R"(^(sb[0-9*]+\.port[0-9*]+)\.((tx|rx)[0-9*]*_used)$)"), "$1.buffer.$2"},
   };
   return rules;
 }

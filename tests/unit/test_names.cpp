@@ -86,8 +86,14 @@ TEST_CASE("names: old flat names map to their hierarchical successors", "[names]
   CHECK(m2::renamed_name("link_*.variant") == "**.link.variant");
   CHECK(m2::renamed_name("sb1.bus_busy") == "sb1.switching_bus.busy");
   CHECK(m2::renamed_name("sb0.port2.tx0_used") == "sb0.port2.buffer.tx0_used");
+  CHECK(m2::renamed_name("sb*.stations_occupied") == "sb*.controller.stations_occupied");
   CHECK(m2::renamed_name("sb0.port2.mlx.variant") == "");
   CHECK(m2::renamed_name("node3.link.variant") == "");
+  // Whole signal names only: misspelt parameters get their "did you mean".
+  CHECK(m2::renamed_name("sb0.stations_count") == "");
+  CHECK(m2::renamed_name("sb*.stationss") == "");
+  CHECK(m2::renamed_name("sb0.bus_busy_ns") == "");
+  CHECK(m2::renamed_name("sb0.port0.tx_credit") == "");
 }
 
 TEST_CASE("names: an old name in a config is an error giving the new one", "[names]") {
