@@ -4,6 +4,7 @@
 #include "core/glob.h"
 
 #include <algorithm>
+#include <regex>
 #include <tuple>
 #include <cctype>
 #include <charconv>
@@ -423,7 +424,15 @@ void ParamRegistry::check_all_presets_used() const {
       continue;
     }
     std::string line = preset.origin.where + ": unknown key '" + name + "'";
-    const std::string suggestion = nearest(name);
+    std::string suggestion = nearest(name);
+    // The one-NI platform's names on a cluster, where an NI is node<N>.ni
+    // (the nearest by spelling would be a switch box's key).
+    static const std::regex one_ni(R"(^ni([0-9]+)\.(.*)$)");
+    std::smatch ni;
+    if (std::regex_match(name, ni, one_ni)) {
+      const std::string in_node = "node" + ni[1].str() + ".ni." + ni[2].str();
+      if (m_params.count(in_node)) suggestion = in_node;
+    }
     if (!suggestion.empty()) line += " (did you mean '" + suggestion + "'?)";
     report(line);
   }
