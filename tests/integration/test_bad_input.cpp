@@ -249,6 +249,12 @@ TEST_CASE("bad input: the mistakes a new user makes get the help they need", "[i
   // A firmware path on the command line is relative to the config's folder: said.
   expect_config_error(sb, {"run", sb.config("hello").string(), "--set", "ni0.firmware=firmware/hello.elf"},
                       {"a firmware path is relative to the config file's folder"});
+  // The one-NI platform's names on a cluster: the NI there is node<N>.ni.
+  expect_config_error(sb, {"run", kCluster4, "--gdb", "ni0.cpu=1"},
+                      {"unknown key 'ni0.cpu.gdb_port' (did you mean 'node0.ni.cpu.gdb_port'?)"});
+  // A misspelt switch-box parameter: its nearest name, not an old signal name.
+  expect_config_error(sb, {"run", kCluster4, "--set", "sb0.stations_count=4"},
+                      {"unknown key 'sb0.stations_count' (did you mean 'sb0.stations'?)"});
 }
 
 TEST_CASE("bad input: trace settings that can record nothing are warned about, the run goes on",
