@@ -104,6 +104,15 @@ static int mmp_pingpong(int argc, char **argv)
     return 2;
   }
   const int me_node = m2host_id();
+  if (peer < 0 && me_node > 1) {
+    /* Without --peer the pair is hosts 0 and 1: a third host would wait for
+     * a partner that never answers. */
+    m2host_printf("mmp_pingpong: host %d has no partner: the ping-pong runs between hosts 0 and 1 (this platform "
+                  "has %d); give each pair --peer N in its node<N>.host.args, or use pingping or scale for more hosts\n",
+                  me_node, m2host_count());
+    app_release_ni();
+    return 2;
+  }
   if (peer < 0) peer = me_node == 0 ? 1 : 0;
   if (app_check_peer("mmp_pingpong", me_node, peer) != 0) return 2;
   const int rank = me_node < peer ? 0 : 1;

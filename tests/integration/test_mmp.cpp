@@ -139,6 +139,14 @@ TEST_CASE("two-host applications on one host, or with a --peer that is not there
   INFO(mpi.describe());
   CHECK(mpi.exited(2));
   CHECK(contains(mpi.out, "mpi_pingpong: needs two ranks, MPI_COMM_WORLD has 1"));
+  // More hosts than the pair, without --peer: the others say so (they used
+  // to wait for host 0, which only answers host 1, until the host check).
+  const SimResult four = sb.run({"run", config("mmp-pingpong"), "--set", "topology.nodes=4", "--set",
+                                 "node*.host.args=--sizes 1 --iters 1"});
+  INFO(four.describe());
+  CHECK(four.exited(2));
+  CHECK(contains(four.out, "mmp_pingpong: host 2 has no partner: the ping-pong runs between hosts 0 and 1"));
+  CHECK_FALSE(contains(four.out + four.err, "deadlock"));
 }
 
 TEST_CASE("the default run is the MMP ping-pong and takes a few seconds", "[integration][mmp]") {
