@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""The ./m2vp wrapper's usage errors, which come before any build: an
+option's NAME=VALUE taken for a config (a misspelt --set) is named as such,
+`sweep --help` prints the usage, a missing config is named."""
+import os
+import subprocess
+import unittest
+
+M2VP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "m2vp")
+
+
+def run(*args):
+    p = subprocess.run([M2VP, *args], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+class UsageTests(unittest.TestCase):
+    def test_misspelt_option_before_a_setting(self):
+        rc, _, err = run("run", "--sets", "sim.timing=at")
+        self.assertEqual(rc, 64)
+        self.assertIn("'sim.timing=at' is not a config file: is '--sets' before it a misspelt option that takes a "
+                      "value (--set NAME=VALUE)?", err)
+
+    def test_sweep_help_and_missing_config(self):
+        rc, out, _ = run("sweep", "--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("usage: ./m2vp sweep CONFIG --vary NAME=V1,V2,...", out)
+        rc, _, err = run("sweep", "--vary", "sim.timing=lt,at", "no-such.yaml")
+        self.assertEqual(rc, 64)
+        self.assertIn("config file 'no-such.yaml' not found", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
