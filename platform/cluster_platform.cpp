@@ -127,7 +127,8 @@ class ClusterPlatform : public Platform {
         "watchdog", ctx.run,
         NetworkWatchdog::Probes{[this] { return progress(); }, [this] { return pending(); },
                                 [this] { return network_state(); }, [this] { return resend_livelock(); },
-                                [this](const sc_core::sc_time& interval) { return m_host_check->look(interval); }});
+                                [this](const sc_core::sc_time& interval) { return m_host_check->look(interval); },
+                                [this] { return m_host_check->hosts_working(); }});
   }
 
   std::vector<Processor*> processors() override {

@@ -61,6 +61,11 @@ std::string HostDeadlockCheck::host_states() const {
 
 NetworkWatchdog::Verdict HostDeadlockCheck::look(const sc_core::sc_time& interval) {
   Snapshot now = snapshot();
+  m_working = false;
+  for (size_t i = 0; i < now.hosts.size(); ++i) {
+    const HostCpu::Activity &a = m_before.hosts[i], &b = now.hosts[i];
+    if (b.running && b.waited - a.waited < interval * wait_share.get()) m_working = true;
+  }
   const bool is_stuck = stuck(now, interval), ended = all_ended(now);
   m_before = std::move(now);
   m_stuck_looks = is_stuck ? m_stuck_looks + 1 : 0;

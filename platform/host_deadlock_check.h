@@ -50,6 +50,9 @@ class HostDeadlockCheck {
   // One look, `interval` after the previous one: an empty verdict, or the
   // report of a deadlock (what every host waits in) or of ended hosts.
   NetworkWatchdog::Verdict look(const sc_core::sc_time& interval);
+  // At the last look: a running host spent less than `wait_share` of the
+  // interval waiting, i.e. it was working on its own.
+  bool hosts_working() const { return m_working; }
 
  private:
   struct Snapshot {
@@ -67,6 +70,7 @@ class HostDeadlockCheck {
   std::function<std::string()> m_cpu_states;
   Snapshot m_before;
   uint64_t m_stuck_looks = 0, m_ended_looks = 0;
+  bool m_working = false;
 };
 
 }  // namespace m2

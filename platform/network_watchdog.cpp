@@ -26,7 +26,8 @@ void NetworkWatchdog::watch() {
     const Verdict hosts = m_probes.hosts ? m_probes.hosts(interval) : Verdict{};
     const uint64_t now = m_probes.progress();
     const bool pending = m_probes.pending();
-    if (now != last || !pending) {
+    const bool hosts_working = m_probes.hosts_working && m_probes.hosts_working();
+    if (now != last || !pending || hosts_working) {
       idle_looks = 0;
       last = now;
       if (!hosts.report.empty()) {

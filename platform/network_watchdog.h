@@ -40,6 +40,10 @@ class NetworkWatchdog : public sc_core::sc_module {
     // firmware runs on: a verdict that ends the run (empty report when not),
     // asked at every look (platform/host_deadlock_check.h). Optional.
     std::function<Verdict(const sc_core::sc_time& interval)> hosts = nullptr;
+    // A host worked (computed, copied, pinned) for most of the interval just
+    // looked at: a network that waits for it to receive is not stalled (it
+    // may drain once the host gets to it). Optional; asked after `hosts`.
+    std::function<bool()> hosts_working = nullptr;
   };
 
   SC_HAS_PROCESS(NetworkWatchdog);

@@ -334,9 +334,11 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
 TEST_CASE("host.exec: a message buffer filled once leaves the NI's message table whole", "[integration][exec]") {
   // mpi_exec_probe refill: each rank fills the other's message buffer, then
   // both exchange 400 empty messages. The MMP firmware's table lost its free
-  // list when a first chunk found no room, and the exchange hung.
+  // list when a first chunk found no room, and the exchange hung. (The
+  // receiver sleeps 20 ms meanwhile: working on its own, which the watchdog
+  // no longer takes for a stalled network.)
   Sandbox sb;
-  const fs::path cfg = exec_config(sb, kProbe, "refill", 2, "watchdog:\n  patience: 100\n");
+  const fs::path cfg = exec_config(sb, kProbe, "refill", 2);
   const SimResult r = sb.run({"run", cfg.string(), "--quiet", "--set", "sim.max_time_ms=2000"}, true, 120);
   INFO(r.describe());
   CHECK(r.exited(0));
