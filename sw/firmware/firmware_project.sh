@@ -2,7 +2,7 @@
 # Firmware projects outside the repository (sw/firmware/README.md), what
 # `./m2vp firmware` runs:
 #   firmware_project.sh new DIR [NAME]  a project from project-template/:
-#       CMakeLists.txt, main.c, node.yaml (NAME: DIR's name by default)
+#       CMakeLists.txt, main.c, NAME.yaml (NAME: DIR's name by default)
 #   firmware_project.sh build DIR [-DNAME=VALUE]...  cross-compiles it into
 #       DIR/build, the ELF files into DIR/build/out/; -D options go to CMake
 #       (e.g. -DM2FW_OPTIMIZE=-Og to debug with every local visible)
@@ -27,12 +27,14 @@ new_project() {
   fi
   mkdir -p "$dir"
   local f
-  for f in CMakeLists.txt main.c node.yaml; do
+  for f in CMakeLists.txt main.c; do
     sed "s/@NAME@/$name/g" "$HERE/project-template/$f" > "$dir/$f"
   done
+  # The config is named after the project: runs and their folders are too.
+  sed "s/@NAME@/$name/g" "$HERE/project-template/config.yaml" > "$dir/$name.yaml"
   say "new firmware project '$name' in $dir"
   say "build it:  $ROOT/m2vp firmware build $dir"
-  say "run it:    $ROOT/m2vp run $dir/node.yaml --out $dir/out"
+  say "run it:    $ROOT/m2vp run $dir/$name.yaml --out $dir/out"
 }
 
 build_project() {

@@ -2,7 +2,7 @@
 """Integration test of firmware projects outside the repository
 (sw/firmware/firmware_project.sh, `./m2vp firmware new|build`): a new
 project builds with the cross compiler against the platform's firmware
-library and runs on the single-NI platform from its own node.yaml, its DMA
+library and runs on the single-NI platform from its own NAME.yaml, its DMA
 copy arriving intact and taking at least what the DMA engine's data path
 needs; bad names, occupied folders, compile errors and a configure without
 the platform are refused with a message that says what to do.
@@ -51,7 +51,7 @@ class FirmwareProjectTests(unittest.TestCase):
 
     def test_new_project_builds_runs_and_copies_intact(self):
         proj = self.new()
-        self.assertEqual(sorted(os.listdir(proj)), ["CMakeLists.txt", "main.c", "node.yaml"])
+        self.assertEqual(sorted(os.listdir(proj)), ["CMakeLists.txt", "main.c", "probe_fw.yaml"])
         with open(os.path.join(proj, "main.c")) as f:
             self.assertIn('printf("probe_fw: hello', f.read())  # the name went in everywhere
         rc, _, err = run(SCRIPT, "build", proj, "-DM2FW_OPTIMIZE=-O0")
@@ -69,8 +69,9 @@ class FirmwareProjectTests(unittest.TestCase):
         self.assertEqual(int.from_bytes(head[18:20], "big"), 20)  # EM_PPC
 
         out = os.path.join(self.d, "run")
-        rc, stdout, stderr = run(SIM, "run", os.path.join(proj, "node.yaml"), "--out", out)
+        rc, stdout, stderr = run(SIM, "run", os.path.join(proj, "probe_fw.yaml"), "--out", out)
         self.assertEqual(rc, 0, stdout + stderr)
+        self.assertIn("== probe_fw: all firmware exited with code 0", stdout)  # the run is named after the project
         self.assertIn("probe_fw: hello from the NI's PowerPC 603e at 300 MHz", stdout)
         self.assertRegex(stdout, r"probe_fw: DMA copied 4096 bytes in \d+ ns, 0 wrong")
         s = stats(os.path.join(out, "stats.tsv"))
@@ -104,7 +105,7 @@ class FirmwareProjectTests(unittest.TestCase):
         rc, _, err = run(SCRIPT, "build", proj)
         self.assertEqual(rc, 0, err)
         out = os.path.join(self.d, "run")
-        rc, stdout, stderr = run(SIM, "run", os.path.join(proj, "node.yaml"), "--out", out)
+        rc, stdout, stderr = run(SIM, "run", os.path.join(proj, "two_files.yaml"), "--out", out)
         self.assertEqual(rc, 0, stdout + stderr)
         self.assertEqual(int(stats(os.path.join(out, "stats.tsv"))[("ni0.cpu", "fw_result2")]), 1234)
         # The firmware's own hook replaces the library's default entirely: a
