@@ -373,6 +373,18 @@ TEST_CASE("message breakdown: missing points add nothing, the window and cancell
                "0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.500000,0.000000,0.500000");
 }
 
+// What PerfettoTrace::write puts into a file.
+static std::string written(const m2::PerfettoTrace& trace) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("m2vp-trace-" + std::to_string(::getpid()) + ".json")).string();
+  trace.write(path);
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::filesystem::remove(path);
+  return ss.str();
+}
+
 TEST_CASE("perfetto writer: overlapping slices of a track go to lanes, flows follow each message through its "
           "slices",
           "[trace][messages]") {
@@ -386,14 +398,7 @@ TEST_CASE("perfetto writer: overlapping slices of a track go to lanes, flows fol
   trace.add(a, "DMA", 5000000, 6000000, "", {m});  // fits the first lane again
   trace.add(b, "routing", 3000000, 3500000, "", {m});
   trace.add(b, "tiny", 7000000, 7000001, "", {n});  // too short to bind a flow to
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("m2vp-trace-" + std::to_string(::getpid()) + ".json")).string();
-  trace.write(path);
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::filesystem::remove(path);
-  const std::string json = ss.str();
+  const std::string json = written(trace);
   auto count = [&json](const std::string& what) {
     size_t k = 0;
     for (size_t at = json.find(what); at != std::string::npos; at = json.find(what, at + 1)) ++k;
@@ -425,14 +430,7 @@ TEST_CASE("perfetto writer: a flow through a long slice and a short one inside i
   const MessageId m = m2::make_message_id(0, 1);
   trace.add(a, "dma_send", 1000000, 9000000, "", {m});  // long: its middle (5 us) is after the next start
   trace.add(b, "frame", 2000000, 2500000, "", {m});
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("m2vp-trace2-" + std::to_string(::getpid()) + ".json")).string();
-  trace.write(path);
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::filesystem::remove(path);
-  const std::string json = ss.str();
+  const std::string json = written(trace);
   const size_t s = json.find("\"ph\":\"s\""), e = json.find("\"ph\":\"f\"");
   REQUIRE(s != std::string::npos);
   REQUIRE(e != std::string::npos);
