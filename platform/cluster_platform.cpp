@@ -334,17 +334,13 @@ class ClusterPlatform : public Platform {
     for (const Sender& s : m_senders) {
       const MlxEngine::ResendStreak st = s.engine->longest_resend_streak();
       if (st.repeats == 0) continue;
-      const double p = intact_chance(*s.link, st.wire_bytes);
+      const double p = s.link->intact_chance(st.wire_bytes);
       if (!s.link->corruption_listed_ahead(s.dir) && (p < 1e-3 || double(st.repeats) >= 50.0 / p)) return 0;
       n += st.repeats;
     }
     return n;
   }
-  // The chance that one sending of `wire_bytes` crosses `link` without a bit error.
-  static double intact_chance(const Link& link, uint64_t wire_bytes) {
-    const double ber = link.bit_error_rate.get();
-    return ber >= 1 ? 0.0 : std::exp(8.0 * double(wire_bytes) * std::log1p(-ber));
-  }
+
   bool pending() const {
     auto busy = [](const NetBuf& b) {
       for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch)
@@ -372,7 +368,7 @@ class ClusterPlatform : public Platform {
       const MlxEngine::ResendStreak st = engine->longest_resend_streak();
       if (st.repeats < kManyResends) continue;
       const double ber = link->bit_error_rate.get();
-      const double p_intact = intact_chance(*link, st.wire_bytes);
+      const double p_intact = link->intact_chance(st.wire_bytes);
       std::ostringstream o;
       o << "  " << engine->name() << " on " << link->name() << " (bit error rate " << ber << "): data frame seq "
         << st.seq << " on channel " << st.channel << ", " << st.wire_bytes << " bytes on the wire, resent "

@@ -22,8 +22,8 @@ std::string function_at(const ElfImage* image, uint64_t addr) {
 
 std::vector<FirmwareProfile::Row> FirmwareProfile::rows(const ElfImage* image, double ns_per_instruction) const {
   std::map<std::string, Row> by_function;
-  // Symbol lookups per address once: a block is entered many times, but the
-  // map holds each block start once anyway.
+  // One symbol lookup per block start (the map holds each once, however
+  // often the block ran).
   for (const auto& [addr, n] : m_blocks) {
     if (n == 0) continue;
     Row& r = by_function[function_at(image, addr)];

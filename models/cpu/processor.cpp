@@ -267,11 +267,11 @@ std::string Processor::code_note(uint64_t pc) {
     t.set_address(pc);
     t.set_data_ptr(now);
     t.set_data_length(4);
-    if (socket->transport_dbg(t) != 4 || std::equal(now, now + 4, want)) return "";
+    if (socket->transport_dbg(t) != 4) return "";
     m_core->hide_patches(pc, now, 4);  // breakpoints and intercepts are the simulator's, not a store's
     if (std::equal(now, now + 4, want)) return "";
-    return "  code:      the word at " + hex(pc) + " is " + hex(uint32_t(now[0]) << 24 | now[1] << 16 | now[2] << 8 | now[3]) +
-           ", the firmware has " + hex(uint32_t(want[0]) << 24 | want[1] << 16 | want[2] << 8 | want[3]) +
+    auto word = [](const uint8_t* b) { return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3]; };
+    return "  code:      the word at " + hex(pc) + " is " + hex(word(now)) + ", the firmware has " + hex(word(want)) +
            " there: the code was overwritten after loading (a stray store, e.g. through a null pointer plus an "
            "offset)\n";
   }

@@ -125,8 +125,9 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
     f->sync_payload(t);
     if (!more) break;
   }
-  m_busy_log[dir].add(end, end + wire_time(f->wire_bytes() - sent));
+  const sc_time piece_start = end;
   end += wire_time(f->wire_bytes() - sent);
+  m_busy_log[dir].add(piece_start, end);
   f->wire_end = end;
 
   if (m_style == TimingStyle::AT) {
@@ -234,12 +235,20 @@ bool Link::corrupt(unsigned dir, const MlxFrame& f) {
   bool bad = m_corrupt[dir].count(f.number) != 0;
   const double ber = bit_error_rate.get();
   if (ber > 0) {
-    const double bits = 8.0 * double(f.wire_bytes());
-    const double p = ber >= 1 ? 1.0 : -std::expm1(bits * std::log1p(-ber));
+    // 1 - intact_chance, without losing digits for small error rates.
+    const double p = ber >= 1 ? 1.0 : -std::expm1(log_intact_chance(f.wire_bytes()));
     const double u = double(m_rng[dir]() >> 11) * 0x1.0p-53;  // portable: same numbers on every library
     if (u < p) bad = true;
   }
   return bad;
+}
+
+double Link::log_intact_chance(uint64_t wire_bytes) const {
+  return 8.0 * double(wire_bytes) * std::log1p(-bit_error_rate.get());
+}
+
+double Link::intact_chance(uint64_t wire_bytes) const {
+  return bit_error_rate.get() >= 1 ? 0.0 : std::exp(log_intact_chance(wire_bytes));
 }
 
 // The receiver's copy of a chosen data frame gets one bit flipped in the

@@ -98,6 +98,9 @@ class Link : public sc_core::sc_module {
   // damage_frames_* numbers of direction `dir` that damaged nothing: an info
   // frame (no data), or a number the run never reached.
   std::vector<uint64_t> damage_missed(unsigned dir) const;
+  // The chance that one frame of `wire_bytes` crosses without a bit error at
+  // bit_error_rate (what corrupt() draws against; watchdogs judge resends by it).
+  double intact_chance(uint64_t wire_bytes) const;
   // corrupt_frames_* of direction `dir` still lists frames not sent yet: a
   // sender resending through them will get through (for watchdogs).
   bool corruption_listed_ahead(unsigned dir) const {
@@ -133,6 +136,7 @@ class Link : public sc_core::sc_module {
   void acquire(Resource& r, unsigned side);
   void release(Resource& r);
   bool corrupt(unsigned dir, const MlxFrame& f);
+  double log_intact_chance(uint64_t wire_bytes) const;  // ln of intact_chance (bit_error_rate < 1)
   void damage(unsigned dir, MlxFrame& copy);
   void deliver_ab() { deliver(0); }
   void deliver_ba() { deliver(1); }

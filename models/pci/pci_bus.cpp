@@ -134,7 +134,7 @@ void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
   const sc_time arrival = at_target;
   AddressMap::b_transport(*initiator[r->port], *r, t, at_target);
   const sc_time busy = transfer + (at_target - arrival);
-  m_busy_log.add(sc_core::sc_time_stamp() + delay, sc_core::sc_time_stamp() + delay + busy);
+  if (m_busy_log.enabled()) m_busy_log.add(sc_core::sc_time_stamp() + delay, sc_core::sc_time_stamp() + delay + busy);
   delay += busy;
   s.busy += busy;
   m_busy += busy;
@@ -160,7 +160,7 @@ void PciBus::transport_at(unsigned port, const AddressMap::Range& r, const Plan&
       AddressMap::b_transport(*initiator[r.port], r, t, at_target);
       hold += at_target - arrival;
     }
-    m_busy_log.add(sc_core::sc_time_stamp(), sc_core::sc_time_stamp() + hold);
+    if (m_busy_log.enabled()) m_busy_log.add(sc_core::sc_time_stamp(), sc_core::sc_time_stamp() + hold);
     sc_core::wait(hold);
     stats(port).busy += hold;
     m_busy += hold;

@@ -41,7 +41,7 @@ void SwitchingBus::transfer(unsigned master, uint64_t bytes) {
     acquire(master);
     m_stats.at(master).waiting += sc_core::sc_time_stamp() - asked;
   }
-  m_busy_log.add(sc_core::sc_time_stamp(), sc_core::sc_time_stamp() + t);
+  if (m_busy_log.enabled()) m_busy_log.add(sc_core::sc_time_stamp(), sc_core::sc_time_stamp() + t);
   sc_core::wait(t);
   MasterStats& s = m_stats.at(master);
   s.transfers++;
