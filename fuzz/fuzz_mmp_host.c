@@ -1,7 +1,7 @@
-/* libFuzzer target: the host MMP library (sw/host/mmp/mmp.c, mmp_pin.c) decoding what
- * the NI writes back: completion records (status code, generation, length,
- * message-buffer offset, source, message number), the status page and the
- * control block. A fake driver plays the NI and takes every answer from the
+/* libFuzzer target: the host MMP library (sw/host/mmp/mmp.c, mmp_pin.c, mmp_xlate.c)
+ * decoding what the NI writes back: completion records (status code, generation,
+ * length, message-buffer offset, source, message number), the communication
+ * buffer's READY, NODE and REQ_FREE words, and the control block. A fake driver plays the NI and takes every answer from the
  * fuzz input; the library must never read or write outside the buffers it
  * owns, never return more bytes than the receive buffer holds, and finish
  * every call (errors such as MMP_ENI / MMP_ETIMEDOUT are fine).
@@ -10,6 +10,7 @@
  * fresh per-host state (mmp.c's statics), as a fresh simulated host would. */
 #include "../sw/host/mmp/mmp.c"
 #include "../sw/host/mmp/mmp_pin.c"
+#include "../sw/host/mmp/mmp_xlate.c"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,15 +75,26 @@ m2drv *m2drv_open(int ni)
 void m2drv_close(m2drv *d) { d->open = 0; }
 void m2drv_doorbell(m2drv *d, uint32_t bits) { (void)d, (void)bits; }
 
-int m2drv_sdram_write(m2drv *d, uint32_t ni_addr, const void *src, size_t bytes)
+/* The mailbox write after each request: the descriptor is in the
+ * communication buffer; note a FINALIZE so that the state can follow, and
+ * answer with REQ_FREE (mostly the honest count). */
+void m2drv_reg_write(m2drv *d, uint32_t offset, uint32_t value)
 {
   (void)d;
-  /* A request descriptor: note a FINALIZE so that the state can follow. */
-  if (bytes == 32 && ni_addr >= MMP_NI_REQ_RING) {
-    const uint32_t op = m2drv_from_be32(((const uint32_t *)src)[1]);
-    if (MMP_REQ_GET_OP(op) == MMP_OP_FINALIZE) g_finalize_posted = 1;
-    g_requests++;
-  }
+  struct host *H = g_hosts[0];
+  if (offset != NIPCI_MAILBOX(MMP_MAILBOX_POSTED) || !H || !H->comm.addr || value == 0) return;
+  const uint8_t *desc = (const uint8_t *)H->comm.addr + MMP_REQ_DESC(value - 1);
+  uint32_t op;
+  memcpy(&op, desc + MMP_REQ_OP, 4);
+  if (MMP_REQ_GET_OP(m2drv_from_be32(op)) == MMP_OP_FINALIZE) g_finalize_posted = 1;
+  g_requests++;
+  const int honest = (next8() & 7) != 0;
+  *comm_word(H, MMP_COMM_REQ_FREE) = m2drv_to_be32(honest ? g_requests : next32());
+}
+
+int m2drv_sdram_write(m2drv *d, uint32_t ni_addr, const void *src, size_t bytes)
+{
+  (void)d, (void)ni_addr, (void)src, (void)bytes; /* the control block, translation entries */
   return 0;
 }
 
@@ -102,7 +114,6 @@ int m2drv_sdram_read32(m2drv *d, uint32_t ni_addr, uint32_t *value)
   case MMP_CTRL_STATE:
     *value = honest ? (g_finalize_posted ? MMP_STATE_FINISHED : MMP_STATE_WAIT_INIT) : next32();
     break;
-  case MMP_CTRL_REQ_FREE: *value = honest ? g_requests : next32(); break;
   default: *value = next32(); break;
   }
   return 0;

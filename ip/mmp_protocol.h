@@ -5,12 +5,19 @@
  * host converts with m2drv_to_be32 / m2drv_from_be32). docs/mmp.md explains
  * the protocol; this header fixes its numbers.
  *
- * Three shared places:
- *  1. NI SDRAM (host writes through BAR0): a control block and the request
- *     ring, where the host posts sends, receives and releases.
- *  2. Pinned host memory (the NI writes through its PCI master): the status
- *     area, one 32-byte completion record per handle, which the host polls.
- *  3. The wire: each MMP chunk is one MLX message (ip/mlx.h) whose payload
+ * Four shared places:
+ *  1. The communication buffer, in pinned host memory (as the published
+ *     description has it: shared/spec/maestro2.md, Host side): the request
+ *     ring where the host posts sends, receives and releases, which the NI
+ *     fetches by DMA; one 32-byte completion record per handle, which the NI
+ *     writes and the host polls; and the count of ring slots the host may
+ *     reuse.
+ *  2. NI SDRAM (host writes through BAR0): a control block (the firmware's
+ *     identity and the host's init block) and the address translation table
+ *     that the host's pin-down fills (the page addresses of pinned memory).
+ *  3. The PCI interface's mailbox 0 (BAR1): how many requests the host has
+ *     posted; the doorbell after it wakes a dozing firmware.
+ *  4. The wire: each MMP chunk is one MLX message (ip/mlx.h) whose payload
  *     starts with a 24-byte MMP header; MLX header + MMP header = 32 bytes =
  *     one link packet. */
 #ifndef M2_IP_MMP_PROTOCOL_H
@@ -22,40 +29,67 @@
 #define MMP_CTRL_VERSION  0x04u /* NI: MMP_PROTOCOL_VERSION                        */
 #define MMP_CTRL_STATE    0x08u /* NI: MMP_STATE_*                                 */
 #define MMP_CTRL_NODE     0x0Cu /* NI: this node's network address (MLC-X)          */
-#define MMP_CTRL_REQ_FREE 0x10u /* NI: requests whose ring slot may be reused (count) */
-#define MMP_CTRL_STATUS_BUS 0x20u /* host: bus address of the status area         */
+#define MMP_CTRL_COMM_BUS 0x20u /* host: bus address of the communication buffer   */
 #define MMP_CTRL_MSGBUF_BUS 0x24u /* host: bus address of the message buffer      */
 #define MMP_CTRL_MSGBUF_BYTES 0x28u /* host: its size (a multiple of MMP_MSGBUF_BLOCK) */
 #define MMP_CTRL_RECORDS  0x2Cu /* host: completion records in the status area    */
 
 #define MMP_FW_MAGIC 0x4D4D5046u /* "MMPF" */
-#define MMP_PROTOCOL_VERSION 2u /* 2: SEQ is the sender library's message number */
+#define MMP_PROTOCOL_VERSION 3u /* 3: requests in host memory, translated addresses */
 #define MMP_STATE_BOOT 0u     /* firmware not started (SDRAM is zero)              */
 #define MMP_STATE_WAIT_INIT 1u /* waiting for the host's MMP_DOORBELL_INIT         */
 #define MMP_STATE_RUNNING 2u
 #define MMP_STATE_FINISHED 3u /* MMP_OP_FINALIZE done; the firmware has exited    */
 
 /* Doorbell bits (ip/ni_pci.h NIPCI_DOORBELL). The host rings REQ after every
- * request it posts, so a dozing firmware wakes; a busy one polls the ring. */
+ * request it posts, so a dozing firmware wakes; a busy one reads the mailbox
+ * every turn of its loop. */
 #define MMP_DOORBELL_INIT 0x1u /* the control block holds the host's parameters */
 #define MMP_DOORBELL_REQ  0x2u /* the request ring has something new             */
+/* The PCI interface's mailbox (NIPCI_MAILBOX) that holds the number of
+ * requests the host has posted since MMP_DOORBELL_INIT (the host writes it
+ * before the doorbell; the firmware fetches the descriptors up to it). */
+#define MMP_MAILBOX_POSTED 0u
 
-/* Request ring: MMP_REQ_SLOTS slots of MMP_REQ_SLOT_BYTES; request n (counted
- * from 0 since MMP_DOORBELL_INIT) goes to slot n % MMP_REQ_SLOTS. A slot is a
- * 32-byte descriptor (one PCI write burst, so it arrives whole); for
- * MMP_REQF_INLINE sends the payload is at MMP_REQ_INLINE_DATA, written before
- * the descriptor, and the 32 bytes before it are where the firmware builds
- * the wire header (so that header and payload leave in one DMA, and the
- * descriptor's SEQ word is never overwritten). The host may reuse a slot once
- * MMP_CTRL_REQ_FREE > n. */
-#define MMP_NI_REQ_RING 0x00101000u
+/* ---- the communication buffer (pinned host memory, MMP_COMM_BYTES) ------
+ * Request ring: request n (counted from 0 since MMP_DOORBELL_INIT) is the
+ * 32-byte descriptor in slot n % MMP_REQ_SLOTS of the ring at MMP_COMM_RING;
+ * the slots are contiguous, so the NI fetches several waiting requests with
+ * one DMA. An inline send's payload is in its slot's MMP_INLINE_SLOT_BYTES at
+ * MMP_COMM_INLINE, and its ADDR is that payload's offset in the buffer. The
+ * host may reuse slot n once the count at MMP_COMM_REQ_FREE is above n (the
+ * NI writes it as it retires slots, every MMP_REQ_FREE_STEP of them, which is
+ * enough: a host that finds the ring full has more than 3/4 of it waiting in
+ * the NI). */
+#define MMP_COMM_READY    0x00u /* NI: MMP_FW_MAGIC when it accepted MMP_DOORBELL_INIT */
+#define MMP_COMM_NODE     0x04u /* NI: its network address                          */
+#define MMP_COMM_REQ_FREE 0x08u /* NI: requests whose ring slot may be reused (count) */
+#define MMP_COMM_RECORDS  0x100u /* first completion record                        */
+#define MMP_RECORD_BYTES 32u      /* one host cache line: one DMA transaction      */
+#define MMP_MAX_RECORDS 1024u
 #define MMP_REQ_SLOTS 128u
-#define MMP_REQ_SLOT_BYTES 256u
 #define MMP_REQ_DESC_BYTES 32u
-#define MMP_REQ_INLINE_HDR 0x20u  /* wire header of an inline send (firmware)    */
-#define MMP_REQ_INLINE_DATA 0x40u /* inline payload (host)                       */
-#define MMP_INLINE_MAX (MMP_REQ_SLOT_BYTES - MMP_REQ_INLINE_DATA) /* 192 bytes */
-#define MMP_REQ_SLOT(n) (MMP_NI_REQ_RING + ((unsigned)(n) % MMP_REQ_SLOTS) * MMP_REQ_SLOT_BYTES)
+#define MMP_REQ_FREE_STEP (MMP_REQ_SLOTS / 4u)
+#define MMP_COMM_RING (MMP_COMM_RECORDS + MMP_MAX_RECORDS * MMP_RECORD_BYTES)
+#define MMP_COMM_INLINE (MMP_COMM_RING + MMP_REQ_SLOTS * MMP_REQ_DESC_BYTES)
+#define MMP_INLINE_SLOT_BYTES 256u
+#define MMP_INLINE_MAX 192u /* an inline send's payload at most                */
+#define MMP_COMM_BYTES (MMP_COMM_INLINE + MMP_REQ_SLOTS * MMP_INLINE_SLOT_BYTES)
+#define MMP_REQ_DESC(n) (MMP_COMM_RING + ((unsigned)(n) % MMP_REQ_SLOTS) * MMP_REQ_DESC_BYTES)
+#define MMP_REQ_INLINE(n) (MMP_COMM_INLINE + ((unsigned)(n) % MMP_REQ_SLOTS) * MMP_INLINE_SLOT_BYTES)
+
+/* ---- address translation (NI SDRAM, written by the host at pin-down) ----
+ * The host's driver hands the NI the page addresses of what it pins (the
+ * published pin-down cost includes "the transmission of addresses to the
+ * NIC"): MMP_XLATE_ENTRIES words at MMP_NI_XLATE_BASE, entry i the bus
+ * address of NI page i, with MMP_XLATE_VALID set while it is pinned. A
+ * request names user data by its NI address (page i * MMP_XLATE_PAGE +
+ * offset); the firmware looks each page up before its DMA. The message
+ * buffer and the communication buffer are given by bus address at init. */
+#define MMP_NI_XLATE_BASE 0x00400000u
+#define MMP_XLATE_PAGE 4096u
+#define MMP_XLATE_ENTRIES 65536u /* 256 MB of pinned memory                   */
+#define MMP_XLATE_VALID 0x1u
 
 /* Descriptor words (byte offsets). */
 #define MMP_REQ_SEQ    0x00u /* n + 1: the slot holds request n when this matches  */
@@ -64,7 +98,8 @@
 #define MMP_REQ_PORTS  0x0Cu /* local port (31..16), peer port (15..0)              */
 #define MMP_REQ_TAG    0x10u
 #define MMP_REQ_LEN    0x14u /* send: bytes; receive: buffer size; release: bytes  */
-#define MMP_REQ_ADDR   0x18u /* host bus address of the data (release: msgbuf offset) */
+#define MMP_REQ_ADDR   0x18u /* NI address of the data (inline: its offset in the
+                                communication buffer; release: msgbuf offset)   */
 #define MMP_REQ_MSG    0x1Cu /* send: the message's number (the wire header's SEQ)   */
 
 #define MMP_REQ_OP_WORD(op, flags, peer) \
@@ -79,21 +114,13 @@
                               free LEN bytes at offset ADDR                          */
 #define MMP_OP_FINALIZE 4u /* finish what is queued, then exit                       */
 
-#define MMP_REQF_INLINE 0x01u    /* send: the payload follows the descriptor        */
+#define MMP_REQF_INLINE 0x01u    /* send: the payload is in the request's inline slot */
 #define MMP_REQF_BROADCAST 0x02u /* send: MLX broadcast to every other node (one chunk) */
 #define MMP_REQF_NO_RECORD 0x04u /* send: no completion record (inline sends)       */
 
 #define MMP_COOKIE(gen, index) ((((unsigned)(gen) & 0xFFFFu) << 16) | ((unsigned)(index) & 0xFFFFu))
 #define MMP_COOKIE_GEN(c)   (((c) >> 16) & 0xFFFFu)
 #define MMP_COOKIE_INDEX(c) ((c) & 0xFFFFu)
-
-/* ---- status area (pinned host memory; the NI writes it) ------------------ */
-#define MMP_STATUS_READY 0x00u /* NI: MMP_FW_MAGIC when it accepted MMP_DOORBELL_INIT */
-#define MMP_STATUS_NODE  0x04u /* NI: its network address                          */
-#define MMP_STATUS_RECORDS 0x100u /* first completion record                       */
-#define MMP_RECORD_BYTES 32u      /* one host cache line: one DMA transaction      */
-#define MMP_MAX_RECORDS 1024u
-#define MMP_STATUS_BYTES (MMP_STATUS_RECORDS + MMP_MAX_RECORDS * MMP_RECORD_BYTES)
 
 /* Completion record words (byte offsets). The NI writes the whole record in
  * one transaction, the status word last in address order. */

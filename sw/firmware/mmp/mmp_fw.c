@@ -3,8 +3,12 @@
  *
  * One event loop, no OS:
  *  - requests: the host writes send / receive / release requests into a ring
- *    in NI SDRAM (BAR0) and rings the doorbell; sends go to a FIFO, receives
- *    are matched against the message management table (MMT) or posted;
+ *    in its communication buffer (pinned host memory), the count into the
+ *    PCI interface's mailbox, and rings the doorbell; the firmware fetches
+ *    the descriptors by DMA; sends go to a FIFO, receives are matched
+ *    against the message management table (MMT) or posted;
+ *  - user data is named by NI address: each page is looked up in the
+ *    translation table the host's driver wrote into SDRAM at pin-down;
  *  - transmit: the head send is cut into chunks, each an MLX message (header
  *    from SDRAM + payload from host memory by DMA) into netbuf TX channel
  *    chunk % channels, only when the channel has room for the whole chunk;
@@ -12,7 +16,7 @@
  *    message is found or entered in the MMT, matched with a posted receive
  *    (DMA straight into the user's buffer) or given room in the host's
  *    message buffer; the payload goes by DMA once it is all in the channel;
- *  - completions: a 32-byte record DMA'd into the host's status area after
+ *  - completions: a 32-byte record DMA'd into the communication buffer after
  *    the data (descriptors run in order, so the record lands last).
  * A DMA descriptor is queued only when it cannot wait on the network (TX room
  * and RX data are there), so the shared DMA queue never blocks on a peer that
@@ -44,17 +48,17 @@
 enum { RESULT_SENT, RESULT_RECEIVED, RESULT_UNEXPECTED, RESULT_BYTES_IN, RESULT_ERRORS, RESULT_BYTES_OUT };
 FW_RESULT_NAMES("messages sent,messages received,unexpected messages,bytes in,errors,bytes out");
 
-/* The control block and the request ring are written by the host through
- * PCI, behind the 603e's cache: the firmware reads and writes them through
- * the cache-inhibited view of the SDRAM (ip/ni_memory_map.h), each access a
- * bus transaction. */
+/* The control block, the translation table and the fetched descriptors are
+ * written by the host through PCI or by the DMA engine, behind the 603e's
+ * cache: the firmware reads and writes them through the cache-inhibited view
+ * of the SDRAM (ip/ni_memory_map.h), each access a bus transaction. */
 static inline uint32_t sd32(uint32_t addr) { return *(volatile uint32_t *)(uintptr_t)NI_UNCACHED(addr); }
 static inline void sd32_set(uint32_t addr, uint32_t v) { *(volatile uint32_t *)(uintptr_t)NI_UNCACHED(addr) = v; }
 static inline uint32_t host(uint32_t bus) { return NI_HOST_WINDOW_BASE + bus; }
 
 /* ---- configuration (firmware arguments and the host's init block) ------ */
 static uint32_t g_bypass, g_channels, g_chunk_payload, g_chunk_max, g_node, g_verbose;
-static uint32_t g_status_bus, g_msgbuf_bus, g_msgbuf_bytes, g_records;
+static uint32_t g_comm_bus, g_msgbuf_bus, g_msgbuf_bytes, g_records;
 static uint32_t g_stats[6];
 
 static void count(unsigned i, uint32_t n) { g_stats[i] += n; }
@@ -156,8 +160,45 @@ static void complete(uint32_t cookie, uint32_t code, uint32_t len, uint32_t offs
   r[5] = (uint32_t)tb_read();
   r[6] = seq;
   r[7] = MMP_STATUS_WORD(MMP_COOKIE_GEN(cookie), code);
-  dma(staged_addr(r), host(g_status_bus + MMP_STATUS_RECORDS + index * MMP_RECORD_BYTES),
+  dma(staged_addr(r), host(g_comm_bus + MMP_COMM_RECORDS + index * MMP_RECORD_BYTES),
       MMP_RECORD_BYTES, trace);
+}
+
+/* ---- address translation: the table the host's driver fills at pin-down -- */
+#define NO_PAGE 0xFFFFFFFFu
+struct xlate {
+  uint32_t page, bus; /* the page a message looked up last (NO_PAGE: none) */
+};
+
+/* Bus address of NI address `nia`: its page's entry in the table (one
+ * cache-inhibited load), unless the message looked that page up last. */
+static uint32_t xlate(struct xlate *x, uint32_t nia)
+{
+  const uint32_t page = nia / MMP_XLATE_PAGE;
+  if (page != x->page) {
+    const uint32_t e = page < MMP_XLATE_ENTRIES ? sd32(MMP_NI_XLATE_BASE + page * 4u) : 0;
+    if (!(e & MMP_XLATE_VALID)) {
+      /* The library names only memory it pinned: a bug, or memory unpinned
+       * while a request still uses it. */
+      printf("mmp: NI address 0x%08x is not pinned (translation entry %u: 0x%08x)\n", (unsigned)nia,
+             (unsigned)page, (unsigned)e);
+      fw_exit(5);
+    }
+    x->page = page;
+    x->bus = e & ~(MMP_XLATE_PAGE - 1u);
+  }
+  return x->bus + nia % MMP_XLATE_PAGE;
+}
+
+/* Bytes from NI address nia on (at most n) that are contiguous on the bus;
+ * *bus gets the first one's bus address. */
+static uint32_t xlate_run(struct xlate *x, uint32_t nia, uint32_t n, uint32_t *bus)
+{
+  *bus = xlate(x, nia);
+  uint32_t run = MMP_XLATE_PAGE - nia % MMP_XLATE_PAGE;
+  while (run < n && xlate(x, nia + run) == *bus + run)
+    run += MMP_XLATE_PAGE;
+  return run < n ? run : n;
 }
 
 /* ---- message buffer: first fit over MMP_MSGBUF_BLOCK blocks ------------ */
@@ -211,13 +252,18 @@ static void msgbuf_free(uint32_t offset, uint32_t bytes)
 /* ---- sends ---------------------------------------------------------------- */
 struct send {
   uint32_t dst, ports, tag, len, data, cookie, flags, seq, off, chunk, slot, trace; /* trace: traced(g_node, seq) */
+  struct xlate x; /* data: NI address (inline: offset in the communication buffer) */
 };
 static struct send g_sendq[SENDQ_SIZE];
 static uint32_t g_send_head, g_send_tail; /* counters; head == tail: empty */
 static uint32_t g_tx_need[NI_NETBUF_CHANNELS]; /* TX room the head send waits for (0: none) */
 
-/* ---- request ring ------------------------------------------------------- */
-static uint32_t g_req_next, g_req_free;
+/* ---- request ring (in the host's communication buffer) ------------------- */
+static uint32_t g_req_next;      /* the next request to take                     */
+static uint32_t g_req_fetched;   /* requests whose descriptors are here or coming */
+static uint32_t g_req_posted;    /* the host's count (the mailbox), as last read  */
+static uint32_t g_req_free;      /* requests whose slot the host may reuse        */
+static uint32_t g_req_published; /* g_req_free as last written to the host        */
 static uint8_t g_slot_busy[MMP_REQ_SLOTS]; /* an inline send still reads the slot */
 static uint32_t g_slot_ticket[MMP_REQ_SLOTS];
 static int g_finalizing;
@@ -235,6 +281,7 @@ struct msg {
   uint32_t src, ports, tag, total, seq, received, dest, cookie, trace; /* trace: traced(src, seq) */
   uint8_t mode, complete, truncated, in_unexpected;
   uint16_t next_active, next_unexp, next_free;
+  struct xlate x; /* MODE_DIRECT: dest is the receive's NI address */
 };
 static struct msg g_mmt[MMT_SIZE];
 static uint16_t g_active = NONE, g_unexp_head = NONE, g_unexp_tail = NONE, g_mmt_free = NONE;
@@ -391,7 +438,7 @@ static uint16_t chunk_entry(const struct rxch *c)
   const uint16_t m = g_mmt_free, next_free = g_mmt[m].next_free;
   struct msg *e = &g_mmt[m];
   *e = (struct msg){c->src, c->ports, c->tag, c->total, c->seq, 0, 0, NO_COOKIE, traced(c->src, c->seq),
-                    MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE};
+                    MODE_DIRECT, 0, 0, 0, NONE, NONE, NONE, {NO_PAGE, 0}};
   const uint16_t r = take_receive(c->src, c->ports, c->tag);
   if (r != NONE) {
     e->cookie = g_recv[r].cookie;
@@ -514,18 +561,24 @@ static int rx_step(unsigned ch)
   if (c->n > 0 && mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < c->n)
     return 0;
   struct msg *e = &g_mmt[c->msg];
-  if (c->n > 0) {
-    uint32_t dst;
-    if (e->mode == MODE_DIRECT)
-      dst = host(e->dest + c->offset);
-    else if (e->mode == MODE_MSGBUF)
-      dst = host(g_msgbuf_bus + e->dest + c->offset);
-    else
+  for (uint32_t done = 0; done < c->n;) {
+    /* A user buffer goes page run by page run (its NI address translated);
+     * the message buffer and the discard area are contiguous. */
+    uint32_t dst, piece = c->n - done;
+    if (e->mode == MODE_DIRECT) {
+      uint32_t bus;
+      piece = xlate_run(&e->x, e->dest + c->offset + done, piece, &bus);
+      dst = host(bus);
+    } else if (e->mode == MODE_MSGBUF) {
+      dst = host(g_msgbuf_bus + e->dest + c->offset + done);
+    } else {
       dst = DISCARD_AREA;
+    }
     if (c->n <= g_bypass)
-      cpu_copy_rx(ch, dst, c->n);
+      cpu_copy_rx(ch, dst, piece);
     else
-      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), dst, c->n, e->trace);
+      g_rx_ticket[ch] = dma(NI_NETBUF_RX_WINDOW(ch), dst, piece, e->trace);
+    done += piece;
   }
   count(RESULT_BYTES_IN, c->n);
   e->received += c->n;
@@ -598,46 +651,38 @@ static int tx_step(void)
     g_tx_need[ch] = committed ? 0 : bytes;
     return 0;
   }
-  if (s->flags & MMP_REQF_INLINE) {
-    /* Header right before the payload in the slot: one DMA for both. */
-    const uint32_t slot = MMP_REQ_SLOT(s->slot);
-    volatile uint32_t *h = (volatile uint32_t *)(uintptr_t)NI_UNCACHED(slot + MMP_REQ_INLINE_HDR);
-    fill_header(h, s, n);
-    if (n <= g_bypass && ticket_done(g_tx_ticket[ch])) {
-      /* The CPU may push only while no DMA into this channel is pending. */
-      const uint32_t win = NI_NETBUF_TX_WINDOW(ch), src = NI_UNCACHED(slot + MMP_REQ_INLINE_HDR);
-      uint32_t i = 0;
-      for (; i + 4 <= bytes; i += 4)
-        *(volatile uint32_t *)(uintptr_t)win = *(volatile uint32_t *)(uintptr_t)(src + i);
-      for (; i < bytes; i++)
-        *(volatile uint8_t *)(uintptr_t)win = *(volatile uint8_t *)(uintptr_t)(src + i);
-      g_slot_busy[s->slot % MMP_REQ_SLOTS] = 0;
-    } else {
-      g_tx_ticket[ch] = dma(slot + MMP_REQ_INLINE_HDR, NI_NETBUF_TX_WINDOW(ch), bytes, s->trace);
-      g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch];
-      tx_commit(ch, g_tx_ticket[ch], bytes);
-    }
+  uint32_t hdr[8];
+  fill_header(hdr, s, n);
+  if (ticket_done(g_tx_ticket[ch])) {
+    /* Nothing queued for this channel (the usual case when the chunks
+     * alternate): the CPU pushes the header and spares the DMA engine a
+     * descriptor while it still reads the previous chunk. */
+    const uint32_t win = NI_NETBUF_TX_WINDOW(ch);
+    for (unsigned i = 0; i < 8; i++)
+      *(volatile uint32_t *)(uintptr_t)win = hdr[i];
   } else {
-    uint32_t hdr[8];
-    fill_header(hdr, s, n);
-    if (ticket_done(g_tx_ticket[ch])) {
-      /* Nothing queued for this channel (the usual case when the chunks
-       * alternate): the CPU pushes the header and spares the DMA engine a
-       * descriptor while it still reads the previous chunk. */
-      const uint32_t win = NI_NETBUF_TX_WINDOW(ch);
-      for (unsigned i = 0; i < 8; i++)
-        *(volatile uint32_t *)(uintptr_t)win = hdr[i];
-    } else {
-      volatile uint32_t *h = stage();
-      for (unsigned i = 0; i < 8; i++)
-        h[i] = hdr[i];
-      g_tx_ticket[ch] = dma(staged_addr(h), NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES, s->trace);
-    }
-    if (n > 0)
-      g_tx_ticket[ch] = dma(host(s->data + s->off), NI_NETBUF_TX_WINDOW(ch), n, s->trace);
-    if (!ticket_done(g_tx_ticket[ch]))
-      tx_commit(ch, g_tx_ticket[ch], bytes);
+    volatile uint32_t *h = stage();
+    for (unsigned i = 0; i < 8; i++)
+      h[i] = hdr[i];
+    g_tx_ticket[ch] = dma(staged_addr(h), NI_NETBUF_TX_WINDOW(ch), MMP_WIRE_HEADER_BYTES, s->trace);
   }
+  for (uint32_t done = 0; done < n;) {
+    /* An inline payload is in the communication buffer; user data goes
+     * page run by page run, its NI address translated. */
+    uint32_t bus, piece = n - done;
+    if (s->flags & MMP_REQF_INLINE)
+      bus = g_comm_bus + s->data + s->off + done;
+    else
+      piece = xlate_run(&s->x, s->data + s->off + done, piece, &bus);
+    g_tx_ticket[ch] = dma(host(bus), NI_NETBUF_TX_WINDOW(ch), piece, s->trace);
+    done += piece;
+  }
+  if ((s->flags & MMP_REQF_INLINE) && n > 0)
+    g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch]; /* the slot is read until then */
+  else if (s->flags & MMP_REQF_INLINE)
+    g_slot_busy[s->slot % MMP_REQ_SLOTS] = 0;
+  if (!ticket_done(g_tx_ticket[ch]))
+    tx_commit(ch, g_tx_ticket[ch], bytes);
   count(RESULT_BYTES_OUT, n);
   s->off += n;
   s->chunk++;
@@ -668,7 +713,7 @@ static int queue_send(uint32_t n, uint32_t op, uint32_t cookie, uint32_t ports, 
   }
   struct send *s = &g_sendq[g_send_tail % SENDQ_SIZE];
   /* Wire ports: sender (31..16), receiver (15..0) = the request's local, peer. */
-  *s = (struct send){dst, ports, tag, len, addr, cookie, flags, seq, 0, 0, n, traced(g_node, seq)};
+  *s = (struct send){dst, ports, tag, len, addr, cookie, flags, seq, 0, 0, n, traced(g_node, seq), {NO_PAGE, 0}};
   trace_mark(SIMCTRL_MARK_SEND_TAKEN, s->trace);
   if (flags & MMP_REQF_INLINE) {
     g_slot_busy[n % MMP_REQ_SLOTS] = 1;
@@ -678,19 +723,57 @@ static int queue_send(uint32_t n, uint32_t op, uint32_t cookie, uint32_t ports, 
   return 1;
 }
 
-/* Takes one request from the ring; 1 if it did. */
+/* Fetches the descriptors the host has posted (by the mailbox's count) from
+ * the communication buffer into SDRAM: one DMA for up to FETCH_MAX slots in
+ * a row, so a burst of requests costs one PCI read. */
+#define FETCH_MAX 8u
+static uint32_t g_req_desc[MMP_REQ_SLOTS][8] __attribute__((aligned(32)));
+static uint32_t g_req_ticket[MMP_REQ_SLOTS];
+
+static void request_fetch(void)
+{
+  if (g_req_fetched == g_req_posted) {
+    const uint32_t posted = mmio_read32(NI_PCIIF_BASE + NIPCI_MAILBOX(MMP_MAILBOX_POSTED));
+    if (posted - g_req_next > MMP_REQ_SLOTS || posted - g_req_fetched > MMP_REQ_SLOTS) {
+      printf("mmp: the host says %u requests are posted, %u were taken: more than the ring holds\n",
+             (unsigned)posted, (unsigned)g_req_next);
+      fw_exit(4);
+    }
+    g_req_posted = posted;
+  }
+  if (g_req_fetched == g_req_posted)
+    return;
+  const unsigned i = g_req_fetched % MMP_REQ_SLOTS;
+  uint32_t k = g_req_posted - g_req_fetched;
+  if (k > MMP_REQ_SLOTS - i)
+    k = MMP_REQ_SLOTS - i; /* up to the ring's end */
+  if (k > FETCH_MAX)
+    k = FETCH_MAX;
+  const uint32_t t = dma(host(g_comm_bus + MMP_REQ_DESC(g_req_fetched)), (uint32_t)(uintptr_t)g_req_desc[i],
+                         k * MMP_REQ_DESC_BYTES, 0);
+  for (unsigned j = 0; j < k; j++)
+    g_req_ticket[i + j] = t;
+  g_req_fetched += k;
+}
+
+/* Takes one request; 1 if it did. */
 static int request_step(void)
 {
-  const uint32_t slot = MMP_REQ_SLOT(g_req_next);
-  if (sd32(slot + MMP_REQ_SEQ) != g_req_next + 1)
+  request_fetch();
+  const unsigned i = g_req_next % MMP_REQ_SLOTS;
+  if (g_req_next == g_req_fetched || !ticket_done(g_req_ticket[i]))
     return 0;
-  const uint32_t op = sd32(slot + MMP_REQ_OP), cookie = sd32(slot + MMP_REQ_COOKIE);
-  const uint32_t ports = sd32(slot + MMP_REQ_PORTS), tag = sd32(slot + MMP_REQ_TAG);
-  const uint32_t len = sd32(slot + MMP_REQ_LEN), addr = sd32(slot + MMP_REQ_ADDR), msg = sd32(slot + MMP_REQ_MSG);
+  const uint32_t d = (uint32_t)(uintptr_t)g_req_desc[i];
+  if (sd32(d + MMP_REQ_SEQ) != g_req_next + 1) {
+    printf("mmp: request %u: its ring slot holds 0x%08x\n", (unsigned)g_req_next, (unsigned)sd32(d + MMP_REQ_SEQ));
+    fw_exit(4);
+  }
+  const uint32_t op = sd32(d + MMP_REQ_OP), cookie = sd32(d + MMP_REQ_COOKIE);
+  const uint32_t ports = sd32(d + MMP_REQ_PORTS), tag = sd32(d + MMP_REQ_TAG);
+  const uint32_t len = sd32(d + MMP_REQ_LEN), addr = sd32(d + MMP_REQ_ADDR), msg = sd32(d + MMP_REQ_MSG);
   switch (MMP_REQ_GET_OP(op)) {
   case MMP_OP_SEND:
-    if (!queue_send(g_req_next, op, cookie, ports, tag, len,
-                    (MMP_REQ_GET_FLAGS(op) & MMP_REQF_INLINE) ? slot + MMP_REQ_INLINE_DATA : addr, msg))
+    if (!queue_send(g_req_next, op, cookie, ports, tag, len, addr, msg))
       return 0;
     break;
   case MMP_OP_RECV:
@@ -728,8 +811,11 @@ static void retire_slots(void)
     }
     g_req_free++;
   }
-  if (g_req_free != before)
-    sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_REQ_FREE, g_req_free);
+  /* Published now and then (MMP_REQ_FREE_STEP): each time is a PCI write. */
+  if (g_req_free != before && g_req_free - g_req_published >= MMP_REQ_FREE_STEP) {
+    *(volatile uint32_t *)(uintptr_t)host(g_comm_bus + MMP_COMM_REQ_FREE) = g_req_free;
+    g_req_published = g_req_free;
+  }
 }
 
 /* ---- interrupts and dozing ------------------------------------------------ */
@@ -817,7 +903,7 @@ extern char __end[]; /* end of .bss (ni.ld) */
 
 int main(void)
 {
-  if ((uintptr_t)__end > MMP_NI_CTRL_BASE || DISCARD_AREA < MMP_NI_REQ_RING + MMP_REQ_SLOTS * MMP_REQ_SLOT_BYTES) {
+  if ((uintptr_t)__end > MMP_NI_CTRL_BASE) {
     printf("mmp: the image (to 0x%08x) overlaps the shared areas at 0x%08x\n", (unsigned)(uintptr_t)__end,
            (unsigned)MMP_NI_CTRL_BASE);
     return 6;
@@ -842,12 +928,12 @@ int main(void)
   tables_reset();
   sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_VERSION, MMP_PROTOCOL_VERSION);
   sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_NODE, g_node);
-  sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_REQ_FREE, 0);
+  mmio_write32(NI_PCIIF_BASE + NIPCI_MAILBOX(MMP_MAILBOX_POSTED), 0);
   sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_MAGIC, MMP_FW_MAGIC);
   printf("mmp firmware: node %u, %u channel(s), chunk %u bytes, bypass up to %u bytes\n", (unsigned)g_node,
          (unsigned)g_channels, (unsigned)chunk, (unsigned)g_bypass);
   wait_for_init();
-  g_status_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS);
+  g_comm_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_COMM_BUS);
   g_msgbuf_bus = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS);
   g_msgbuf_bytes = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES);
   g_records = sd32(MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS);
@@ -858,8 +944,8 @@ int main(void)
     g_msgbuf_blocks = MSGBUF_MAX_BLOCKS;
   sd32_set(MMP_NI_CTRL_BASE + MMP_CTRL_STATE, MMP_STATE_RUNNING);
   /* Node first, then the ready word the host polls. */
-  *(volatile uint32_t *)(uintptr_t)host(g_status_bus + MMP_STATUS_NODE) = g_node;
-  *(volatile uint32_t *)(uintptr_t)host(g_status_bus + MMP_STATUS_READY) = MMP_FW_MAGIC;
+  *(volatile uint32_t *)(uintptr_t)host(g_comm_bus + MMP_COMM_NODE) = g_node;
+  *(volatile uint32_t *)(uintptr_t)host(g_comm_bus + MMP_COMM_READY) = MMP_FW_MAGIC;
   for (;;) {
     if (g_finalizing && g_send_head == g_send_tail && ticket_done(g_dma_issued))
       break;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <ip/mmp_protocol.h>
+#include <ip/ni_pci.h>
 
 #include "host/host_env.h"
 #include "m2drv.h"
@@ -28,6 +29,7 @@
 #define CALL_CYCLES 150u
 #define WAIT_CYCLES 50u
 #define PIO_RETRY_NS 1000.0
+#define RING_RETRY_NS 1000.0 /* between looks at a full request ring */
 
 static struct host *g_hosts[MAX_HOSTS];
 
@@ -173,42 +175,53 @@ static int node_of(const struct host *H, const struct MMP_connect *c)
 
 static volatile uint32_t *record(const struct host *H, int index)
 {
-  return (volatile uint32_t *)((uint8_t *)H->status.addr + MMP_STATUS_RECORDS + (size_t)index * MMP_RECORD_BYTES);
+  return (volatile uint32_t *)((uint8_t *)H->comm.addr + MMP_COMM_RECORDS + (size_t)index * MMP_RECORD_BYTES);
 }
 
-/* Waits until request slot H->req_next may be written. */
+/* A word of the communication buffer (big-endian, like everything the NI
+ * writes there). */
+static volatile uint32_t *comm_word(const struct host *H, uint32_t offset)
+{
+  return (volatile uint32_t *)((uint8_t *)H->comm.addr + offset);
+}
+
+/* Waits until request slot H->req_next may be written: the NI publishes in
+ * host memory how many slots it has retired, so looking costs no PCI read. */
 static int slot_wait(struct host *H)
 {
   const double t0 = m2host_now_us();
   while (H->req_next - H->req_free >= MMP_REQ_SLOTS) {
-    uint32_t v = 0;
-    if (m2drv_sdram_read32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_REQ_FREE, &v) != 0) return MMP_ENI;
-    H->req_free = v;
+    H->req_free = m2drv_from_be32(*comm_word(H, MMP_COMM_REQ_FREE));
     if (H->req_next - H->req_free < MMP_REQ_SLOTS) break;
     if (m2host_now_us() - t0 > 1e6) return MMP_ENI; /* the NI has not taken a request for 1 s */
-    m2host_compute_ns(PIO_RETRY_NS);
+    m2host_compute_ns(RING_RETRY_NS);
   }
   return MMP_OK;
 }
 
-/* Posts one request; `inline_data` (len bytes) goes into the slot first;
- * `msg` is a send's message number (else 0). */
+/* Posts one request into the communication buffer; `inline_data` (len
+ * bytes) goes into the request's inline slot and the descriptor's ADDR
+ * names it; `msg` is a send's message number (else 0). The descriptor is
+ * plain stores into cached host memory (its cost is in CALL_CYCLES); the NI
+ * learns of it from the mailbox, and the doorbell wakes it if it dozes. */
 static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len,
                 uint32_t addr, const void *inline_data, uint32_t msg)
 {
   const int rc = slot_wait(H);
   if (rc != MMP_OK) return rc;
-  const uint32_t slot = MMP_REQ_SLOT(H->req_next);
-  if (inline_data && len > 0 && m2drv_sdram_write(H->drv, slot + MMP_REQ_INLINE_DATA, inline_data, len) != 0)
-    return MMP_ENI;
+  if (inline_data) {
+    addr = MMP_REQ_INLINE(H->req_next);
+    if (len > 0) m2host_memcpy((uint8_t *)H->comm.addr + addr, inline_data, len);
+  }
   const uint32_t desc[8] = {
       m2drv_to_be32(H->req_next + 1), m2drv_to_be32(op),  m2drv_to_be32(cookie), m2drv_to_be32(ports),
       m2drv_to_be32(tag),             m2drv_to_be32(len), m2drv_to_be32(addr),   m2drv_to_be32(msg),
   };
-  /* One aligned 32-byte PIO write: the descriptor arrives whole, after the
-   * inline data (posted writes stay in order). */
-  if (m2drv_sdram_write(H->drv, slot, desc, sizeof desc) != 0) return MMP_ENI;
+  memcpy((uint8_t *)H->comm.addr + MMP_REQ_DESC(H->req_next), desc, sizeof desc);
   H->req_next++;
+  /* Two posted writes: the count first, so the NI never reads a stale one
+   * after the doorbell (posted writes stay in order). */
+  m2drv_reg_write(H->drv, NIPCI_MAILBOX(MMP_MAILBOX_POSTED), H->req_next);
   m2drv_doorbell(H->drv, MMP_DOORBELL_REQ);
   return MMP_OK;
 }
@@ -267,7 +280,7 @@ static int finish_send(struct host *H, struct op *o, double timeout_us);
 
 static void teardown(struct host *H)
 {
-  mmp_pin_free(H, &H->status);
+  mmp_pin_free(H, &H->comm);
   mmp_pin_free(H, &H->msgbuf);
   if (H->bounce.buf.addr) mmp_pin_free(H, &H->bounce.buf);
   free(H->bounce.used);
@@ -315,23 +328,23 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
       return mmp_fail_null(H, MMP_ENI);
     }
     const size_t msgbuf = mmp_round_up(H->opt.msgbuf_bytes, MMP_MSGBUF_BLOCK);
-    if (mmp_pin_alloc(H, MMP_STATUS_BYTES, &H->status) != MMP_OK || mmp_pin_alloc(H, msgbuf, &H->msgbuf) != MMP_OK) {
+    if (mmp_pin_alloc(H, MMP_COMM_BYTES, &H->comm) != MMP_OK || mmp_pin_alloc(H, msgbuf, &H->msgbuf) != MMP_OK) {
       teardown(H);
       return mmp_fail_null(H, MMP_ENOMEM);
     }
-    memset(H->status.addr, 0, MMP_STATUS_BYTES);
-    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_STATUS_BUS, (uint32_t)H->status.bus);
+    memset(H->comm.addr, 0, MMP_COMM_BYTES);
+    m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_COMM_BUS, (uint32_t)H->comm.bus);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BUS, (uint32_t)H->msgbuf.bus);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES, (uint32_t)msgbuf);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS, 2 * (MMP_MAX_SENDS + MMP_MAX_RECVS));
     m2drv_doorbell(H->drv, MMP_DOORBELL_INIT);
-    volatile uint32_t *st = (volatile uint32_t *)H->status.addr;
-    if (m2drv_poll_be32(H->drv, &st[MMP_STATUS_READY / 4], 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0) {
+    if (m2drv_poll_be32(H->drv, comm_word(H, MMP_COMM_READY), 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) !=
+        0) {
       m2host_printf("MMP_initialize: the NI did not take the init block\n");
       teardown(H);
       return mmp_fail_null(H, MMP_ENI);
     }
-    H->node = (int)m2drv_from_be32(st[MMP_STATUS_NODE / 4]);
+    H->node = (int)m2drv_from_be32(*comm_word(H, MMP_COMM_NODE));
     H->req_next = H->req_free = 0;
     H->opened = 1;
   }
@@ -393,16 +406,15 @@ static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag
   const uint32_t cookie = MMP_COOKIE(o->gen, o->index);
   int rc;
   if (len <= H->opt.inline_bytes) {
-    /* Copied into NI memory by PIO: complete as soon as it is posted. */
+    /* Copied into the request's inline slot: complete as soon as it is posted. */
     o->mode = BUF_INLINE;
     rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags | MMP_REQF_INLINE | MMP_REQF_NO_RECORD, dst_node), cookie, ports,
               tag, (uint32_t)len, 0, buf, msg);
   } else {
-    uint64_t bus = 0;
-    rc = mmp_place_buffer(H, o, buf, len, 1, &bus);
+    uint32_t nia = 0;
+    rc = mmp_place_buffer(H, o, buf, len, 1, &nia);
     if (rc == MMP_OK)
-      rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags, dst_node), cookie, ports, tag, (uint32_t)len, (uint32_t)bus,
-                NULL, msg);
+      rc = post(H, MMP_REQ_OP_WORD(MMP_OP_SEND, flags, dst_node), cookie, ports, tag, (uint32_t)len, nia, NULL, msg);
     if (rc != MMP_OK) mmp_release_buffer(H, o);
   }
   if (rc != MMP_OK) {
@@ -423,11 +435,11 @@ static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag
   }
   o->user = buf;
   o->len = len;
-  uint64_t bus = 0;
-  int rc = mmp_place_buffer(H, o, buf, len, 0, &bus);
+  uint32_t nia = 0;
+  int rc = mmp_place_buffer(H, o, buf, len, 0, &nia);
   if (rc == MMP_OK)
     rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RECV, 0, src_node), MMP_COOKIE(o->gen, o->index),
-              (uint32_t)dst_port << 16 | (uint32_t)src_port, tag, (uint32_t)len, (uint32_t)bus, NULL, 0);
+              (uint32_t)dst_port << 16 | (uint32_t)src_port, tag, (uint32_t)len, nia, NULL, 0);
   if (rc != MMP_OK) {
     mmp_release_buffer(H, o);
     o->in_use = 0;

@@ -17,13 +17,14 @@ enum buf_mode { BUF_NONE, BUF_PINNED, BUF_PIN_MESSAGE, BUF_BOUNCE_POOL, BUF_BOUN
 struct op {
   unsigned magic;
   int in_use;
-  int index; /* record index in the status area */
+  int index; /* record index in the communication buffer */
   uint16_t gen;
   enum buf_mode mode;
   void *user;
   size_t len;
   void *bounce; /* BUF_BOUNCE_*: the pinned copy */
   m2drv_buffer temp;
+  uint32_t nia; /* BUF_PIN_MESSAGE, BUF_BOUNCE_TEMP: its mapping in the NI's table */
 };
 struct MMP_send_handle {
   struct op op;
@@ -34,7 +35,7 @@ struct MMP_recv_handle {
 
 struct region {
   void *addr;
-  uint64_t bus;
+  uint32_t nia; /* its NI address (the translation table's pages) */
   size_t bytes;
   m2drv_buffer buf; /* from MMP_Pindown_malloc; buf.addr NULL for MMP_Pindown_register */
 };
@@ -42,6 +43,7 @@ struct region {
 /* First fit over 256-byte blocks of a pinned area (the bounce pool). */
 struct pool {
   m2drv_buffer buf;
+  uint32_t nia;
   uint8_t *used; /* one byte per block */
   size_t blocks;
 };
@@ -58,7 +60,8 @@ struct host {
   m2drv *drv;
   int node;
   struct MMP_PNA_table *table;
-  m2drv_buffer status, msgbuf;
+  m2drv_buffer comm, msgbuf; /* the communication buffer, the message buffer */
+  uint8_t xlate_used[MMP_XLATE_ENTRIES / 8]; /* the NI's translation entries in use */
   struct pool bounce;
   uint32_t req_next, req_free;
   uint32_t msg_next; /* number of the next message sent (the wire header's SEQ) */
@@ -95,9 +98,16 @@ size_t mmp_round_up(size_t v, size_t unit);
 /* Pinned host memory within the host's pinned_limit: MMP_OK or MMP_ENOMEM. */
 int mmp_pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out);
 void mmp_pin_free(struct host *H, m2drv_buffer *b);
-/* Where the NI reads or writes an operation's data; sets o->mode and its
- * resources. MMP_OK or MMP_ENOMEM. */
-int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint64_t *bus);
+/* Where the NI reads or writes an operation's data (its NI address in
+ * *nia); sets o->mode and its resources. MMP_OK or MMP_ENOMEM. */
+int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint32_t *nia);
 void mmp_release_buffer(struct host *H, struct op *o);
+
+/* ---- address translation (mmp_xlate.c) ---- */
+/* Enters the pages of [bus, bus + bytes) into the NI's translation table;
+ * *nia gets the NI address of bus. MMP_OK, MMP_ENOMEM (table full) or
+ * MMP_ENI. */
+int mmp_xlate_map(struct host *H, uint64_t bus, size_t bytes, uint32_t *nia);
+void mmp_xlate_unmap(struct host *H, uint32_t nia, size_t bytes);
 
 #endif

@@ -28,18 +28,34 @@ void mmp_pin_free(struct host *H, m2drv_buffer *b)
   m2drv_free_pinned(H->drv, b);
 }
 
-/* Bus address of [p, p + len) when it lies inside one pinned region. */
-static int pinned_bus(const struct host *H, const void *p, size_t len, uint64_t *bus)
+/* NI address of [p, p + len) when it lies inside one pinned region. */
+static int pinned_nia(const struct host *H, const void *p, size_t len, uint32_t *nia)
 {
   const uintptr_t a = (uintptr_t)p;
   for (size_t i = 0; i < H->n_regions; i++) {
     const uintptr_t r = (uintptr_t)H->regions[i].addr;
     if (a >= r && a - r <= H->regions[i].bytes && len <= H->regions[i].bytes - (a - r)) {
-      *bus = H->regions[i].bus + (a - r);
+      *nia = H->regions[i].nia + (uint32_t)(a - r);
       return 1;
     }
   }
   return 0;
+}
+
+/* Pins `bytes` of new memory and enters it into the NI's table. */
+static int pin_alloc_mapped(struct host *H, size_t bytes, m2drv_buffer *out, uint32_t *nia)
+{
+  if (mmp_pin_alloc(H, bytes, out) != MMP_OK) return MMP_ENOMEM;
+  const int rc = mmp_xlate_map(H, out->bus, bytes, nia);
+  if (rc != MMP_OK) mmp_pin_free(H, out);
+  return rc;
+}
+
+static void pin_free_mapped(struct host *H, m2drv_buffer *b, uint32_t nia)
+{
+  if (!b->addr) return;
+  mmp_xlate_unmap(H, nia, b->bytes);
+  mmp_pin_free(H, b);
 }
 
 static void *pool_alloc(struct pool *P, size_t bytes)
@@ -65,39 +81,48 @@ static void pool_free(struct pool *P, void *p, size_t bytes)
 
 /* Where the NI reads or writes an operation's data; sets o->mode and its
  * resources. MMP_OK or MMP_ENOMEM. */
-int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint64_t *bus)
+int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint32_t *nia)
 {
-  *bus = 0;
+  *nia = 0;
   o->mode = BUF_NONE;
   if (len == 0) return MMP_OK;
-  if (pinned_bus(H, buf, len, bus)) {
+  if (pinned_nia(H, buf, len, nia)) {
     o->mode = BUF_PINNED;
     return MMP_OK;
   }
-  if (m2drv_pin(H->drv, buf, len, bus) == 0) {
-    o->mode = BUF_PIN_MESSAGE; /* host physical memory, pinned for this message */
+  uint64_t bus = 0;
+  if (m2drv_pin(H->drv, buf, len, &bus) == 0) {
+    /* Host physical memory, pinned for this message. */
+    if (mmp_xlate_map(H, bus, len, nia) != MMP_OK) {
+      m2drv_unpin(H->drv, buf, len);
+      return MMP_ENOMEM;
+    }
+    o->mode = BUF_PIN_MESSAGE;
+    o->nia = *nia;
     return MMP_OK;
   }
   /* Heap or stack: copy through pinned memory. */
   if (!H->bounce.buf.addr && H->opt.bounce_bytes >= POOL_BLOCK) {
     m2drv_buffer b;
-    if (mmp_pin_alloc(H, H->opt.bounce_bytes, &b) == MMP_OK) {
+    uint32_t pool_nia = 0;
+    if (pin_alloc_mapped(H, H->opt.bounce_bytes, &b, &pool_nia) == MMP_OK) {
       H->bounce.buf = b;
+      H->bounce.nia = pool_nia;
       H->bounce.blocks = b.bytes / POOL_BLOCK;
       H->bounce.used = calloc(H->bounce.blocks, 1);
-      if (!H->bounce.used) mmp_pin_free(H, &H->bounce.buf);
+      if (!H->bounce.used) pin_free_mapped(H, &H->bounce.buf, pool_nia);
     }
   }
   void *p = H->bounce.buf.addr ? pool_alloc(&H->bounce, len) : NULL;
   if (p) {
     o->mode = BUF_BOUNCE_POOL;
     o->bounce = p;
-    m2host_bus_address(p, bus);
+    *nia = H->bounce.nia + (uint32_t)((uint8_t *)p - (uint8_t *)H->bounce.buf.addr);
   } else {
-    if (mmp_pin_alloc(H, len, &o->temp) != MMP_OK) return MMP_ENOMEM;
+    if (pin_alloc_mapped(H, len, &o->temp, &o->nia) != MMP_OK) return MMP_ENOMEM;
     o->mode = BUF_BOUNCE_TEMP;
     o->bounce = o->temp.addr;
-    *bus = o->temp.bus;
+    *nia = o->nia;
   }
   if (is_send) m2host_memcpy(o->bounce, buf, len);
   return MMP_OK;
@@ -106,9 +131,12 @@ int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is
 void mmp_release_buffer(struct host *H, struct op *o)
 {
   switch (o->mode) {
-  case BUF_PIN_MESSAGE: m2drv_unpin(H->drv, o->user, o->len); break;
+  case BUF_PIN_MESSAGE:
+    mmp_xlate_unmap(H, o->nia, o->len);
+    m2drv_unpin(H->drv, o->user, o->len);
+    break;
   case BUF_BOUNCE_POOL: pool_free(&H->bounce, o->bounce, o->len); break;
-  case BUF_BOUNCE_TEMP: mmp_pin_free(H, &o->temp); break;
+  case BUF_BOUNCE_TEMP: pin_free_mapped(H, &o->temp, o->nia); break;
   default: break;
   }
   o->mode = BUF_NONE;
@@ -136,8 +164,9 @@ void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
   if (bytes == 0 || bytes > 0x40000000u) return mmp_fail_null(H, bytes ? MMP_ENOMEM : MMP_EINVAL);
   if (!region_room(H)) return mmp_fail_null(H, MMP_ENOMEM);
   m2drv_buffer b;
-  if (mmp_pin_alloc(H, bytes, &b) != MMP_OK) return mmp_fail_null(H, MMP_ENOMEM);
-  H->regions[H->n_regions++] = (struct region){b.addr, b.bus, bytes, b};
+  uint32_t nia = 0;
+  if (pin_alloc_mapped(H, bytes, &b, &nia) != MMP_OK) return mmp_fail_null(H, MMP_ENOMEM);
+  H->regions[H->n_regions++] = (struct region){b.addr, nia, bytes, b};
   mmp_fail(H, MMP_OK);
   return b.addr;
 }
@@ -151,7 +180,7 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
   }
   for (size_t i = 0; i < H->n_regions; i++) {
     if (H->regions[i].addr != p || !H->regions[i].buf.addr) continue;
-    mmp_pin_free(H, &H->regions[i].buf);
+    pin_free_mapped(H, &H->regions[i].buf, H->regions[i].nia);
     H->regions[i] = H->regions[--H->n_regions];
     mmp_fail(H, MMP_OK);
     return;
@@ -171,8 +200,13 @@ int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
   if (!region_room(H)) return mmp_fail(H, MMP_ENOMEM);
   uint64_t bus = 0;
   if (m2drv_pin(H->drv, p, bytes, &bus) != 0) return mmp_fail(H, MMP_EINVAL); /* not host physical memory */
+  uint32_t nia = 0;
+  if (mmp_xlate_map(H, bus, bytes, &nia) != MMP_OK) {
+    m2drv_unpin(H->drv, p, bytes);
+    return mmp_fail(H, MMP_ENOMEM);
+  }
   H->pinned_bytes += mmp_round_up(bytes, 4096);
-  H->regions[H->n_regions++] = (struct region){p, bus, bytes, {0}};
+  H->regions[H->n_regions++] = (struct region){p, nia, bytes, {0}};
   return mmp_fail(H, MMP_OK);
 }
 
@@ -182,6 +216,7 @@ int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
   if (!mmp_local_ok(H, me)) return mmp_fail(H, MMP_ENOTINIT);
   for (size_t i = 0; i < H->n_regions; i++) {
     if (H->regions[i].addr != p || H->regions[i].buf.addr) continue;
+    mmp_xlate_unmap(H, H->regions[i].nia, H->regions[i].bytes);
     m2drv_unpin(H->drv, p, H->regions[i].bytes);
     H->pinned_bytes -= mmp_round_up(H->regions[i].bytes, 4096);
     H->regions[i] = H->regions[--H->n_regions];
