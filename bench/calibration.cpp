@@ -14,6 +14,10 @@
 //
 //   ./m2vp bench calibration --set 'node*.ni.dma.rate_mbps=800'
 //
+// With --fit (and nothing else) it first fits the host level's two counts
+// of firmware work (bench/calibration_fit.h, ip/mmp_fit.h), writes them into
+// ip/mmp_fit.h, then prints both levels with the fitted counts.
+//
 // Not a test: an error outside its band is a result (tests/integration/
 // test_ni_pingpong.cpp enforces the NI level's bands, test_mmp.cpp the host
 // level's that hold); it exits non-zero only
@@ -30,6 +34,8 @@
 #include <vector>
 
 #include <systemc>
+
+#include "calibration_fit.h"
 
 namespace fs = std::filesystem;
 
@@ -98,20 +104,28 @@ struct LevelResult {
   unsigned outside = 0;
 };
 
-LevelResult run_level(const Level& L, const fs::path& src, const std::string& user_args) {
-  const fs::path out = fs::temp_directory_path() / ("m2vp-bench-calibration-" + std::string(L.config));
-  const std::string cmd = quote(M2VP_SIM) + " run " + quote((src / "configs" / L.config).string()) + " --quiet --out " +
-                          quote(out.string()) + " " + L.run_args + user_args;
+// Runs a config; its results.tsv rows (bytes, latency_us, mbps, ...).
+std::vector<std::vector<double>> run_config(const fs::path& src, const char* config, const std::string& args) {
+  const fs::path out = fs::temp_directory_path() / ("m2vp-bench-calibration-" + std::string(config));
+  const std::string cmd = quote(M2VP_SIM) + " run " + quote((src / "configs" / config).string()) + " --quiet --out " +
+                          quote(out.string()) + " " + args;
   if (std::system((cmd + " > /dev/null 2>&1").c_str()) != 0) die("the run failed: " + cmd);
+  auto rows = read_numbers(out / "results.tsv");
+  if (rows.empty()) die("the run printed no table (" + (out / "results.tsv").string() + ")");
+  std::error_code ec;
+  fs::remove_all(out, ec);
+  return rows;
+}
+
+LevelResult run_level(const Level& L, const fs::path& src, const std::string& user_args) {
   std::map<unsigned, double> model_us;
   LevelResult res;
-  for (const auto& r : read_numbers(out / "results.tsv")) {
+  for (const auto& r : run_config(src, L.config, L.run_args + user_args)) {
     if (r.size() < 3) continue;
     const auto bytes = static_cast<unsigned>(r[0]);
     model_us[bytes] = r[1];
     if (bytes >= L.peak_from && bytes <= L.peak_to && r[2] > res.peak) res.peak = r[2], res.peak_bytes = bytes;
   }
-  if (model_us.empty()) die("the run printed no table (" + (out / "results.tsv").string() + ")");
   for (const auto& r : read_numbers(src / "bench/data" / L.published)) {
     if (r.size() < 2) continue;
     const auto bytes = static_cast<unsigned>(r[0]);
@@ -141,21 +155,65 @@ LevelResult run_level(const Level& L, const fs::path& src, const std::string& us
   }
   res.peak_ok = std::fabs(res.peak - L.peak_mbps) <= L.peak_band * L.peak_mbps;
   res.outside += !res.peak_ok;
-  std::error_code ec;
-  fs::remove_all(out, ec);
   return res;
+}
+
+// The firmware arguments that set the two counts, the others at their
+// defaults (ip/mmp_protocol.h: bypass 0, 2 channels, 2 KB chunks, quiet, no
+// marks).
+std::string counts_args(const calibration_fit::Counts& x) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, " --set 'node*.ni.simctrl.args=0,2,2048,0,0,%.0f,%.0f'", x[0], x[1]);
+  return buf;
+}
+
+// The fit; returns the arguments that give its counts to the runs after it.
+std::string fit_host_level(const fs::path& src) {
+  std::map<unsigned, double> published;
+  for (const auto& r : read_numbers(src / "bench/data/mmp-netpipe-published.tsv"))
+    if (r.size() >= 2) published[static_cast<unsigned>(r[0])] = r[1];
+  const auto measure = [&](const calibration_fit::Counts& x) {
+    std::map<unsigned, double> us;
+    for (const auto& r : run_config(src, "netpipe.yaml", "--set 'node*.host.args=--max 4k'" + counts_args(x)))
+      if (r.size() >= 2) us[static_cast<unsigned>(r[0])] = r[1];  // NetPIPE's c row (last of a repeated size)
+    return us;
+  };
+  std::printf("fit: NetPIPE over MMP (configs/netpipe.yaml) against bench/data/mmp-netpipe-published.tsv, "
+              "32 B - 4 KB, least squares of the one-way latency\n");
+  std::fflush(stdout);
+  const calibration_fit::Fit f = calibration_fit::fit(measure, published, stdout);
+  std::printf("fit: %s %.0f, %s %.0f (%.2f + %.2f us of the 603e at 300 MHz); rms %.2f us\n",
+              calibration_fit::kNames[0], f.x[0], calibration_fit::kNames[1], f.x[1], f.x[0] / 300, f.x[1] / 300,
+              f.rms);
+  std::printf("  %7s %9s %9s %9s\n", "bytes", "published", "model", "residual");
+  for (const auto& [bytes, us] : published) {
+    const auto m = f.model.find(bytes);
+    const double model = m == f.model.end() ? NAN : m->second;
+    std::printf("  %7u %6.1f us %6.2f us %+7.2f us\n", bytes, us, model, model - us);
+  }
+  const fs::path header = src / "ip/mmp_fit.h";
+  calibration_fit::write_header(header, f, "./m2vp bench calibration --fit");
+  std::printf("fit: written to %s (the firmware takes them as defaults from its next build)\n\n",
+              header.string().c_str());
+  return counts_args(f.x);
 }
 
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
   const fs::path src = M2VP_SOURCE_DIR;
-  std::string user_args;
-  for (int i = 1; i < argc; ++i) user_args += " " + quote(argv[i]);
+  std::string user_args, host_args;  // to every level; to the MMP levels only
+  if (argc > 1 && std::string(argv[1]) == "--fit") {
+    if (argc > 2) die("--fit takes no other arguments: it fits the default host level");
+    host_args = fit_host_level(src);
+  } else {
+    for (int i = 1; i < argc; ++i) user_args += " " + quote(argv[i]);
+  }
   std::printf("calibration: each calibrated layer against its published microbenchmark\n");
   std::fflush(stdout);
   std::vector<LevelResult> results;
-  for (const Level& L : kLevels) results.push_back(run_level(L, src, user_args));
+  for (const Level& L : kLevels)
+    results.push_back(run_level(L, src, user_args + (std::string(L.config) == "ni-pingpong.yaml" ? "" : host_args)));
 
   // One table: the sizes of either level, each level's columns side by side.
   std::map<unsigned, bool> sizes;

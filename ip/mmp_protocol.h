@@ -23,6 +23,8 @@
 #ifndef M2_IP_MMP_PROTOCOL_H
 #define M2_IP_MMP_PROTOCOL_H
 
+#include "mmp_fit.h"
+
 /* ---- NI SDRAM (NI addresses; the host adds PCI_NI_BAR0 - NI_SDRAM_BASE) --- */
 #define MMP_NI_CTRL_BASE 0x00100000u /* control block, 256 bytes            */
 #define MMP_CTRL_MAGIC    0x00u /* NI: MMP_FW_MAGIC once the firmware runs        */
@@ -190,6 +192,12 @@
 #define MMP_ARG_VERBOSE 3 /* 1: print every chunk header and posted receive   */
 #define MMP_ARG_TRACE_MARKS 4 /* 1: store trace marks for the message breakdown
                                  (ip/msg_trace.h; one store each, default 0)  */
+#define MMP_ARG_REQUEST_INSNS 5 /* instructions of request handling per request
+                                   beyond the model's own (default: the fitted
+                                   MMP_REQUEST_INSNS_DEFAULT, ip/mmp_fit.h) */
+#define MMP_ARG_CHUNK_INSNS 6   /* instructions of chunk handling per chunk sent
+                                   or received beyond the model's own (default:
+                                   MMP_CHUNK_INSNS_DEFAULT, ip/mmp_fit.h) */
 #define MMP_BYPASS_DEFAULT 0u
 
 #endif

@@ -114,7 +114,9 @@ TEST_CASE("MMP ping-pong: --phase-spread averages over the firmware loop's phase
   for (size_t i = 0; i < 2; ++i) {
     INFO(f[i][0] << " bytes: fixed phase " << f[i][1] << " us, spread " << s[i][1] << " us");
     CHECK(s[i][1] != f[i][1]);                     // the phases really differ
-    CHECK(std::abs(s[i][1] - f[i][1]) < 0.5);      // by less than the 0.9 us loop
+    // By less than the loop's period: about 0.9 us idle, more while it does
+    // a request's work (ip/mmp_fit.h).
+    CHECK(std::abs(s[i][1] - f[i][1]) < 1.0);
   }
   const SimResult bad =
       sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=--phase-spread -5"});

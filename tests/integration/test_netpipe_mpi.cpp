@@ -130,7 +130,10 @@ TEST_CASE("NPmpich2: a program's buffers are host memory, pinned per message or 
       INFO(bytes << " bytes");
       REQUIRE(over_np.count(bytes) == 1);
       REQUIRE(over_pp.count(bytes) == 1);
-      CHECK(over_np.at(bytes) == Approx(over_pp.at(bytes)).epsilon(0.01));
+      // The two programs post their MMP requests in other orders (NetPIPE
+      // its receive right before its send), and a request ahead on the NI
+      // costs its firmware about 1 us: 2 % at 16 KB.
+      CHECK(over_np.at(bytes) == Approx(over_pp.at(bytes)).epsilon(0.02));
     }
     // Per-message pinning costs 16 pages x (130 + 10) us a side at 64 KB.
     if (cache == "false") CHECK(over_np.at(65536) > 4000);

@@ -259,21 +259,27 @@ void mpi_progress(struct mpi_host *H)
   for (int p = 0; p < H->size; p++) poll_chan(H, p, 0);
 }
 
-/* Waits a while for something a pending request needs from `peer`
- * (MPI_ANY_SOURCE: the peers in turn, each for a share of the period). */
-static void wait_chan(struct mpi_host *H, int peer)
+/* What the stall and deadlock reports say this host waits in: set for the
+ * whole of a blocking call's wait (its progress polls included, which are
+ * where a report may catch it), cleared when the call returns. */
+static void say_waiting(int peer)
 {
   char what[64];
   if (peer == MPI_ANY_SOURCE) snprintf(what, sizeof what, "MPI, waiting for a message from any rank");
   else snprintf(what, sizeof what, "MPI, waiting for a message from rank %d", peer);
   m2host_activity(M2HOST_LAYER_MPI, what);
+}
+
+/* Waits a while for something a pending request needs from `peer`
+ * (MPI_ANY_SOURCE: the peers in turn, each for a share of the period). */
+static void wait_chan(struct mpi_host *H, int peer)
+{
   if (peer == MPI_ANY_SOURCE) {
     H->rr = (H->rr + 1) % H->size;
     poll_chan(H, H->rr, H->p.poll_us / H->size);
   } else {
     poll_chan(H, peer, H->p.poll_us);
   }
-  m2host_activity(M2HOST_LAYER_MPI, NULL);
 }
 
 int mpi_engine_start(struct mpi_host *H)
@@ -411,17 +417,19 @@ static void advance(struct mpi_host *H, int r, double data_timeout_us)
 
 void mpi_wait_req(struct mpi_host *H, int r)
 {
+  say_waiting(H->reqs[r].peer);
   for (;;) {
     mpi_progress(H);
-    if (H->reqs[r].state == RS_DONE) return;
+    if (H->reqs[r].state == RS_DONE) break;
     /* Never an unbounded wait on one transfer: this host may owe another rank
      * a clear-to-send (or take its data) while it waits, and two ranks each
      * waiting for the other's data would deadlock. So the wait on this
      * request's word (which wakes at once when it is written) gives up after
      * progress_poll_us and every channel is looked at again. */
     advance(H, r, H->p.poll_us);
-    if (H->reqs[r].state == RS_DONE) return;
+    if (H->reqs[r].state == RS_DONE) break;
   }
+  m2host_activity(M2HOST_LAYER_MPI, NULL);
 }
 
 int mpi_test_req(struct mpi_host *H, int r)
@@ -448,11 +456,15 @@ int mpi_req_finish(struct mpi_host *H, int r, MPI_Status *status)
 
 const struct mpi_hdr *mpi_probe(struct mpi_host *H, int src, int tag, int ctx, int wait)
 {
+  if (wait) say_waiting(src);
   for (;;) {
     mpi_progress(H);
     for (struct unexpected *u = H->unexp_head; u; u = u->next) {
       m2host_compute_cycles(H->p.match_cycles);
-      if (matches(src, tag, ctx, &u->h)) return &u->h;
+      if (matches(src, tag, ctx, &u->h)) {
+        if (wait) m2host_activity(M2HOST_LAYER_MPI, NULL);
+        return &u->h;
+      }
     }
     if (!wait) return NULL;
     wait_chan(H, src);
