@@ -17,9 +17,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "core/log.h"
+#include "host/process_tree.h"
 
 extern char** environ;
 
@@ -39,15 +41,25 @@ void kill_all_groups() {
 
 void on_fatal_signal(int sig) {
   kill_all_groups();
+  kill_all_descendants();  // what left its program's group (setsid, a new group)
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+}
+
+// At exit: every program and everything below the simulator, named.
+void end_everything() {
+  kill_all_groups();
+  for (const Leftover& l : kill_leftovers({}))
+    Log::instance().warning((l.node.empty() ? std::string("a program") : l.node + ".host") + ": killed process " +
+                            l.name + " (pid " + std::to_string(l.pid) + ") still running at the simulator's exit");
 }
 
 void install_safety_net() {
   static bool installed = false;
   if (installed) return;
   installed = true;
-  std::atexit(kill_all_groups);
+  adopt_orphans();
+  std::atexit(end_everything);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
     struct sigaction old {};
     ::sigaction(sig, nullptr, &old);
@@ -75,26 +87,6 @@ void forget_group(pid_t pgid) {
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// Whether a process of group `pgid` is still alive (zombies do not count:
-// they run nothing, and a container's init may never reap them).
-bool group_alive(pid_t pgid) {
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(e.path() / "stat");
-    std::string stat;
-    if (!std::getline(f, stat)) continue;
-    const size_t paren = stat.rfind(')');  // the command may hold spaces and parentheses
-    if (paren == std::string::npos) continue;
-    std::istringstream rest(stat.substr(paren + 1));
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (rest >> state >> ppid >> pgrp && pgrp == pgid && state != 'Z' && state != 'X') return true;
-  }
-  return false;
-}
-
 // The simulator's environment with `extra` NAME=VALUE entries replacing or added.
 std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
   std::vector<std::string> env;
@@ -113,7 +105,8 @@ int lift(int fd) { return ::fcntl(fd, F_DUPFD, 100); }
 
 }  // namespace
 
-HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output) {
+HostProcess::HostProcess(const Spec& spec, TextOutput& output)
+    : m_output(output), m_node(spec.node), m_name(std::filesystem::path(spec.program).filename().string()) {
   install_safety_net();
   std::error_code ec;
   std::filesystem::create_directories(spec.workdir, ec);
@@ -151,6 +144,10 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   if (pid == 0) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Orphans of its descendants stay below it while it runs (the setting
+    // survives exec), so that another program's end never takes them for
+    // leftovers; once it ends they come to the simulator (adopt_orphans).
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (::getppid() != parent) ::_exit(127);  // the simulator is already gone
     const int in = ::open("/dev/null", O_RDONLY);
     const int s = lift(sv[1]), o = lift(out[1]), a = lift(arena_fd), e = lift(err[1]);
@@ -296,10 +293,19 @@ void HostProcess::reap(bool block) {
   m_reaped = true;
   if (WIFEXITED(status)) m_exit_status = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) m_signal = WTERMSIG(status);
-  // Whatever it left in its group goes with it, and is gone before we go
-  // on (SIGKILL takes effect when the kernel next schedules each process).
-  ::kill(-m_pid, SIGKILL);
-  for (int i = 0; i < 400 && group_alive(m_pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Whatever it left running goes with it, in its group or not (its orphans
+  // came to the simulator, a subreaper), and is gone before we go on; each
+  // such process is named in the log.
+  std::vector<pid_t> others;
+  for (HostProcess* p : g_live)
+    if (p != this && p->running()) others.push_back(p->m_pid);
+  for (const Leftover& l : kill_leftovers(others)) {
+    const std::string node = l.node.empty() ? m_node : l.node;
+    Log::instance().warning(node + ".host: killed process " + l.name + " (pid " + std::to_string(l.pid) +
+                            ") that its program " + (node == m_node ? m_name + " " : std::string()) +
+                            "left running");
+  }
+  ::kill(-m_pid, SIGKILL);  // a last word to its group
   forget_group(m_pid);
 }
 

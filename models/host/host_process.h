@@ -1,9 +1,12 @@
 // The life of one outside program that stands for a simulated host
 // (hostN.exec): started in its own process group with a request socket, a
 // shared arena and its output on a pipe; waited for request by request;
-// stopped (SIGTERM, then SIGKILL, whole group) when it is no longer wanted.
-// A process-wide safety net kills every program still running when the
-// simulator exits or is ended by a signal (SIGINT, SIGTERM, SIGHUP, a crash),
+// stopped (SIGTERM, then SIGKILL, whole group) when it is no longer wanted;
+// whatever it leaves running when it ends, in its group or not, is killed
+// and named in the log (process_tree.h).
+// A process-wide safety net kills every program still running, and all
+// below the simulator, when the simulator exits or is ended by a signal
+// (SIGINT, SIGTERM, SIGHUP, a crash),
 // and each program dies with the simulator (PR_SET_PDEATHSIG) if even that
 // is skipped (SIGKILL). docs/models/host-process.md.
 #pragma once
@@ -25,6 +28,7 @@ class HostProcess {
     std::string program;             // path of the executable (resolved)
     std::vector<std::string> argv;   // argv[0] included
     std::string workdir;             // created if missing
+    std::string node;                // "node0": for messages about what it left running
     std::vector<std::string> env;    // NAME=VALUE added to (or replacing in) the simulator's environment
     // The arena: [arena_offset, +arena_bytes) of the memory file arena_fd
     // (the host's physical memory, Memory::share_as_file), which the
@@ -73,7 +77,11 @@ class HostProcess {
   void close_fds();
 
   TextOutput& m_output;
+  std::string m_node, m_name;  // "node0", the program's file name
   std::string m_pending;  // output not yet emitted (read while another program was awaited)
+  size_t m_line_bytes = 0;  // of the line being read, so far (emitted or not)
+  bool m_dropping = false;  // the line being read was cut: skipping to its newline
+  bool m_cut = false, m_cut_noted = false;
   pid_t m_pid = -1;
   bool m_reaped = false;
   int m_exit_status = -1, m_signal = 0;

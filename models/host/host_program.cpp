@@ -49,6 +49,7 @@ void HostProgram::start() {
   spec.argv.push_back(m_opt.program);
   spec.argv.insert(spec.argv.end(), m_opt.args.begin(), m_opt.args.end());
   spec.workdir = workdir();
+  spec.node = m_opt.node;
   spec.env.push_back(std::string(M2X_ENV_SOCKET) + "=3");  // where HostProcess puts them
   spec.env.push_back(std::string(M2X_ENV_ARENA) + "=4");
   spec.env.push_back(std::string(M2X_ENV_ARENA_BYTES) + "=" + std::to_string(m_opt.arena_bytes));
