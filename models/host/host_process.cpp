@@ -255,6 +255,11 @@ bool HostProcess::next(m2x_request& req) {
   }
 }
 
+bool HostProcess::peek(m2x_request& req) const {
+  if (m_sock < 0) return false;
+  return ::recv(m_sock, &req, sizeof req, MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof req);
+}
+
 bool HostProcess::reply(const m2x_reply& rep) {
   if (m_sock < 0) return false;
   return ::send(m_sock, &rep, sizeof rep, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof rep);

@@ -51,6 +51,9 @@ class HostProcess {
   // program's next request. false when the program ended instead (its
   // connection closed): end() then says how.
   bool next(m2x_request& req);
+  // The program's next request if one is waiting, left in place (for state
+  // reports while a call is in flight); false when none is.
+  bool peek(m2x_request& req) const;
   // Answers the request next() returned; false when the program is gone.
   bool reply(const m2x_reply& rep);
 

@@ -17,6 +17,7 @@ using namespace m2it;
 namespace {
 
 const std::string kProbe = M2VP_MPI_PROBE;
+const std::string kThreads = M2VP_MPI_THREADS;
 
 fs::path exec_config(Sandbox& sb, const std::string& program, const std::string& args, int nodes = 2) {
   return sb.write("exec.yaml", "platform: cluster\nsim:\n  max_time_ms: 200\ntopology:\n  nodes: " +
@@ -146,5 +147,35 @@ TEST_CASE("host.exec: SIGINT or SIGTERM to the simulator kills what programs sta
     INFO(r.describe());
     CHECK(r.term_signal == sig);
     CHECK(m.survivors().empty());
+  }
+}
+
+TEST_CASE("host.exec: an MPI call from a second thread ends the run naming node, program and rule, never bad data",
+          "[integration][exec]") {
+  const std::string rule = "the platform's MPI library provides MPI_THREAD_SINGLE (only the thread that called "
+                           "MPI_Init may call MPI)";
+  SECTION("while the MPI thread waits for the other thread") {
+    Sandbox sb;
+    const SimResult r = sb.run({"run", exec_config(sb, kThreads, "joined").string(), "--quiet"});
+    INFO(r.describe());
+    CHECK(r.exited(65));
+    CHECK(contains(r.err, "host: program mpi_exec_threads (" + kThreads + ", pid "));
+    CHECK(contains(r.err, ") called MPI_Send from thread "));
+    CHECK(contains(r.err, rule));
+    CHECK_FALSE(contains(r.file("run.log"), "bad messages"));
+    CHECK(processes_in(r.out_dir).empty());
+  }
+  SECTION("while the MPI thread is in a call of its own") {
+    // The MPI thread's receive waits for what the other rank's second thread
+    // was to send: a fault, or (when that receive was first) the deadlock
+    // report, which names the second thread's call on that host.
+    Sandbox sb;
+    const SimResult r = sb.run({"run", exec_config(sb, kThreads, "concurrent").string(), "--quiet"});
+    INFO(r.describe());
+    CHECK((r.exited(65) || r.exited(66)));
+    CHECK(contains(r.err, "called MPI_Send from thread "));
+    CHECK(contains(r.err, rule));
+    CHECK_FALSE(contains(r.file("run.log"), "bad messages"));
+    CHECK(processes_in(r.out_dir).empty());
   }
 }
