@@ -271,7 +271,10 @@ void HostProcess::read_output(bool emit) {
     for (;;) {
       const ssize_t n = ::read(m_out, buf, sizeof buf);
       if (n > 0) {
-        m_pending.append(buf, static_cast<size_t>(n));
+        take_output(buf, static_cast<size_t>(n));
+        // Held for a program not awaited: past this much it goes out now,
+        // a little early in the log, rather than growing without bound.
+        if (!emit && m_pending.size() >= kMaxHeldOutputBytes) emit_output();
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
@@ -282,9 +285,54 @@ void HostProcess::read_output(bool emit) {
       break;
     }
   }
-  if (emit && !m_pending.empty()) {
+  if (emit) emit_output();
+}
+
+void HostProcess::take_output(const char* p, size_t n) {
+  while (n > 0) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', n));
+    const size_t piece = nl ? static_cast<size_t>(nl - p) : n;  // up to the newline, without it
+    if (m_dropping) {  // the rest of a line that was cut
+      if (!nl) return;
+      m_dropping = false;
+      m_line_bytes = 0;
+      p += piece + 1;
+      n -= piece + 1;
+      continue;
+    }
+    const size_t room = kMaxLineBytes - m_line_bytes;
+    if (piece > room) {
+      m_pending.append(p, room);
+      m_pending += '\n';
+      m_dropping = true;
+      m_cut = true;
+      p += room;
+      n -= room;
+      continue;
+    }
+    m_pending.append(p, piece);
+    m_line_bytes += piece;
+    p += piece;
+    n -= piece;
+    if (nl) {
+      m_pending += '\n';
+      m_line_bytes = 0;
+      ++p;
+      --n;
+    }
+  }
+}
+
+void HostProcess::emit_output() {
+  if (!m_pending.empty()) {
     m_output.write(m_pending);
     m_pending.clear();
+  }
+  if (m_cut && !m_cut_noted) {
+    m_cut_noted = true;
+    Log::instance().warning(m_node + ".host: program " + m_name + " wrote a line longer than " +
+                            std::to_string(kMaxLineBytes) + " bytes: its lines are cut there in the log (the rest "
+                            "of such a line is dropped; noted once)");
   }
 }
 

@@ -75,7 +75,18 @@ class HostProcess {
   void stop(int grace_ms = 500);
 
  private:
-  void read_output(bool emit);  // takes what the pipe holds; emits complete lines when `emit`
+  // A line of the program's output is cut after this many bytes (the rest
+  // of it up to the newline is dropped, and the log says so once): one
+  // endless line would otherwise be held in memory whole (a 200 MB line took
+  // the simulator from 29 MB to 858 MB). 64 KiB keeps any real text whole.
+  static constexpr size_t kMaxLineBytes = 64 * 1024;
+  // Output read from a program while another one is awaited is held (so
+  // that it reaches the log at its program's turn) up to this much.
+  static constexpr size_t kMaxHeldOutputBytes = 1024 * 1024;
+
+  void read_output(bool emit);  // takes what the pipe holds; emits it when `emit`
+  void take_output(const char* p, size_t n);  // into m_pending, lines cut at kMaxLineBytes
+  void emit_output();  // m_pending to the log; the note on cut lines, once
   void reap(bool block);
   void close_fds();
 

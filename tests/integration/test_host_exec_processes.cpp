@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <string>
 #include <vector>
@@ -178,4 +179,31 @@ TEST_CASE("host.exec: an MPI call from a second thread ends the run naming node,
     CHECK_FALSE(contains(r.file("run.log"), "bad messages"));
     CHECK(processes_in(r.out_dir).empty());
   }
+}
+
+TEST_CASE("host.exec: a line of output without end is cut at 64 KiB in the log, said once, memory bounded",
+          "[integration][exec]") {
+  // 64 MiB without a newline, a short line, another long line at the very
+  // end without a newline at all.
+  Sandbox sb;
+  const fs::path s = script(sb, "long.sh",
+                            "#!/bin/sh\nhead -c 67108864 /dev/zero | tr '\\0' x\necho\necho after\n"
+                            "head -c 100000 /dev/zero | tr '\\0' y\nexit 3\n");
+  const SimResult r = sb.run({"run", exec_config(sb, s.string(), "", 1).string(), "--quiet"}, true, 120);
+  INFO(r.describe().substr(0, 2000));
+  CHECK(r.exited(65));
+  const std::string log = r.file("run.log");
+  const std::string kept(65536, 'x');
+  CHECK(contains(log, "[node0.host] " + kept + "\n"));
+  CHECK_FALSE(contains(log, kept + "x"));
+  CHECK(contains(log, "\n[node0.host] after\n"));
+  CHECK(contains(log, "[node0.host] " + std::string(65536, 'y') + "\n"));
+  CHECK_FALSE(contains(log, std::string(65537, 'y')));
+  CHECK(count(log, "node0.host: program long.sh wrote a line longer than 65536 bytes: its lines are cut there") == 1);
+  // The simulator never held the 64 MiB line (it held all of it, several
+  // times over, before). Its peak memory, as the kernel counts it for
+  // children waited for (only the simulator is this test's child).
+  struct rusage ru {};
+  REQUIRE(::getrusage(RUSAGE_CHILDREN, &ru) == 0);
+  CHECK(ru.ru_maxrss < 60 * 1024 * M2VP_WALL_SCALE);  // KiB
 }
