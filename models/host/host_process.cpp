@@ -100,6 +100,22 @@ std::vector<std::string> child_environment(const std::vector<std::string>& extra
   return env;
 }
 
+// Why execve(program) failed, in words that fit the case: ENOENT for a file
+// that exists means its interpreter (#!) or dynamic loader is missing.
+std::string exec_error_text(const std::string& program, int err) {
+  std::string text = std::strerror(err);
+  if (err == ENOENT && ::access(program.c_str(), F_OK) == 0) {
+    std::ifstream f(program, std::ios::binary);
+    std::string first;
+    std::getline(f, first);
+    if (first.rfind("#!", 0) == 0)
+      return text + " (the interpreter its first line names, '" + first.substr(2) + "', is missing)";
+    return text + " (the program exists: a dynamic loader or interpreter it needs is missing)";
+  }
+  if (err == ELOOP) return text + " (a symbolic link loop)";
+  return text;
+}
+
 // Moves `fd` to a number >= 100 so that dup2 onto 0..4 never overwrites a source.
 int lift(int fd) { return ::fcntl(fd, F_DUPFD, 100); }
 
@@ -189,7 +205,7 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output)
   if (n > 0) {
     reap(true);
     close_fds();
-    throw std::runtime_error("cannot start " + program + ": " + std::strerror(child_errno));
+    throw std::runtime_error("cannot start " + program + ": " + exec_error_text(program, child_errno));
   }
   // Listed only once it runs: a throw above leaves no dangling entry.
   g_live.push_back(this);

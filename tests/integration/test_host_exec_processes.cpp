@@ -207,3 +207,35 @@ TEST_CASE("host.exec: a line of output without end is cut at 64 KiB in the log, 
   REQUIRE(::getrusage(RUSAGE_CHILDREN, &ru) == 0);
   CHECK(ru.ru_maxrss < 60 * 1024 * M2VP_WALL_SCALE);  // KiB
 }
+
+TEST_CASE("host.exec: a program path that cannot be used says why", "[integration][exec]") {
+  Sandbox sb;
+  fs::create_symlink("loop-b", sb.dir() / "loop-a");
+  fs::create_symlink("loop-a", sb.dir() / "loop-b");
+  sb.write("plain.txt", "not a folder\n");
+  struct Case {
+    std::string program, expect;
+  } cases[] = {
+      {"./loop-a", "loop-a: a symbolic link loop (Too many levels of symbolic links)"},
+      {"./plain.txt/prog", "plain.txt/prog: a part of the path that should be a folder is not one (Not a directory)"},
+      {"./dangling", "dangling: no such file"},
+  };
+  fs::create_symlink("nowhere", sb.dir() / "dangling");
+  for (const Case& c : cases) {
+    INFO(c.program);
+    const SimResult r = sb.run({"run", exec_config(sb, c.program, "").string(), "--quiet"});
+    INFO(r.describe());
+    CHECK(r.exited(64));
+    CHECK(contains(r.err, "node0.host.exec = '" + c.program + "': "));
+    CHECK(contains(r.err, c.expect));
+  }
+  // Found, executable, but its interpreter is missing: exec's ENOENT said
+  // "No such file or directory" of a file that is there.
+  const fs::path s = script(sb, "orphan.sh", "#!/nonexistent/m2vp-shell\nexit 0\n");
+  const SimResult r = sb.run({"run", exec_config(sb, s.string(), "").string(), "--quiet"});
+  INFO(r.describe());
+  CHECK(r.exited(65));
+  CHECK(contains(r.err, "could not be started: cannot start " + s.string() +
+                            ": No such file or directory (the interpreter its first line names, "
+                            "'/nonexistent/m2vp-shell', is missing)"));
+}
