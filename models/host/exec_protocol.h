@@ -32,6 +32,9 @@ enum m2x_kind {
   M2X_HELLO = 1,       /* first message, from the library's constructor            */
   M2X_CALL = 2,        /* a library call: fn says which (sw/host/exec/mpi_calls.h)  */
   M2X_UNSUPPORTED = 3, /* the program called a function the platform lacks: name   */
+  M2X_WRONG_THREAD = 4, /* a thread other than MPI_Init's called name: a[0] its thread
+                           id, a[1] MPI_Init's (the library is MPI_THREAD_SINGLE);
+                           the program exits at once, no reply                    */
 };
 
 #define M2X_ARGS 12

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "core/leak_roots.h"
@@ -28,6 +30,18 @@ std::vector<std::string> app_choices() {
   std::vector<std::string> names{""};
   for (const HostAppInfo& a : host_apps()) names.push_back(a.name);
   return names;
+}
+
+// Why stat() of a program's path failed, in plain words (the system's own
+// text where there is no plainer one).
+std::string path_error_text(int err) {
+  switch (err) {
+    case ENOENT: return "no such file";
+    case ELOOP: return "a symbolic link loop (Too many levels of symbolic links)";
+    case ENOTDIR: return "a part of the path that should be a folder is not one (Not a directory)";
+    case EACCES: return "a folder on the path cannot be searched (Permission denied)";
+    default: return std::strerror(err);
+  }
 }
 
 }  // namespace
@@ -121,7 +135,8 @@ void HostCpu::configure_program(const std::string& config_dir) {
         path = candidate.string();
         break;
       }
-      if (path.empty() && ::stat(candidate.c_str(), &st) == 0) path = candidate.string();  // for the message
+      // for the message: something by that name (a link that leads nowhere too)
+      if (path.empty() && ::lstat(candidate.c_str(), &st) == 0) path = candidate.string();
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
@@ -132,7 +147,7 @@ void HostCpu::configure_program(const std::string& config_dir) {
   std::error_code abs_ec;
   path = fs::absolute(path, abs_ec).lexically_normal().string();
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw ConfigError(key + ": " + path + ": no such file");
+  if (::stat(path.c_str(), &st) != 0) throw ConfigError(key + ": " + path + ": " + path_error_text(errno));
   if (!S_ISREG(st.st_mode)) throw ConfigError(key + ": " + path + " is not a regular file");
   if (::access(path.c_str(), X_OK) != 0) throw ConfigError(key + ": " + path + " is not executable");
 

@@ -17,9 +17,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "core/log.h"
+#include "host/process_tree.h"
 
 extern char** environ;
 
@@ -39,15 +41,25 @@ void kill_all_groups() {
 
 void on_fatal_signal(int sig) {
   kill_all_groups();
+  kill_all_descendants();  // what left its program's group (setsid, a new group)
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+}
+
+// At exit: every program and everything below the simulator, named.
+void end_everything() {
+  kill_all_groups();
+  for (const Leftover& l : kill_leftovers({}))
+    Log::instance().warning((l.node.empty() ? std::string("a program") : l.node + ".host") + ": killed process " +
+                            l.name + " (pid " + std::to_string(l.pid) + ") still running at the simulator's exit");
 }
 
 void install_safety_net() {
   static bool installed = false;
   if (installed) return;
   installed = true;
-  std::atexit(kill_all_groups);
+  adopt_orphans();
+  std::atexit(end_everything);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
     struct sigaction old {};
     ::sigaction(sig, nullptr, &old);
@@ -75,26 +87,6 @@ void forget_group(pid_t pgid) {
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// Whether a process of group `pgid` is still alive (zombies do not count:
-// they run nothing, and a container's init may never reap them).
-bool group_alive(pid_t pgid) {
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(e.path() / "stat");
-    std::string stat;
-    if (!std::getline(f, stat)) continue;
-    const size_t paren = stat.rfind(')');  // the command may hold spaces and parentheses
-    if (paren == std::string::npos) continue;
-    std::istringstream rest(stat.substr(paren + 1));
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (rest >> state >> ppid >> pgrp && pgrp == pgid && state != 'Z' && state != 'X') return true;
-  }
-  return false;
-}
-
 // The simulator's environment with `extra` NAME=VALUE entries replacing or added.
 std::vector<std::string> child_environment(const std::vector<std::string>& extra) {
   std::vector<std::string> env;
@@ -108,12 +100,29 @@ std::vector<std::string> child_environment(const std::vector<std::string>& extra
   return env;
 }
 
+// Why execve(program) failed, in words that fit the case: ENOENT for a file
+// that exists means its interpreter (#!) or dynamic loader is missing.
+std::string exec_error_text(const std::string& program, int err) {
+  std::string text = std::strerror(err);
+  if (err == ENOENT && ::access(program.c_str(), F_OK) == 0) {
+    std::ifstream f(program, std::ios::binary);
+    std::string first;
+    std::getline(f, first);
+    if (first.rfind("#!", 0) == 0)
+      return text + " (the interpreter its first line names, '" + first.substr(2) + "', is missing)";
+    return text + " (the program exists: a dynamic loader or interpreter it needs is missing)";
+  }
+  if (err == ELOOP) return text + " (a symbolic link loop)";
+  return text;
+}
+
 // Moves `fd` to a number >= 100 so that dup2 onto 0..4 never overwrites a source.
 int lift(int fd) { return ::fcntl(fd, F_DUPFD, 100); }
 
 }  // namespace
 
-HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output) {
+HostProcess::HostProcess(const Spec& spec, TextOutput& output)
+    : m_output(output), m_node(spec.node), m_name(std::filesystem::path(spec.program).filename().string()) {
   install_safety_net();
   std::error_code ec;
   std::filesystem::create_directories(spec.workdir, ec);
@@ -151,6 +160,10 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   if (pid == 0) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Orphans of its descendants stay below it while it runs (the setting
+    // survives exec), so that another program's end never takes them for
+    // leftovers; once it ends they come to the simulator (adopt_orphans).
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (::getppid() != parent) ::_exit(127);  // the simulator is already gone
     const int in = ::open("/dev/null", O_RDONLY);
     const int s = lift(sv[1]), o = lift(out[1]), a = lift(arena_fd), e = lift(err[1]);
@@ -192,7 +205,7 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output) : m_output(output
   if (n > 0) {
     reap(true);
     close_fds();
-    throw std::runtime_error("cannot start " + program + ": " + std::strerror(child_errno));
+    throw std::runtime_error("cannot start " + program + ": " + exec_error_text(program, child_errno));
   }
   // Listed only once it runs: a throw above leaves no dangling entry.
   g_live.push_back(this);
@@ -258,6 +271,11 @@ bool HostProcess::next(m2x_request& req) {
   }
 }
 
+bool HostProcess::peek(m2x_request& req) const {
+  if (m_sock < 0) return false;
+  return ::recv(m_sock, &req, sizeof req, MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof req);
+}
+
 bool HostProcess::reply(const m2x_reply& rep) {
   if (m_sock < 0) return false;
   return ::send(m_sock, &rep, sizeof rep, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof rep);
@@ -269,7 +287,10 @@ void HostProcess::read_output(bool emit) {
     for (;;) {
       const ssize_t n = ::read(m_out, buf, sizeof buf);
       if (n > 0) {
-        m_pending.append(buf, static_cast<size_t>(n));
+        take_output(buf, static_cast<size_t>(n));
+        // Held for a program not awaited: past this much it goes out now,
+        // a little early in the log, rather than growing without bound.
+        if (!emit && m_pending.size() >= kMaxHeldOutputBytes) emit_output();
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
@@ -280,9 +301,54 @@ void HostProcess::read_output(bool emit) {
       break;
     }
   }
-  if (emit && !m_pending.empty()) {
+  if (emit) emit_output();
+}
+
+void HostProcess::take_output(const char* p, size_t n) {
+  while (n > 0) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', n));
+    const size_t piece = nl ? static_cast<size_t>(nl - p) : n;  // up to the newline, without it
+    if (m_dropping) {  // the rest of a line that was cut
+      if (!nl) return;
+      m_dropping = false;
+      m_line_bytes = 0;
+      p += piece + 1;
+      n -= piece + 1;
+      continue;
+    }
+    const size_t room = kMaxLineBytes - m_line_bytes;
+    if (piece > room) {
+      m_pending.append(p, room);
+      m_pending += '\n';
+      m_dropping = true;
+      m_cut = true;
+      p += room;
+      n -= room;
+      continue;
+    }
+    m_pending.append(p, piece);
+    m_line_bytes += piece;
+    p += piece;
+    n -= piece;
+    if (nl) {
+      m_pending += '\n';
+      m_line_bytes = 0;
+      ++p;
+      --n;
+    }
+  }
+}
+
+void HostProcess::emit_output() {
+  if (!m_pending.empty()) {
     m_output.write(m_pending);
     m_pending.clear();
+  }
+  if (m_cut && !m_cut_noted) {
+    m_cut_noted = true;
+    Log::instance().warning(m_node + ".host: program " + m_name + " wrote a line longer than " +
+                            std::to_string(kMaxLineBytes) + " bytes: its lines are cut there in the log (the rest "
+                            "of such a line is dropped; noted once)");
   }
 }
 
@@ -296,10 +362,19 @@ void HostProcess::reap(bool block) {
   m_reaped = true;
   if (WIFEXITED(status)) m_exit_status = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) m_signal = WTERMSIG(status);
-  // Whatever it left in its group goes with it, and is gone before we go
-  // on (SIGKILL takes effect when the kernel next schedules each process).
-  ::kill(-m_pid, SIGKILL);
-  for (int i = 0; i < 400 && group_alive(m_pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Whatever it left running goes with it, in its group or not (its orphans
+  // came to the simulator, a subreaper), and is gone before we go on; each
+  // such process is named in the log.
+  std::vector<pid_t> others;
+  for (HostProcess* p : g_live)
+    if (p != this && p->running()) others.push_back(p->m_pid);
+  for (const Leftover& l : kill_leftovers(others)) {
+    const std::string node = l.node.empty() ? m_node : l.node;
+    Log::instance().warning(node + ".host: killed process " + l.name + " (pid " + std::to_string(l.pid) +
+                            ") that its program " + (node == m_node ? m_name + " " : std::string()) +
+                            "left running");
+  }
+  ::kill(-m_pid, SIGKILL);  // a last word to its group
   forget_group(m_pid);
 }
 

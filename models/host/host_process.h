@@ -1,9 +1,12 @@
 // The life of one outside program that stands for a simulated host
 // (hostN.exec): started in its own process group with a request socket, a
 // shared arena and its output on a pipe; waited for request by request;
-// stopped (SIGTERM, then SIGKILL, whole group) when it is no longer wanted.
-// A process-wide safety net kills every program still running when the
-// simulator exits or is ended by a signal (SIGINT, SIGTERM, SIGHUP, a crash),
+// stopped (SIGTERM, then SIGKILL, whole group) when it is no longer wanted;
+// whatever it leaves running when it ends, in its group or not, is killed
+// and named in the log (process_tree.h).
+// A process-wide safety net kills every program still running, and all
+// below the simulator, when the simulator exits or is ended by a signal
+// (SIGINT, SIGTERM, SIGHUP, a crash),
 // and each program dies with the simulator (PR_SET_PDEATHSIG) if even that
 // is skipped (SIGKILL). docs/models/host-process.md.
 #pragma once
@@ -25,6 +28,7 @@ class HostProcess {
     std::string program;             // path of the executable (resolved)
     std::vector<std::string> argv;   // argv[0] included
     std::string workdir;             // created if missing
+    std::string node;                // "node0": for messages about what it left running
     std::vector<std::string> env;    // NAME=VALUE added to (or replacing in) the simulator's environment
     // The arena: [arena_offset, +arena_bytes) of the memory file arena_fd
     // (the host's physical memory, Memory::share_as_file), which the
@@ -47,6 +51,9 @@ class HostProcess {
   // program's next request. false when the program ended instead (its
   // connection closed): end() then says how.
   bool next(m2x_request& req);
+  // The program's next request if one is waiting, left in place (for state
+  // reports while a call is in flight); false when none is.
+  bool peek(m2x_request& req) const;
   // Answers the request next() returned; false when the program is gone.
   bool reply(const m2x_reply& rep);
 
@@ -68,12 +75,27 @@ class HostProcess {
   void stop(int grace_ms = 500);
 
  private:
-  void read_output(bool emit);  // takes what the pipe holds; emits complete lines when `emit`
+  // A line of the program's output is cut after this many bytes (the rest
+  // of it up to the newline is dropped, and the log says so once): one
+  // endless line would otherwise be held in memory whole (a 200 MB line took
+  // the simulator from 29 MB to 858 MB). 64 KiB keeps any real text whole.
+  static constexpr size_t kMaxLineBytes = 64 * 1024;
+  // Output read from a program while another one is awaited is held (so
+  // that it reaches the log at its program's turn) up to this much.
+  static constexpr size_t kMaxHeldOutputBytes = 1024 * 1024;
+
+  void read_output(bool emit);  // takes what the pipe holds; emits it when `emit`
+  void take_output(const char* p, size_t n);  // into m_pending, lines cut at kMaxLineBytes
+  void emit_output();  // m_pending to the log; the note on cut lines, once
   void reap(bool block);
   void close_fds();
 
   TextOutput& m_output;
+  std::string m_node, m_name;  // "node0", the program's file name
   std::string m_pending;  // output not yet emitted (read while another program was awaited)
+  size_t m_line_bytes = 0;  // of the line being read, so far (emitted or not)
+  bool m_dropping = false;  // the line being read was cut: skipping to its newline
+  bool m_cut = false, m_cut_noted = false;
   pid_t m_pid = -1;
   bool m_reaped = false;
   int m_exit_status = -1, m_signal = 0;

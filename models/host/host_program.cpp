@@ -49,6 +49,7 @@ void HostProgram::start() {
   spec.argv.push_back(m_opt.program);
   spec.argv.insert(spec.argv.end(), m_opt.args.begin(), m_opt.args.end());
   spec.workdir = workdir();
+  spec.node = m_opt.node;
   spec.env.push_back(std::string(M2X_ENV_SOCKET) + "=3");  // where HostProcess puts them
   spec.env.push_back(std::string(M2X_ENV_ARENA) + "=4");
   spec.env.push_back(std::string(M2X_ENV_ARENA_BYTES) + "=" + std::to_string(m_opt.arena_bytes));
@@ -133,6 +134,9 @@ int HostProgram::serve() {
         req.name[M2X_NAME_BYTES - 1] = '\0';
         fail(std::string("called ") + req.name + ", which the platform's MPI library does not implement");
         return -1;
+      case M2X_WRONG_THREAD:
+        fail(wrong_thread(req));
+        return -1;
       case M2X_CALL: {
         if (!handler) {
           fail("made a library call but this simulator has no library for outside programs");
@@ -201,10 +205,23 @@ int HostProgram::serve() {
   return m_proc->exit_status();
 }
 
+std::string HostProgram::wrong_thread(m2x_request& req) const {
+  req.name[M2X_NAME_BYTES - 1] = '\0';
+  return std::string("called ") + req.name + " from thread " + std::to_string(req.a[0]) + ", not from thread " +
+         std::to_string(req.a[1]) + ", which called " + M2X_INIT_NAME +
+         ": the platform's MPI library provides MPI_THREAD_SINGLE (only the thread that called " M2X_INIT_NAME
+         " may call MPI)";
+}
+
 std::string HostProgram::state() const {
   std::string s = m_name;
   if (m_proc) s += " (pid " + std::to_string(m_proc->pid()) + ")";
-  return s + " " + m_phase;
+  s += " " + m_phase;
+  // A second thread's call waits behind the one in flight (which may never
+  // end: that thread was to do what it waits for); say so where it shows.
+  m2x_request req;
+  if (m_proc && m_proc->peek(req) && req.kind == M2X_WRONG_THREAD) s += "; meanwhile it " + wrong_thread(req);
+  return s;
 }
 
 }  // namespace m2

@@ -55,7 +55,8 @@ class HostProgram {
  private:
   void fail(const std::string& what);
   void handshake();
-  std::string workdir() const;  // the library's greeting, answered at start()
+  std::string workdir() const;
+  std::string wrong_thread(m2x_request& req) const;  // the message for an M2X_WRONG_THREAD report  // the library's greeting, answered at start()
   int serve();
 
   HostCpu& m_host;

@@ -74,7 +74,10 @@ static void copy_out(void *dst, int64_t off, int64_t received, size_t room)
   if (dst && received > 0) memcpy(dst, m2s_ptr(off), (size_t)received < room ? (size_t)received : room);
 }
 
+/* Every entry point starts here (the helpers send_like and reduce_like
+ * check under the public name first). */
 #define CALL                     \
+  m2s_check_thread(__func__);    \
   struct m2x_request rq;         \
   struct m2x_reply rp;           \
   memset(&rq, 0, sizeof rq)
@@ -84,6 +87,7 @@ static void copy_out(void *dst, int64_t off, int64_t received, size_t room)
 
 int MPI_Init(int *argc, char ***argv)
 {
+  m2s_mpi_thread_is_me();
   CALL;
   (void)argc, (void)argv;
   SEND_CALL(INIT);
@@ -92,6 +96,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+  m2s_mpi_thread_is_me();
   CALL;
   (void)argc, (void)argv;
   rq.a[0] = required;
@@ -229,6 +234,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
  * call stages its buffers into the host's arena anyway (shim.h). */
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+  m2s_check_thread(__func__);
   (void)info;
   void *p = size > 0 ? malloc((size_t)size) : NULL;
   if (!p || !baseptr) {
@@ -241,6 +247,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int MPI_Free_mem(void *base)
 {
+  m2s_check_thread(__func__);
   free(base);
   return MPI_SUCCESS;
 }
@@ -250,6 +257,7 @@ int MPI_Free_mem(void *base)
 static int send_like(uint32_t fn, const char *name, const void *buf, int count, MPI_Datatype type, int dest,
                      int tag, MPI_Comm comm, MPI_Request *request)
 {
+  m2s_check_thread(name);
   CALL;
   const size_t bytes = payload(count, type, name);
   rq.a[0] = m2s_stage(buf, bytes, name);
@@ -446,6 +454,7 @@ static void finish(void *buf, int64_t off, size_t bytes, int ok)
 static int reduce_like(uint32_t fn, const char *name, const void *sendbuf, void *recvbuf, int count,
                        MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
+  m2s_check_thread(name);
   CALL;
   const size_t bytes = payload(count, type, name);
   const int gets = fn == M2X_MPI_ALLREDUCE || comm_rank(comm) == root;

@@ -35,6 +35,15 @@ uint64_t m2s_epoch_s(void);
 /* Simulated time the program spends on its own (a sleep). */
 void m2s_charge_ns(uint64_t ns);
 
+/* MPI_THREAD_SINGLE: MPI_Init and MPI_Init_thread name the calling thread
+ * the only one that may call MPI (m2s_mpi_thread_is_me); every entry point
+ * checks first, before it touches the arena, whose allocator has no lock.
+ * A call from another thread is reported to the simulator (which ends the
+ * run naming node, program, function and rule) and the program exits: it
+ * never reaches the request socket in the middle of another call. */
+void m2s_mpi_thread_is_me(void);
+void m2s_check_thread(const char *fn);
+
 /* The program called `name`, which the platform lacks: the run ends. */
 void m2s_unsupported(const char *name) __attribute__((noreturn));
 

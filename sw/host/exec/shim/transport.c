@@ -26,6 +26,10 @@ static int g_rank, g_size = 1;
  * charged on its own since, and the process CPU time at that reply. */
 static uint64_t g_sim_ns, g_local_ns, g_cpu_at_reply, g_clock_read_ns, g_epoch_s;
 static double g_cpu_scale;
+/* The thread that called MPI_Init (0 before): the only one that may call MPI.
+ * Clock reads and sleeps may come from any thread: they only add to
+ * g_local_ns (atomically) and read g_sim_ns. */
+static pid_t g_mpi_thread;
 
 static uint64_t cpu_ns(void)
 {
@@ -50,7 +54,7 @@ int m2s_world_size(void) { return g_size; }
 static void exchange(struct m2x_request *rq, struct m2x_reply *rp)
 {
   rq->compute_ns = cpu_ns() - g_cpu_at_reply;
-  rq->local_ns = g_local_ns;
+  rq->local_ns = __atomic_load_n(&g_local_ns, __ATOMIC_RELAXED);
   ssize_t n;
   while ((n = send(g_sock, rq, sizeof *rq, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
   }
@@ -59,8 +63,8 @@ static void exchange(struct m2x_request *rq, struct m2x_reply *rp)
   }
   /* No reply: the simulator ended the run (this program is stopped anyway). */
   if (n != (ssize_t)sizeof *rp) _exit(70);
-  g_sim_ns = rp->now_ns;
-  g_local_ns = 0;
+  __atomic_store_n(&g_sim_ns, rp->now_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_local_ns, 0, __ATOMIC_RELAXED);
   g_cpu_at_reply = cpu_ns();
 }
 
@@ -77,8 +81,39 @@ void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp)
   exchange(rq, rp);
 }
 
+void m2s_mpi_thread_is_me(void)
+{
+  pid_t none = 0;
+  __atomic_compare_exchange_n(&g_mpi_thread, &none, gettid(), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+void m2s_check_thread(const char *fn)
+{
+  const pid_t mpi = __atomic_load_n(&g_mpi_thread, __ATOMIC_SEQ_CST), me = gettid();
+  if (mpi == 0 || mpi == me) return;
+  fprintf(stderr,
+          "m2vp libmpich (%s): %s called from thread %d, but thread %d called MPI_Init: the platform's MPI library "
+          "provides MPI_THREAD_SINGLE (one thread calls MPI)\n",
+          g_node, fn, (int)me, (int)mpi);
+  fflush(NULL);
+  if (g_sock >= 0) {
+    /* One message, sent whole (SOCK_SEQPACKET) even while the MPI thread is
+     * in a call; no reply is read here, it would be that thread's. */
+    struct m2x_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.kind = M2X_WRONG_THREAD;
+    rq.a[0] = me;
+    rq.a[1] = mpi;
+    strncpy(rq.name, fn, sizeof rq.name - 1);
+    while (send(g_sock, &rq, sizeof rq, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+    }
+  }
+  _exit(70);
+}
+
 void m2s_unsupported(const char *name)
 {
+  m2s_check_thread(name);
   if (g_sock >= 0) {
     struct m2x_request rq;
     struct m2x_reply rp;
@@ -132,15 +167,15 @@ __attribute__((constructor)) static void m2s_connect(void)
 
 uint64_t m2s_clock_read_ns(void)
 {
-  g_local_ns += g_clock_read_ns;
+  const uint64_t local = __atomic_add_fetch(&g_local_ns, g_clock_read_ns, __ATOMIC_RELAXED);
   uint64_t own = 0;
   if (g_cpu_scale > 0) own = (uint64_t)((double)(cpu_ns() - g_cpu_at_reply) * g_cpu_scale);
-  return g_sim_ns + g_local_ns + own;
+  return __atomic_load_n(&g_sim_ns, __ATOMIC_RELAXED) + local + own;
 }
 
 uint64_t m2s_epoch_s(void) { return g_epoch_s; }
 
-void m2s_charge_ns(uint64_t ns) { g_local_ns += ns; }
+void m2s_charge_ns(uint64_t ns) { __atomic_add_fetch(&g_local_ns, ns, __ATOMIC_RELAXED); }
 
 /* ---- arena: first fit over a sorted list of free ranges -------------------- */
 
