@@ -43,7 +43,10 @@ def _read_file(run, path):
 
 def _read_folder(run, folder):
     def has(name):
-        return os.path.isfile(os.path.join(folder, name))
+        path = os.path.join(folder, name)
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise InputError(path, 0, "not a file (a folder or a device where the run writes a file)")
+        return os.path.isfile(path)
 
     if has("np.out"):
         run.netpipe_source = os.path.join(folder, "np.out")
