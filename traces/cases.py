@@ -25,7 +25,7 @@ import sys
 from output_files import OutputError
 from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases,
                   key_heading, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of,
-                  start_run_manifest, unknown_metric, write_tsv)
+                  start_run_manifest, table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
@@ -154,6 +154,12 @@ def read_case_outputs(dirs, results):
 
 def report(a, name, out, show, axes, cases, results, tables, sim_times):
     """Writes the merged tables, prints the summary; the exit code."""
+    metric = choose_metric(tables, a.metric or show)
+    for i, ((_, d, _), t) in enumerate(zip(cases, tables)):  # a damaged table fails its case, named
+        problem = table_problem(os.path.join(out, d, "results.tsv"), t, metric)
+        rc, err, warnings = results[i]
+        if problem and not rc:
+            results[i] = (1, f"error: {problem}", warnings)
     write_tsv(os.path.join(out, "results.tsv"), merge_tables(axes, cases, tables))
     write_tsv(os.path.join(out, "cases.tsv"),
               [["case", "dir", "exit", "sim_time_us", "error"]] +
@@ -163,7 +169,6 @@ def report(a, name, out, show, axes, cases, results, tables, sim_times):
     if bad_metric:
         print(f"m2vp run: error: {bad_metric}", file=sys.stderr)
         return EXIT_USAGE
-    metric = choose_metric(tables, a.metric or show)
     if metric:
         table = per_size(metric, cases, tables)
         write_tsv(os.path.join(out, "summary.tsv"), table)

@@ -5,6 +5,7 @@ import argparse
 import concurrent.futures
 import csv
 import io
+import math
 import os
 import subprocess
 import sys
@@ -105,6 +106,24 @@ def read_tsv(path):
         return list(reader)
     except csv.Error as e:  # e.g. a field over the csv module's size limit
         raise TableError(f"{path}:{reader.line_num}: malformed TSV ({e})") from None
+
+
+def table_problem(path, table, metric=None):
+    """What is wrong with a run's table, "FILE:LINE: what", or None: a row
+    with more or fewer cells than the header, or a `metric` cell that is not
+    a finite number (a value no comparison or plot can use)."""
+    if not table:
+        return None
+    width = len(table[0])
+    mi = table[0].index(metric) if metric and metric in table[0] else None
+    for n, row in enumerate(table[1:], 2):
+        if not row:
+            continue  # a blank line
+        if len(row) != width:
+            return f"{path}:{n}: {len(row)} cells, the header has {width}"
+        if mi is not None and not (is_number(row[mi]) and math.isfinite(float(row[mi]))):
+            return f"{path}:{n}: {metric}: expected a finite number, got '{row[mi]}'"
+    return None
 
 
 def write_tsv(path, rows):

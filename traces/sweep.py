@@ -24,7 +24,7 @@ from output_files import OutputError, output_folder
 from plots import figure
 from plots.readers import LARGEST
 from runs import (EXIT_USAGE, UsageParser, TableError, choose_metric, declared_cases, is_number, metric_by_size,
-                  print_aligned, read_tsv, run_parallel, run_stats, sizes_of, unknown_metric, write_tsv)
+                  print_aligned, read_tsv, run_parallel, run_stats, sizes_of, table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
@@ -139,6 +139,10 @@ def main(argv):
         print(f"m2vp sweep: error: {bad_metric}", file=sys.stderr)
         return EXIT_USAGE
     metric = choose_metric(tables, a.metric)
+    for row, t in zip(rows, tables):  # a damaged table fails its variant, named
+        problem = table_problem(os.path.join(out, row["dir"], "results.tsv"), t, metric)
+        if problem and not row["error"]:
+            row["exit"], row["error"] = row["exit"] or 1, f"error: {problem}"
     summary = os.path.join(out, "sweep.tsv")
     sizes = sizes_of(tables) if metric else []
     table = [["variant", "exit", "sim_time_us"] + [f"{metric}@{s}" for s in sizes]]
@@ -183,6 +187,10 @@ def plot(out, metric, rows, tables):
             label = row["variant"] + (f", {kind}" if kind else "")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=label)
             data += [(label, b, v) for b, v in pts]
+    if not data:
+        figure.plt.close(fig)
+        print(f"sweep: no {metric} value to plot")
+        return
     ax.set_xscale("log")
     ax.set_xlabel("bytes")
     ax.set_ylabel(metric)

@@ -123,6 +123,15 @@ class SweepTests(ToolTestBase):
         # A value too large to plot is shown in the table and left out of the plot.
         self.assertIn("1e308", read(os.path.join(sw, "sweep.tsv")))
 
+    def test_damaged_tables_fail_their_variant(self):
+        rc, out, err = self.sweep("--vary", r"table=bytes\tmbps\n1\t2\n4,bytes\tmbps\n1\tnan\n,bytes\tmbps\n1\t5\n")
+        self.assertEqual(rc, 1, out + err)
+        failed = [l for l in out.splitlines() if "exit code 1" in l]
+        self.assertEqual(len(failed), 2, out)
+        self.assertRegex(failed[0], r"results.tsv:3: 1 cells, the header has 2$")
+        self.assertRegex(failed[1], r"results.tsv:2: mbps: expected a finite number, got 'nan'$")
+        self.assertIn("table=bytes\\tmbps\\n1\\t5\\n\t0\t5\t5", read(os.path.join(self.d, "sw", "sweep.tsv")))
+
     def test_out_is_a_file(self):
         path = os.path.join(self.d, "file")
         open(path, "w").close()
@@ -162,6 +171,14 @@ class CasesTests(ToolTestBase):
         self.assertIn(f"case one: exit code 1: error: {out_dir}/switch-one/results.tsv:2: not UTF-8 text (byte 0xfe)",
                       out)
         self.assertIn("switch-one\t1\t\terror: ", read(os.path.join(out_dir, "cases.tsv")))
+
+    def test_a_damaged_case_table_fails_the_case(self):
+        out_dir = os.path.join(self.d, "c")
+        rc, out, err = self.tool("cases.py", "--out", out_dir, "--set", r"table=bytes\tmbps\n1\tinf\n",
+                                 cases=self.HEADER + "one\tswitch-one\tone\n")
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn(f"case one: exit code 1: error: {out_dir}/switch-one/results.tsv:2: mbps: expected a finite "
+                      f"number, got 'inf'", out)
 
 
 if __name__ == "__main__":
