@@ -21,7 +21,7 @@ import math
 import os
 import sys
 
-from output_files import OutputError
+from output_files import OutputError, output_file_problem
 from runs import TableError, is_number, print_aligned, read_tsv, row_keys, write_tsv
 
 DEFAULT_METRICS = ["latency_us", "mean_us", "time_us", "round_trip_us", "p99_us", "mbps"]
@@ -59,6 +59,8 @@ def results_path(run):
     path = run if os.path.basename(run).endswith(".tsv") else os.path.join(run, "results.tsv")
     if os.path.isdir(path):
         raise InputError(f"{path}: a folder (expected a run folder with results.tsv, or a results.tsv)")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise InputError(f"{path}: not a regular file (expected a run folder with results.tsv, or a results.tsv)")
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file (expected a run folder with results.tsv, or a results.tsv)")
     return path
@@ -176,6 +178,10 @@ def runs_without_common_rows(tables):
 
 def main(argv):
     a = parse_args(argv)
+    problem = a.tsv and output_file_problem(a.tsv)
+    if problem:  # before the comparison is printed
+        print(f"m2vp compare: error: --tsv {problem}", file=sys.stderr)
+        return 2
     try:
         loaded = [load_results(r) for r in a.runs]
         params = [load_params(r) for r in a.runs]

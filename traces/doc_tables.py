@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 
+from output_files import replacing
 from runs import TableError, read_tsv
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -280,7 +281,7 @@ def update_file(path, sim, only):
             print(f"  (the run exited with {rc}: missing values are shown as dashes)")
         lines[mark + 1:end] = render(keep_rows(rows, keys), columns)
         changed += 1
-    with open(path, "w") as f:
+    with replacing(path) as f:  # never through a symlink
         f.write("\n".join(lines) + "\n")
     return changed
 

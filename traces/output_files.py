@@ -18,13 +18,25 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
+def output_file_problem(path):
+    """Why `path` cannot be an output file, checked before any work is done
+    ("PATH: why"), or None: it is a folder, or its folder is not there."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        return f"{path}: is a folder (expected a file name)"
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        return f"{path}: cannot write (its folder {folder} is not there)"
+    return None
+
+
 @contextlib.contextmanager
 def replacing(path, mode="w", **open_args):
     """A file object to write `path`'s new content to; on success it
     replaces `path`. Raises OutputError naming the path when the folder is
     missing or not writable, or the path is a folder."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        raise OutputError(f"{path}: is a folder (expected a file name)")
+    problem = output_file_problem(path)
+    if problem:
+        raise OutputError(problem)
     folder = os.path.dirname(path) or "."
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")

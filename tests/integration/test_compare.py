@@ -183,6 +183,10 @@ class CompareTests(unittest.TestCase):
         folder = os.path.join(self.d, "folder")
         os.makedirs(os.path.join(folder, "results.tsv"))
         self.assert_one_line_error([a, folder], os.path.join(folder, "results.tsv") + ": a folder")
+        fifo = os.path.join(self.d, "fifo", "results.tsv")
+        os.makedirs(os.path.dirname(fifo))
+        os.mkfifo(fifo)  # read, it would block: refused unopened
+        self.assert_one_line_error([a, fifo], fifo + ": not a regular file")
         huge = self.run_dir("huge", "bytes\tlatency_us\n32\t" + "9" * 200000 + "\n")
         self.assert_one_line_error([a, huge], os.path.join(huge, "results.tsv") + ":2: malformed TSV")
         params_folder = self.run_dir("pf", "bytes\tlatency_us\n32\t8.00\n")
@@ -199,6 +203,8 @@ class CompareTests(unittest.TestCase):
         a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n")
         b = self.run_dir("b", "bytes\tlatency_us\n32\t8.80\n")
         self.assert_one_line_error([a, b, "--tsv", self.d], f"--tsv {self.d}: is a folder")
+        rc, out, _ = run(a, b, "--tsv", self.d)
+        self.assertEqual((rc, out), (2, ""))  # refused before the comparison is printed
         nowhere = os.path.join(self.d, "no", "such", "out.tsv")
         self.assert_one_line_error([a, b, "--tsv", nowhere], f"--tsv {nowhere}: cannot write")
         # A symlink at the output name is replaced, not written through.

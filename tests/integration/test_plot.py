@@ -344,6 +344,7 @@ class ErrorTests(unittest.TestCase):
         self.fails([cases], os.path.join(cases, "cases.tsv") + ": lists no case folder")
         write(os.path.join(cases, "cases.tsv"), "case\tdir\none\t" + "x" * 200000 + "\n")
         self.fails([cases], os.path.join(cases, "cases.tsv") + ":2: malformed TSV")
+        self.fails([os.devnull], f"{os.devnull}: not a regular file or a folder")
 
     def test_out_is_a_file(self):
         p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))

@@ -72,6 +72,8 @@ def read_run(path):
     elif os.path.isfile(path):
         run = Run(path, os.path.dirname(path) or ".")
         _read_file(run, path)
+    elif os.path.exists(path):
+        raise InputError(path, 0, "not a regular file or a folder (expected a run folder or one of its files)")
     else:
         raise InputError(path, 0, "no such file or folder")
     return run
