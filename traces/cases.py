@@ -189,4 +189,5 @@ def report(a, name, out, show, axes, cases, results, tables, sim_times):
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # argv bytes that are not UTF-8, printed as given
     sys.exit(main(sys.argv[1:]))

@@ -238,6 +238,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # paths that are not UTF-8, printed as they are
     try:
         sys.exit(main(sys.argv[1:]))
     except BrokenPipeError:  # e.g. | head: the reader has what it wanted

@@ -34,6 +34,11 @@ def replacing(path, mode="w", **open_args):
     """A file object to write `path`'s new content to; on success it
     replaces `path`. Raises OutputError naming the path when the folder is
     missing or not writable, or the path is a folder."""
+    if "b" not in mode:
+        # Names from the command line may hold bytes that are not UTF-8
+        # (surrogate escapes): written back as the bytes they were.
+        open_args.setdefault("encoding", "utf-8")
+        open_args.setdefault("errors", "surrogateescape")
     problem = output_file_problem(path)
     if problem:
         raise OutputError(problem)

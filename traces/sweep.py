@@ -66,7 +66,8 @@ def variant_dir(settings):
     name = re.sub(r"[^A-Za-z0-9_.=-]+", "-", text.replace("*", "x"))
     if len(name) <= LONGEST_DIR:
         return name
-    digest = hashlib.sha1("\n".join(f"{n}={v}" for n, v in settings).encode()).hexdigest()[:12]
+    whole = "\n".join(f"{n}={v}" for n, v in settings).encode("utf-8", "surrogateescape")  # any argv bytes
+    digest = hashlib.sha1(whole).hexdigest()[:12]
     return f"{name[:LONGEST_DIR - 13]}-{digest}"
 
 
@@ -112,6 +113,11 @@ def main(argv):
     except OutputError as e:
         print(f"m2vp sweep: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    for v in variants:  # a variant that fails early must not show an earlier sweep's table
+        for f in ("results.tsv", "stats.tsv"):
+            path = os.path.join(out, variant_dir(v), f)
+            if os.path.isfile(path) or os.path.islink(path):
+                os.remove(path)
     results = run_parallel([variant_command(a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v)))
                             for v in variants], a.jobs, "sweep")
 
@@ -184,7 +190,7 @@ def plot(out, metric, rows, tables):
                 lines.setdefault(kind, []).append((int(b), float(v)))
         for kind, pts in lines.items():
             pts.sort()
-            label = row["variant"] + (f", {kind}" if kind else "")
+            label = figure.shown(row["variant"] + (f", {kind}" if kind else ""))
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=label)
             data += [(label, b, v) for b, v in pts]
     if not data:
@@ -200,4 +206,5 @@ def plot(out, metric, rows, tables):
     figure.save(fig, out, f"sweep_{metric}", ["variant", "bytes", metric], data)
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # argv bytes that are not UTF-8, printed as given
     sys.exit(main(sys.argv[1:]))

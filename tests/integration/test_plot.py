@@ -346,6 +346,18 @@ class ErrorTests(unittest.TestCase):
         self.fails([cases], os.path.join(cases, "cases.tsv") + ":2: malformed TSV")
         self.fails([os.devnull], f"{os.devnull}: not a regular file or a folder")
 
+    def test_folder_names_that_are_not_utf8(self):
+        # A label from such a folder name broke matplotlib's SVG writer.
+        folder = os.path.join(self.d.encode(), b"run-\xff")
+        os.makedirs(folder)
+        with open(os.path.join(folder, b"np.out"), "w") as f:
+            f.write(np_out(NP_A))
+        p = subprocess.run([sys.executable, PLOT, folder, "--out", os.path.join(self.d, "o")],
+                           capture_output=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, b"")
+        self.assertEqual(read_tsv(os.path.join(self.d, "o", "netpipe_throughput.tsv"))[0]["series"], "run-\ufffd")
+
     def test_out_is_a_file(self):
         p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))
         rc, stdout, err = run_plot(p, "--out", p)

@@ -19,7 +19,7 @@ TRACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "t
 
 # The stand-in m2vp-sim: `cases CONFIG` prints $FAKE_CASES (a header line and
 # case lines), `clear-output DIR` makes DIR, `run CONFIG --out DIR --set
-# NAME=VALUE...` writes DIR/results.tsv with one row whose mbps is the length
+# NAME=VALUE...` exits 64 at once for fail=early, else writes DIR/results.tsv with one row whose mbps is the length
 # of the settings' text (so variants differ), or, with --set table=TEXT, TEXT
 # itself ('\n' and '\t' escaped), or a folder named results.tsv for
 # table=folder.
@@ -34,6 +34,8 @@ FAKE_SIM = textwrap.dedent("""\
         sys.exit(0)
     out = args[args.index("--out") + 1]
     sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
+    if "fail=early" in sets:  # a configuration error: nothing written
+        sys.exit(64)
     os.makedirs(out, exist_ok=True)
     table = dict(s.split("=", 1) for s in sets).get("table")
     path = os.path.join(out, "results.tsv")
@@ -101,6 +103,25 @@ class SweepTests(ToolTestBase):
         rc, out, err = self.sweep("--vary", "sb0.variant=ooo1,ooo8")
         self.assertEqual(rc, 0, out + err)
         self.assertTrue(os.path.isdir(os.path.join(self.d, "sw", "sb0.variant-ooo8")))
+
+    def test_a_variant_that_fails_early_shows_no_earlier_table(self):
+        rc, out, err = self.sweep("--vary", "x=1,2")
+        self.assertEqual(rc, 0, out + err)
+        rc, out, err = self.sweep("--vary", "x=1,2", "--set", "fail=early")
+        self.assertEqual(rc, 1, out + err)
+        self.assertEqual(read(os.path.join(self.d, "sw", "sweep.tsv")).splitlines()[1:],
+                         ["x=1\t64\t", "x=2\t64\t"])
+
+    def test_values_that_are_not_utf8_get_a_folder(self):
+        # argv bytes that are not UTF-8 (Python's surrogate escapes) in a long value.
+        value = b"v" * 130 + b"\xff"
+        env = dict(os.environ, FAKE_CASES="")
+        p = subprocess.run([sys.executable, os.path.join(TRACES, "sweep.py"), "--sim", self.sim, self.config,
+                            "--out", os.path.join(self.d, "sw"), "--vary", b"x=" + value + b",w"],
+                           capture_output=True, timeout=120, env=env)
+        self.assertNotIn(b"Traceback", p.stderr)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(len([f for f in os.listdir(os.path.join(self.d, "sw")) if f.startswith("x-")]), 2)
 
     def test_variants_that_would_share_a_folder_are_an_error(self):
         for values in ("a b,a/b", "1,1"):

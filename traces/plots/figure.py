@@ -19,6 +19,12 @@ if matplotlib:
     matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text (labels searchable)
 
 
+def shown(text):
+    """A label as matplotlib can draw it: bytes that are not UTF-8 (a folder
+    name or argument holding them arrives as surrogate escapes) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def series_id(kind, index):
     """The SVG id of one plotted series (a line, or one stage's bars)."""
     return f"{kind}-{index}"

@@ -2,6 +2,7 @@
 latencies.tsv) or one such file given directly, read into a Run."""
 import os
 
+from .figure import shown
 from .readers import InputError, read_latencies, read_messages, read_netpipe, results_as_netpipe
 
 
@@ -95,7 +96,7 @@ def label_runs(runs, labels):
         if len(labels) != len(runs):
             raise InputError("--label", 0, f"give one label per input: {len(labels)} labels for {len(runs)} inputs")
         for r, l in zip(runs, labels):
-            r.label = l
+            r.label = shown(l)
         return
     for r in runs:
         r.label = _default_label(r)
@@ -118,6 +119,7 @@ def label_runs(runs, labels):
             break
     seen = {}
     for r in runs:  # the same path given twice
+        r.label = shown(r.label)
         seen[r.label] = seen.get(r.label, 0) + 1
         if seen[r.label] > 1:
             r.label = f"{r.label} #{seen[r.label]}"
