@@ -364,6 +364,11 @@ class ClusterPlatform : public Platform {
     for (auto& s : m_sbs)
       for (unsigned p = 0; p < s->port_count(); ++p)
         if (busy(s->port_buffer(p))) return true;
+    // A data frame waiting for its ack holds bytes that left the buffers: the
+    // last frame of a message, resent in vain, is a livelock, not idle hosts.
+    for (const Sender& s : m_senders)
+      for (unsigned ch = 0; ch < MlxEngine::kChannels; ++ch)
+        if (s.engine->awaiting_ack(ch)) return true;
     return false;
   }
   // Frames resent again and again without one arriving intact: at a high
