@@ -266,6 +266,8 @@ class ClusterPlatform : public Platform {
   }
 
  private:
+  struct Sender;  // every MLX engine with its link (below)
+
   void add_switch_box(PlatformContext& ctx, int s) {
     m_sbs.push_back(std::make_unique<SwitchBox>(("sb" + std::to_string(s)).c_str(), ctx.run, ctx.timing, ctx.config_dir));
     MessageLedger& ledger = MessageLedger::instance();
@@ -333,12 +335,22 @@ class ClusterPlatform : public Platform {
     uint64_t n = 0;
     for (const Sender& s : m_senders) {
       const MlxEngine::ResendStreak st = s.engine->longest_resend_streak();
-      if (st.repeats == 0) continue;
-      const double p = s.link->intact_chance(st.wire_bytes);
-      if (!s.link->corruption_listed_ahead(s.dir) && (p < 1e-3 || double(st.repeats) >= 50.0 / p)) return 0;
+      if (hopeless(s, st)) return 0;
       n += st.repeats;
     }
     return n;
+  }
+  // A sender whose resends are no recovery (see recovering_resends): the one
+  // rule behind both what counts as progress and which senders a livelock
+  // report names, whatever the cable (node to switch box, switch box to
+  // switch box). A count of resends would not do: in a stall that stops
+  // every sender at once (the cable between two switch boxes carries all
+  // the traffic) a frame is resent only about patience x interval / ack
+  // timeout times (5 x 1 ms / 100 us: some 47) before the watchdog ends it.
+  bool hopeless(const Sender& s, const MlxEngine::ResendStreak& st) const {
+    if (st.repeats == 0 || s.link->corruption_listed_ahead(s.dir)) return false;
+    const double p = s.link->intact_chance(st.wire_bytes);
+    return p < 1e-3 || double(st.repeats) >= 50.0 / p;
   }
 
   bool pending() const {
@@ -352,13 +364,19 @@ class ClusterPlatform : public Platform {
     for (auto& s : m_sbs)
       for (unsigned p = 0; p < s->port_count(); ++p)
         if (busy(s->port_buffer(p))) return true;
+    // A data frame waiting for its ack holds bytes that left the buffers: the
+    // last frame of a message, resent in vain, is a livelock, not idle hosts.
+    for (const Sender& s : m_senders)
+      for (unsigned ch = 0; ch < MlxEngine::kChannels; ++ch)
+        if (s.engine->awaiting_ack(ch)) return true;
     return false;
   }
   // Frames resent again and again without one arriving intact: at a high
   // bit error rate a full-size frame may practically never pass, which is a
   // livelock (wire busy, nothing delivered), not a deadlock. Names each such
-  // sender with its link, frame size, resends so far and the chance that
-  // one sending of the frame arrives without a bit error.
+  // sender (hopeless ones, and any resent 100 times or more) with its link,
+  // frame size, resends so far and the chance that one sending of the frame
+  // arrives without a bit error.
   std::string resend_livelock() const {
     constexpr uint64_t kManyResends = 100;
     std::string r;
@@ -366,7 +384,7 @@ class ClusterPlatform : public Platform {
       const MlxEngine* engine = s.engine;
       const Link* link = s.link;
       const MlxEngine::ResendStreak st = engine->longest_resend_streak();
-      if (st.repeats < kManyResends) continue;
+      if (st.repeats < kManyResends && !hopeless(s, st)) continue;
       const double ber = link->bit_error_rate.get();
       const double p_intact = link->intact_chance(st.wire_bytes);
       std::ostringstream o;

@@ -22,9 +22,10 @@ import argparse
 import os
 import sys
 
-from runs import (EXIT_USAGE, UsageParser, add_to_run_manifest, choose_metric, declared_cases, key_heading,
-                  metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, start_run_manifest,
-                  unknown_metric, write_tsv)
+from output_files import OutputError
+from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases,
+                  key_heading, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of,
+                  start_run_manifest, table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
@@ -62,6 +63,15 @@ def list_cases(sim, config):
             cases.append((cols[0], cols[1], cols[2:]))
     if not cases:
         sys.exit(f"m2vp run: {config} declares no cases")
+    # Two cases in one folder would overwrite each other's files and report
+    # the same results (level names with '_' and '-' can spell one folder).
+    owner = {}
+    for n, d, _ in cases:
+        if d in owner:
+            print(f"m2vp run: error: {config}: cases {owner[d]} and {n} would share the folder {d}/ "
+                  f"(rename a level of one of them)", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
+        owner[d] = n
     return show, header[2:], cases
 
 
@@ -113,23 +123,52 @@ def main(argv):
     dirs = [os.path.join(out, d) for _, d, _ in cases]
     for d in dirs:  # a case that fails early must not show an older run's table
         for f in ("results.tsv", "stats.tsv"):
-            if os.path.exists(os.path.join(d, f)):
+            if os.path.isfile(os.path.join(d, f)) or os.path.islink(os.path.join(d, f)):
                 os.remove(os.path.join(d, f))
     results = run_parallel([[a.sim, "run", a.config, "--case", n, "--quiet", "--out", d] + sets
                             for (n, _, _), d in zip(cases, dirs)], a.jobs, f"{name}: {len(cases)} cases")
-    tables = [read_tsv(os.path.join(d, "results.tsv")) for d in dirs]
+    tables, sim_times = read_case_outputs(dirs, results)
+    try:
+        return report(a, name, out, show, axes, cases, results, tables, sim_times)
+    except OutputError as e:
+        print(f"m2vp run: error: {e}", file=sys.stderr)
+        return 1
 
+
+def read_case_outputs(dirs, results):
+    """Each case's results table and simulated time; a table the case left
+    unreadable fails that case (exit 1 unless it failed already), its error
+    naming the file. Updates `results` in place."""
+    tables, sim_times = [], []
+    for i, d in enumerate(dirs):
+        try:
+            tables.append(read_tsv(os.path.join(d, "results.tsv")))
+            sim_times.append(run_stats(d).get(("run", "sim_time_us"), ""))
+        except TableError as e:
+            tables.append([])
+            sim_times.append("")
+            rc, _, warnings = results[i]
+            results[i] = (rc or 1, f"error: {e}", warnings)
+    return tables, sim_times
+
+
+def report(a, name, out, show, axes, cases, results, tables, sim_times):
+    """Writes the merged tables, prints the summary; the exit code."""
+    metric = choose_metric(tables, a.metric or show)
+    for i, ((_, d, _), t) in enumerate(zip(cases, tables)):  # a damaged table fails its case, named
+        problem = table_problem(os.path.join(out, d, "results.tsv"), t, metric)
+        rc, err, warnings = results[i]
+        if problem and not rc:
+            results[i] = (1, f"error: {problem}", warnings)
     write_tsv(os.path.join(out, "results.tsv"), merge_tables(axes, cases, tables))
     write_tsv(os.path.join(out, "cases.tsv"),
               [["case", "dir", "exit", "sim_time_us", "error"]] +
-              [[n, d, str(rc), run_stats(os.path.join(out, d)).get(("run", "sim_time_us"), ""), err]
-               for (n, d, _), (rc, err, _) in zip(cases, results)])
+              [[n, d, str(rc), t, err] for (n, d, _), (rc, err, _), t in zip(cases, results, sim_times)])
     add_to_run_manifest(out, ["results.tsv", "cases.tsv"])
     bad_metric = unknown_metric(tables, a.metric)
     if bad_metric:
         print(f"m2vp run: error: {bad_metric}", file=sys.stderr)
         return EXIT_USAGE
-    metric = choose_metric(tables, a.metric or show)
     if metric:
         table = per_size(metric, cases, tables)
         write_tsv(os.path.join(out, "summary.tsv"), table)
@@ -138,7 +177,7 @@ def main(argv):
         print_aligned(table)
     else:
         print(f"{name}: results of {len(cases)} cases")
-        print_aligned(read_tsv(os.path.join(out, "results.tsv")))
+        print_aligned(merge_tables(axes, cases, tables))
     for (n, _, _), (_, _, warnings) in zip(cases, results):
         for w in warnings:
             print(f"case {n}: {w}")
@@ -150,4 +189,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # argv bytes that are not UTF-8, printed as given
     sys.exit(main(sys.argv[1:]))

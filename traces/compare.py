@@ -17,11 +17,12 @@ writes the comparison as a table. Exit code 2 on unreadable input, naming the
 file, and on runs with no row in common with the first.
 """
 import argparse
-import csv
+import math
 import os
 import sys
 
-from runs import is_number, print_aligned, read_tsv, row_keys, write_tsv
+from output_files import OutputError, output_file_problem
+from runs import TableError, is_number, print_aligned, read_tsv, row_keys, write_tsv
 
 DEFAULT_METRICS = ["latency_us", "mean_us", "time_us", "round_trip_us", "p99_us", "mbps"]
 
@@ -34,18 +35,32 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="m2vp compare", description=__doc__.split("\n\n")[0])
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folder or results.tsv")
     p.add_argument("--metric", action="append", default=[], metavar="COLUMN")
-    p.add_argument("--tolerance", type=float, default=None, metavar="PERCENT")
+    p.add_argument("--tolerance", type=tolerance, default=None, metavar="PERCENT")
     p.add_argument("--tsv", default=None, metavar="FILE", help="write the comparison here")
     a = p.parse_args(argv)
     if len(a.runs) < 2:
         p.error("give at least two runs to compare")
-    if a.tolerance is not None and a.tolerance < 0:
-        p.error("--tolerance: expected a percentage of 0 or more")
     return a
+
+
+def tolerance(text):
+    """--tolerance: a finite percentage of 0 or more (nan would let every
+    difference pass: no comparison with nan is true)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite percentage of 0 or more, got '{text}'")
+    return v
 
 
 def results_path(run):
     path = run if os.path.basename(run).endswith(".tsv") else os.path.join(run, "results.tsv")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: a folder (expected a run folder with results.tsv, or a results.tsv)")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise InputError(f"{path}: not a regular file (expected a run folder with results.tsv, or a results.tsv)")
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file (expected a run folder with results.tsv, or a results.tsv)")
     return path
@@ -55,8 +70,8 @@ def load_results(run):
     path = results_path(run)
     try:
         table = read_tsv(path)
-    except (UnicodeDecodeError, ValueError, csv.Error) as e:
-        raise InputError(f"{path}: not a readable TSV table ({e})")
+    except TableError as e:
+        raise InputError(str(e)) from None
     if not table or not table[0]:
         raise InputError(f"{path}: empty (expected a header line and rows)")
     width = len(table[0])
@@ -71,8 +86,8 @@ def load_params(run):
     path = os.path.join(os.path.dirname(results_path(run)), "params.tsv")
     try:
         rows = read_tsv(path)
-    except (UnicodeDecodeError, ValueError, csv.Error) as e:
-        raise InputError(f"{path}: not a readable TSV table ({e})")
+    except TableError as e:
+        raise InputError(str(e)) from None
     if not rows or rows[0][:2] != ["name", "value"]:
         return {}
     return {r[0]: r[1] for r in rows[1:] if len(r) >= 2}
@@ -91,9 +106,26 @@ def differing_params(params):
     return [[n] + [p.get(n, "-") for p in params] for n in names if len({p.get(n, "-") for p in params}) > 1]
 
 
+def read_cell(rows, key, column):
+    """One value of a run: (text to show, value or None, problem or None).
+    A row or column the run lacks has no value and no problem (that is a
+    missing value, counted as such); a cell that is empty or not a finite
+    number (nan, inf, text) is a problem: no difference can be computed."""
+    if key not in rows or column is None:
+        return "-", None, None
+    text = rows[key][column]
+    if not text.strip():
+        return "(empty)", None, "empty"
+    v = float(text) if is_number(text) else math.nan
+    if not math.isfinite(v):
+        return f"{text} (not a number)", None, "not a number"
+    return text, v, None
+
+
 def compare(tables, metrics, tolerance):
     """(rows to print, worst (percent, where) or None, values beyond tolerance,
-    values one of the two runs has and the other not)."""
+    values one of the two runs has and the other not, cells that are empty
+    or not finite numbers)."""
     rows_of = [keyed_rows(t) for t in tables]
     keyed = [dict(r) for r in rows_of]
     keys = list(dict.fromkeys(k for r in rows_of for k, _ in r))
@@ -101,38 +133,41 @@ def compare(tables, metrics, tolerance):
     worst = None
     beyond = 0
     missing = 0
+    invalid = 0
     for m in metrics:
         cols = [t[0].index(m) if m in t[0] else None for t in tables]
         for k in keys:
             cells = [f"{m}@{k}"]
-            base = None
+            base = base_problem = None
             for i, (rows, c) in enumerate(zip(keyed, cols)):
-                cell = rows[k][c] if k in rows and c is not None else ""
-                v = float(cell) if is_number(cell) else None
+                text, v, problem = read_cell(rows, k, c)
+                if problem:
+                    invalid += 1
                 if i == 0:
-                    base = v
-                    cells.append(rows[k][c] if v is not None else "-")
+                    base, base_problem = v, problem
+                    cells.append(text)
                     continue
-                if (v is None) != (base is None):
+                if problem or base_problem or (v is None and base is None):
+                    cells.append(text)
+                    continue
+                if v is None or base is None:
                     missing += 1
-                    cells.append("- (missing)" if v is None else f"{rows[k][c]} (run 1: -)")
+                    cells.append("- (missing)" if v is None else f"{text} (run 1: -)")
                     continue
-                if v is None:
-                    cells.append("-")
-                    continue
-                if base is None or base == 0:
-                    cells.append(rows[k][c])
-                    continue
-                d = (v / base - 1) * 100
+                if base == 0:
+                    # No percentage from 0; any other value is infinitely far.
+                    d = 0.0 if v == 0 else math.copysign(math.inf, v)
+                else:
+                    d = (v / base - 1) * 100
                 mark = ""
                 if tolerance is not None and abs(d) > tolerance:
                     mark = " *"
                     beyond += 1
                 if worst is None or abs(d) > abs(worst[0]):
                     worst = (d, f"{m} at {k}")
-                cells.append(f"{rows[k][c]} ({d:+.2f}%){mark}")
+                cells.append(f"{text} ({d:+.2f}%){mark}")
             out.append(cells)
-    return out, worst, beyond, missing
+    return out, worst, beyond, missing, invalid
 
 
 def runs_without_common_rows(tables):
@@ -143,6 +178,10 @@ def runs_without_common_rows(tables):
 
 def main(argv):
     a = parse_args(argv)
+    problem = a.tsv and output_file_problem(a.tsv)
+    if problem:  # before the comparison is printed
+        print(f"m2vp compare: error: --tsv {problem}", file=sys.stderr)
+        return 2
     try:
         loaded = [load_results(r) for r in a.runs]
         params = [load_params(r) for r in a.runs]
@@ -177,22 +216,29 @@ def main(argv):
             print_aligned([["name"] + [f"run {i + 1}" for i in range(len(names))]] + diff)
     else:
         print("parameters: no params.tsv to compare")
-    rows, worst, beyond, missing = compare(tables, metrics, a.tolerance)
+    rows, worst, beyond, missing, invalid = compare(tables, metrics, a.tolerance)
     header = ["row"] + [f"run {i + 1}" for i in range(len(names))]
     print_aligned([header] + rows)
     if worst is not None:
         print(f"largest difference from run 1: {worst[0]:+.2f}% ({worst[1]})")
     if a.tsv:
-        write_tsv(a.tsv, [header] + rows)
+        try:
+            write_tsv(a.tsv, [header] + rows)
+        except OutputError as e:
+            print(f"m2vp compare: error: --tsv {e}", file=sys.stderr)
+            return 2
     if missing:
         print(f"{missing} value(s) only in run 1 or only in a later run (marked: missing, run 1: -)")
+    if invalid:
+        print(f"{invalid} value(s) empty or not a finite number (marked: empty, not a number): not compared")
     if a.tolerance is not None:
         print(f"{beyond} value(s) differ from run 1 by more than {a.tolerance:g}%")
-        return 1 if beyond or missing else 0
+        return 1 if beyond or missing or invalid else 0
     return 0
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # paths that are not UTF-8, printed as they are
     try:
         sys.exit(main(sys.argv[1:]))
     except BrokenPipeError:  # e.g. | head: the reader has what it wanted

@@ -39,7 +39,8 @@ import subprocess
 import sys
 import tempfile
 
-from runs import read_tsv
+from output_files import replacing
+from runs import TableError, read_tsv
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MARK = re.compile(r"^<!-- table: (?P<spec>.*) -->\s*$")
@@ -256,7 +257,10 @@ def run_and_read(args, source, sim):
         if sim:
             env["M2VP_BUILD_DIR"] = os.path.dirname(os.path.dirname(os.path.abspath(sim)))
         proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-        rows = read_tsv(os.path.join(out, source))
+        try:
+            rows = read_tsv(os.path.join(out, source))
+        except TableError as e:
+            raise RuntimeError(f"{' '.join(cmd)}: {e}") from None
         if not rows:
             tail = proc.stderr.strip().splitlines()[-3:]
             raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}, no {source}: {' / '.join(tail)}")
@@ -277,7 +281,7 @@ def update_file(path, sim, only):
             print(f"  (the run exited with {rc}: missing values are shown as dashes)")
         lines[mark + 1:end] = render(keep_rows(rows, keys), columns)
         changed += 1
-    with open(path, "w") as f:
+    with replacing(path) as f:  # never through a symlink
         f.write("\n".join(lines) + "\n")
     return changed
 

@@ -19,7 +19,6 @@ Exit code 1 when an input has nothing to plot or a file is malformed (the
 message names the file and line).
 """
 import argparse
-import csv
 import os
 import sys
 
@@ -29,6 +28,8 @@ sys.path.insert(0, HERE)
 from plots import figure  # noqa: E402  (after the path is set)
 from plots.readers import InputError  # noqa: E402
 from plots.runs import label_runs, read_run  # noqa: E402
+from runs import TableError, read_tsv  # noqa: E402
+from output_files import OutputError  # noqa: E402
 
 RUN_FILES = ("np.out", "messages.csv", "latencies.tsv", "results.tsv")
 
@@ -58,15 +59,20 @@ def expand_case_folders(inputs):
             out.append(i)
             labels.append(os.path.basename(os.path.normpath(i)))
             continue
-        with open(listing, newline="", encoding="utf-8", errors="replace") as f:
-            rows = list(csv.reader(f, delimiter="\t"))
+        try:
+            rows = read_tsv(listing)
+        except TableError as e:
+            raise InputError(str(e), 0, "expected the table of cases ./m2vp run writes") from None
         cols = rows[0] if rows else []
         if "case" not in cols or "dir" not in cols:
             raise InputError(listing, 1, "expected the columns case and dir (written by ./m2vp run on a config with cases)")
+        found = len(out)
         for r in rows[1:]:
             if len(r) == len(cols) and os.path.isdir(os.path.join(i, r[cols.index("dir")])):
                 out.append(os.path.join(i, r[cols.index("dir")]))
                 labels.append(r[cols.index("case")])
+        if len(out) == found:
+            raise InputError(listing, 0, "lists no case folder that is there (expected rows of case and dir)")
         if len(inputs) == 1:
             home = i
     if len(out) == len(inputs):  # no case folder among them
@@ -107,13 +113,18 @@ def main(argv):
         print(f"plot: error: {e}", file=sys.stderr)
         return 1
     out = a.out or case_home or (runs[0].folder if len(runs) == 1 else os.path.join(HERE, "overlay"))
-    written = netpipe.plot(runs, out) + breakdown.plot(runs, out) + cdf.plot(runs, out)
+    try:
+        written = netpipe.plot(runs, out) + breakdown.plot(runs, out) + cdf.plot(runs, out)
+    except OutputError as e:
+        print(f"plot: error: {e}", file=sys.stderr)
+        return 1
     for path in written:
         print(path)
     return 0
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # paths that are not UTF-8, printed as they are
     try:
         sys.exit(main(sys.argv[1:]))
     except BrokenPipeError:  # the list of files piped into head and the like

@@ -4,9 +4,13 @@ runs wrote; shared by sweep.py (--vary on the command line) and cases.py
 import argparse
 import concurrent.futures
 import csv
+import io
+import math
 import os
 import subprocess
 import sys
+
+from output_files import OutputError, replacing
 
 # The simulator's exit code for a configuration or command-line error
 # (README.md): the wrappers' own usage errors give it too.
@@ -50,16 +54,20 @@ RUN_MANIFEST = ".m2vp-run-files"
 
 
 def add_to_run_manifest(folder, paths):
-    """Lists `paths` (files in `folder`) in its manifest, if it has one."""
+    """Lists `paths` (files in `folder`) in its manifest, if it has one
+    (rewritten whole, by output_files.replacing: never through a symlink)."""
     manifest = os.path.join(folder, RUN_MANIFEST)
     if not os.path.isfile(manifest):
         return  # not a run folder (traces/overlay/, --out elsewhere)
-    with open(manifest, encoding="utf-8", errors="replace") as f:
-        listed = set(f.read().splitlines())
-    new = [os.path.basename(p) for p in paths if os.path.basename(p) not in listed]
+    try:
+        with open(manifest, encoding="utf-8", errors="replace") as f:
+            listed = f.read().splitlines()
+    except OSError as e:
+        raise OutputError(f"{manifest}: cannot read ({e.strerror})") from None
+    new = [n for n in dict.fromkeys(os.path.basename(p) for p in paths) if n not in set(listed)]
     if new:
-        with open(manifest, "a", encoding="utf-8") as f:
-            f.write("".join(n + "\n" for n in new))
+        with replacing(manifest, encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in listed + new))
 
 
 def start_run_manifest(folder, sim):
@@ -72,22 +80,62 @@ def start_run_manifest(folder, sim):
         raise RuntimeError((p.stderr or p.stdout).strip() or f"{sim} clear-output {folder} failed")
 
 
+class TableError(Exception):
+    """A table that cannot be read: "FILE[:LINE]: what is wrong"."""
+
+
 def read_tsv(path):
-    """The rows of a TSV file, header included; [] when it is missing."""
+    """The rows of a TSV file, header included; [] when it is missing (a
+    run that ended before writing it). Raises TableError naming the file
+    (and line) when it is there but cannot be read: a folder, no read
+    permission, not UTF-8 text, a malformed field."""
     try:
-        with open(path, newline="") as f:
-            return list(csv.reader(f, delimiter="\t"))
-    except OSError:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
         return []
+    except OSError as e:
+        raise TableError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise TableError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[e.start]:02x})") from None
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t")
+    try:
+        return list(reader)
+    except csv.Error as e:  # e.g. a field over the csv module's size limit
+        raise TableError(f"{path}:{reader.line_num}: malformed TSV ({e})") from None
+
+
+def table_problem(path, table, metric=None):
+    """What is wrong with a run's table, "FILE:LINE: what", or None: a row
+    with more or fewer cells than the header, or a `metric` cell that is not
+    a finite number (a value no comparison or plot can use)."""
+    if not table:
+        return None
+    width = len(table[0])
+    mi = table[0].index(metric) if metric and metric in table[0] else None
+    for n, row in enumerate(table[1:], 2):
+        if not row:
+            continue  # a blank line
+        if len(row) != width:
+            return f"{path}:{n}: {len(row)} cells, the header has {width}"
+        if mi is not None and not (is_number(row[mi]) and math.isfinite(float(row[mi]))):
+            return f"{path}:{n}: {metric}: expected a finite number, got '{row[mi]}'"
+    return None
 
 
 def write_tsv(path, rows):
-    with open(path, "w", newline="") as f:
+    """Writes the table (never through a symlink: output_files.replacing);
+    raises OutputError naming the path when it cannot."""
+    with replacing(path, newline="") as f:
         csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
 
 
 def run_stats(run_dir):
-    """stats.tsv of a run as {(source, key): value}."""
+    """stats.tsv of a run as {(source, key): value} ({} when it has none);
+    raises TableError when it cannot be read."""
     return {(r[0], r[1]): r[2] for r in read_tsv(os.path.join(run_dir, "stats.tsv"))[1:] if len(r) == 3}
 
 

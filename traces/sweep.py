@@ -13,14 +13,18 @@ The summary goes to DIR/sweep.tsv; with a measurement table that has a
 per size and variant and plotted (DIR/sweep_<metric>.png/.svg).
 """
 import argparse
+import hashlib
 import itertools
+import math
 import os
 import re
 import sys
 
+from output_files import OutputError, output_folder
 from plots import figure
-from runs import (EXIT_USAGE, UsageParser, choose_metric, declared_cases, is_number, metric_by_size, print_aligned,
-                  read_tsv, run_parallel, run_stats, sizes_of, unknown_metric, write_tsv)
+from plots.readers import LARGEST
+from runs import (EXIT_USAGE, UsageParser, TableError, choose_metric, declared_cases, is_number, metric_by_size,
+                  print_aligned, read_tsv, run_parallel, run_stats, sizes_of, table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
@@ -49,9 +53,41 @@ def parse_args(argv):
     return a, axes
 
 
+# Longer variant folder names are cut and get a hash of the whole name.
+LONGEST_DIR = 120
+
+
 def variant_dir(settings):
+    """The variant's folder name: its settings, name-value, in characters a
+    folder name can hold. One over LONGEST_DIR characters keeps its start and
+    ends in a hash of all the settings, so that variants that differ only
+    after the cut still get folders of their own."""
     text = "_".join(f"{n}-{v}" for n, v in settings)
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "-", text.replace("*", "x"))[:150]
+    name = re.sub(r"[^A-Za-z0-9_.=-]+", "-", text.replace("*", "x"))
+    if len(name) <= LONGEST_DIR:
+        return name
+    whole = "\n".join(f"{n}={v}" for n, v in settings).encode("utf-8", "surrogateescape")  # any argv bytes
+    digest = hashlib.sha1(whole).hexdigest()[:12]
+    return f"{name[:LONGEST_DIR - 13]}-{digest}"
+
+
+def shared_dirs(variants):
+    """An error message naming two variants that would share a folder (the
+    same settings twice, or names that differ only in characters a folder
+    name replaces: 'a b' and 'a/b'); None when every folder is its own."""
+    seen = {}
+    for v in variants:
+        d = variant_dir(v)
+        if d in seen:
+            return (f"variants {describe(seen[d])} and {describe(v)} would share the folder {d}/ "
+                    f"(give each value once; values that differ only in characters other than letters, digits "
+                    f"and _.=- need a different spelling)")
+        seen[d] = v
+    return None
+
+
+def describe(settings):
+    return ", ".join(f"{n}={v}" for n, v in settings)
 
 
 def variant_command(sim, config, settings, common, out):
@@ -67,8 +103,21 @@ def main(argv):
     a, axes = parse_args(argv)
     name = os.path.splitext(os.path.basename(a.config))[0]
     out = a.out or os.path.join("traces", name, "sweep")
-    os.makedirs(out, exist_ok=True)
     variants = [list(zip([n for n, _ in axes], combo)) for combo in itertools.product(*[vs for _, vs in axes])]
+    clash = shared_dirs(variants)
+    if clash:
+        print(f"m2vp sweep: error: {clash}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        output_folder(out)
+    except OutputError as e:
+        print(f"m2vp sweep: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    for v in variants:  # a variant that fails early must not show an earlier sweep's table
+        for f in ("results.tsv", "stats.tsv"):
+            path = os.path.join(out, variant_dir(v), f)
+            if os.path.isfile(path) or os.path.islink(path):
+                os.remove(path)
     results = run_parallel([variant_command(a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v)))
                             for v in variants], a.jobs, "sweep")
 
@@ -77,32 +126,47 @@ def main(argv):
     tables = []
     for i, v in enumerate(variants):
         d = os.path.join(out, variant_dir(v))
-        tables.append(read_tsv(os.path.join(d, "results.tsv")))
         rc, err, warnings = results[i]
+        # A table the run left unreadable fails the variant, named in its error.
+        try:
+            tables.append(read_tsv(os.path.join(d, "results.tsv")))
+            sim_time = run_stats(d).get(("run", "sim_time_us"), "")
+        except TableError as e:
+            tables.append([])
+            sim_time = ""
+            rc, err = rc or 1, f"error: {e}"
         for w in warnings:
-            print(f"variant {', '.join(f'{n}={val}' for n, val in v)}: {w}")
-        rows.append({"variant": ", ".join(f"{n}={val}" for n, val in v), "dir": variant_dir(v), "exit": rc,
-                     "sim_time_us": run_stats(d).get(("run", "sim_time_us"), ""), "error": err})
+            print(f"variant {describe(v)}: {w}")
+        rows.append({"variant": describe(v), "dir": variant_dir(v), "exit": rc, "sim_time_us": sim_time,
+                     "error": err})
 
     bad_metric = unknown_metric(tables, a.metric)
     if bad_metric:
         print(f"m2vp sweep: error: {bad_metric}", file=sys.stderr)
         return EXIT_USAGE
     metric = choose_metric(tables, a.metric)
+    for row, t in zip(rows, tables):  # a damaged table fails its variant, named
+        problem = table_problem(os.path.join(out, row["dir"], "results.tsv"), t, metric)
+        if problem and not row["error"]:
+            row["exit"], row["error"] = row["exit"] or 1, f"error: {problem}"
     summary = os.path.join(out, "sweep.tsv")
     sizes = sizes_of(tables) if metric else []
     table = [["variant", "exit", "sim_time_us"] + [f"{metric}@{s}" for s in sizes]]
     for row, t in zip(rows, tables):
         vals = metric_by_size(t, metric) if metric else {}
         table.append([row["variant"], str(row["exit"]), row["sim_time_us"]] + [vals.get(s, "") for s in sizes])
-    write_tsv(summary, table)
-    # Side by side on the terminal.
-    print_aligned(table)
-    for row in rows:
-        if row["exit"]:
-            print(f"variant {row['variant']}: exit code {row['exit']} {row['error']}")
-    if metric:
-        plot(out, metric, rows, tables)
+    try:
+        write_tsv(summary, table)
+        # Side by side on the terminal.
+        print_aligned(table)
+        for row in rows:
+            if row["exit"]:
+                print(f"variant {row['variant']}: exit code {row['exit']} {row['error']}")
+        if metric:
+            plot(out, metric, rows, tables)
+    except OutputError as e:
+        print(f"m2vp sweep: error: {e}", file=sys.stderr)
+        return 1
     print(f"sweep: {len(variants)} variants in {out}/ (summary: {summary})")
     return 1 if any(r["exit"] for r in rows) else 0
 
@@ -120,13 +184,19 @@ def plot(out, metric, rows, tables):
         lines = {}
         for key, v in metric_by_size(t, metric).items():
             kind, _, b = key.rpartition(":")
-            if b.isdigit() and is_number(v):  # a damaged cell is left out of the plot
+            # A damaged cell (text, nan, inf, beyond any plot's range) is left out.
+            if (b.isascii() and b.isdigit() and int(b) <= LARGEST and is_number(v) and math.isfinite(float(v))
+                    and abs(float(v)) <= LARGEST):
                 lines.setdefault(kind, []).append((int(b), float(v)))
         for kind, pts in lines.items():
             pts.sort()
-            label = row["variant"] + (f", {kind}" if kind else "")
+            label = figure.shown(row["variant"] + (f", {kind}" if kind else ""))
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=label)
             data += [(label, b, v) for b, v in pts]
+    if not data:
+        figure.plt.close(fig)
+        print(f"sweep: no {metric} value to plot")
+        return
     ax.set_xscale("log")
     ax.set_xlabel("bytes")
     ax.set_ylabel(metric)
@@ -136,4 +206,5 @@ def plot(out, metric, rows, tables):
     figure.save(fig, out, f"sweep_{metric}", ["variant", "bytes", metric], data)
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # argv bytes that are not UTF-8, printed as given
     sys.exit(main(sys.argv[1:]))

@@ -127,13 +127,99 @@ class CompareTests(unittest.TestCase):
             f.write(b"name\tvalue\n\xff\xfe\tx\n")
         rc, _, err = run(a, garbled)
         self.assertEqual(rc, 2)
-        self.assertIn(os.path.join(garbled, "params.tsv") + ": not a readable TSV table", err)
+        self.assertIn(os.path.join(garbled, "params.tsv") + ":2: not UTF-8 text (byte 0xff)", err)
         rc, _, err = run(a, a, "--metric", "p50_us")
         self.assertEqual(rc, 2)
         self.assertIn("--metric p50_us: no run's results.tsv has that column", err)
         rc, _, err = run(a)
         self.assertEqual(rc, 2)  # argparse: at least two runs
         self.assertIn("at least two runs", err)
+
+    def test_nan_and_missing_values_fail_the_tolerance(self):
+        a = self.run_dir("a", "bytes\tlatency_us\n1\t8.0\n4\tnan\n16\t9.0\n64\t0\n")
+        b = self.run_dir("b", "bytes\tlatency_us\n1\t8.0\n4\t9.0\n16\tinf\n64\t3\n")
+        rc, out, err = run(a, b, "--tolerance", "1")
+        self.assertEqual(rc, 1, out + err)
+        self.assertRegex(line_of(out, "latency_us@4 "), r"nan \(not a number\)\s+9\.0$")
+        self.assertRegex(line_of(out, "latency_us@16 "), r"9\.0\s+inf \(not a number\)$")
+        # From 0 no percentage: any other value is infinitely far.
+        self.assertRegex(line_of(out, "latency_us@64 "), r"0\s+3 \(\+inf%\) \*$")
+        self.assertIn("2 value(s) empty or not a finite number", out)
+        self.assertIn("1 value(s) differ from run 1 by more than 1%", out)
+        # Only the nan: still a failed check.
+        c = self.run_dir("c", "bytes\tlatency_us\n1\t8.0\n4\t9.0\n")
+        d = self.run_dir("d", "bytes\tlatency_us\n1\t8.0\n4\tNaN\n")
+        rc, out, err = run(c, d, "--tolerance", "1")
+        self.assertEqual(rc, 1, out + err)
+        # An empty cell is a missing value.
+        e = self.run_dir("e", "bytes\tlatency_us\n1\t8.0\n4\t\n")
+        rc, out, err = run(c, e, "--tolerance", "50")
+        self.assertEqual(rc, 1, out + err)
+        self.assertRegex(line_of(out, "latency_us@4 "), r"9\.0\s+\(empty\)$")
+
+    def test_tolerance_must_be_a_finite_percentage(self):
+        a = self.run_dir("a", "bytes\tlatency_us\n1\t8.0\n")
+        b = self.run_dir("b", "bytes\tlatency_us\n1\t12.0\n")  # 50% apart
+        for bad in ("nan", "inf", "-1", "abc", ""):
+            rc, out, err = run(a, b, "--tolerance", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn(f"--tolerance: expected a finite percentage of 0 or more, got '{bad}'", err)
+            self.assertEqual(out, "")
+        rc, _, _ = run(a, b, "--tolerance", "0")
+        self.assertEqual(rc, 1)
+
+    def assert_one_line_error(self, args, *expected):
+        rc, _, err = run(*args)
+        self.assertEqual(rc, 2, f"{args}: {err}")
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        for text in expected:
+            self.assertIn(text, err)
+
+    def test_malformed_inputs_get_one_line_naming_the_file(self):
+        a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n")
+        empty = self.run_dir("empty", "")
+        self.assert_one_line_error([a, empty], os.path.join(empty, "results.tsv") + ": empty")
+        folder = os.path.join(self.d, "folder")
+        os.makedirs(os.path.join(folder, "results.tsv"))
+        self.assert_one_line_error([a, folder], os.path.join(folder, "results.tsv") + ": a folder")
+        fifo = os.path.join(self.d, "fifo", "results.tsv")
+        os.makedirs(os.path.dirname(fifo))
+        os.mkfifo(fifo)  # read, it would block: refused unopened
+        self.assert_one_line_error([a, fifo], fifo + ": not a regular file")
+        huge = self.run_dir("huge", "bytes\tlatency_us\n32\t" + "9" * 200000 + "\n")
+        self.assert_one_line_error([a, huge], os.path.join(huge, "results.tsv") + ":2: malformed TSV")
+        params_folder = self.run_dir("pf", "bytes\tlatency_us\n32\t8.00\n")
+        os.remove(os.path.join(params_folder, "params.tsv"))
+        os.makedirs(os.path.join(params_folder, "params.tsv"))
+        self.assert_one_line_error([a, params_folder], os.path.join(params_folder, "params.tsv") + ": cannot read")
+        # Words where numbers belong are values that are not numbers, not a crash.
+        words = self.run_dir("words", "bytes\tlatency_us\n32\tfast\n")
+        rc, out, err = run(a, words, "--tolerance", "1")
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(line_of(out, "latency_us@32"), r"fast \(not a number\)$")
+
+    def test_tsv_output(self):
+        a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n")
+        b = self.run_dir("b", "bytes\tlatency_us\n32\t8.80\n")
+        self.assert_one_line_error([a, b, "--tsv", self.d], f"--tsv {self.d}: is a folder")
+        rc, out, _ = run(a, b, "--tsv", self.d)
+        self.assertEqual((rc, out), (2, ""))  # refused before the comparison is printed
+        nowhere = os.path.join(self.d, "no", "such", "out.tsv")
+        self.assert_one_line_error([a, b, "--tsv", nowhere], f"--tsv {nowhere}: cannot write")
+        # A symlink at the output name is replaced, not written through.
+        victim = os.path.join(self.d, "victim.txt")
+        write(victim, "keep\n")
+        link = os.path.join(self.d, "cmp.tsv")
+        os.symlink(victim, link)
+        rc, _, err = run(a, b, "--tsv", link)
+        self.assertEqual(rc, 0, err)
+        self.assertFalse(os.path.islink(link))
+        with open(victim) as f:
+            self.assertEqual(f.read(), "keep\n")
+        with open(link) as f:
+            self.assertEqual(f.read().splitlines()[1], "latency_us@32\t8.00\t8.80 (+10.00%)")
+        self.assertEqual(sorted(os.listdir(self.d)), ["a", "b", "cmp.tsv", "victim.txt"])  # no temporary left
 
 
 if __name__ == "__main__":

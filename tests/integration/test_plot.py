@@ -323,6 +323,66 @@ class ErrorTests(unittest.TestCase):
         p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))
         self.fails([p, "--label", "a", "--label", "b"], "one label per input")
 
+    def test_numbers_beyond_any_plot(self):
+        # 1e308 Mbit/s ended in a traceback inside matplotlib (the axis range
+        # overflows); every plotted number is at most 1e15.
+        p = write(os.path.join(self.d, "h", "np.out"), "1 1e308 0.001\n")
+        self.fails([p], f"{p}:1:", "Mbit/s: expected a number up to 1e+15, got '1e308'")
+        p = write(os.path.join(self.d, "i", "np.out"), "1 1 nan\n")
+        self.fails([p], f"{p}:1:", "seconds: expected a finite number, got 'nan'")
+        p = write(os.path.join(self.d, "j", "latencies.tsv"), "pattern\tbytes\tsrc\tdst\tlatency_us\nx\t1\t0\t1\t-inf\n")
+        self.fails([p], f"{p}:2:", "latency_us: expected a finite number")
+        p = write(os.path.join(self.d, "k", "results.tsv"), "bytes\tlatency_us\n1\t1e-300\n")
+        self.fails([p], f"{p}:2:", "over 1e+15 Mbit/s")
+
+    def test_folders_where_files_belong(self):
+        run = os.path.join(self.d, "r")
+        os.makedirs(os.path.join(run, "np.out"))
+        self.fails([run], os.path.join(run, "np.out") + ": not a file")
+        cases = os.path.join(self.d, "c")
+        write(os.path.join(cases, "cases.tsv"), "case\tdir\n")
+        self.fails([cases], os.path.join(cases, "cases.tsv") + ": lists no case folder")
+        write(os.path.join(cases, "cases.tsv"), "case\tdir\none\t" + "x" * 200000 + "\n")
+        self.fails([cases], os.path.join(cases, "cases.tsv") + ":2: malformed TSV")
+        self.fails([os.devnull], f"{os.devnull}: not a regular file or a folder")
+
+    def test_folder_names_that_are_not_utf8(self):
+        # A label from such a folder name broke matplotlib's SVG writer.
+        folder = os.path.join(self.d.encode(), b"run-\xff")
+        os.makedirs(folder)
+        with open(os.path.join(folder, b"np.out"), "w") as f:
+            f.write(np_out(NP_A))
+        p = subprocess.run([sys.executable, PLOT, folder, "--out", os.path.join(self.d, "o")],
+                           capture_output=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, b"")
+        self.assertEqual(read_tsv(os.path.join(self.d, "o", "netpipe_throughput.tsv"))[0]["series"], "run-\ufffd")
+
+    def test_out_is_a_file(self):
+        p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))
+        rc, stdout, err = run_plot(p, "--out", p)
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, f"plot: error: --out {p}: not a folder (it is a file; name a folder for the output)\n")
+        self.assertEqual(stdout, "")
+
+    def test_outputs_replace_a_symlink(self):
+        # A symlink at an output's name is replaced, not written through.
+        p = write(os.path.join(self.d, "r", "np.out"), np_out(NP_A))
+        victim = write(os.path.join(self.d, "victim"), "keep\n")
+        for ext in EXTS:
+            os.symlink(victim, os.path.join(self.d, "r", f"netpipe_throughput.{ext}"))
+        rc, stdout, err = run_plot(p)
+        self.assertEqual(rc, 0, err)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "keep\n")
+        for ext in EXTS:
+            out = os.path.join(self.d, "r", f"netpipe_throughput.{ext}")
+            self.assertFalse(os.path.islink(out))
+            self.assertGreater(os.path.getsize(out), 50)
+        self.assertEqual(read_tsv(os.path.join(self.d, "r", "netpipe_throughput.tsv"))[0],
+                         {"series": "r", "bytes": "1", "mbps": "1"})
+        self.assertEqual([f for f in os.listdir(os.path.join(self.d, "r")) if f.endswith(".tmp")], [])
+
 
 if __name__ == "__main__":
     unittest.main()

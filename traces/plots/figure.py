@@ -4,6 +4,7 @@ import csv
 import os
 
 import runs  # traces/runs.py: the run folder's manifest
+from output_files import output_folder, replacing
 
 try:
     import matplotlib
@@ -16,6 +17,12 @@ if matplotlib:
     # Same input, same SVG: fixed element ids, no date.
     matplotlib.rcParams["svg.hashsalt"] = "m2vp"
     matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text (labels searchable)
+
+
+def shown(text):
+    """A label as matplotlib can draw it: bytes that are not UTF-8 (a folder
+    name or argument holding them arrives as surrogate escapes) become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def series_id(kind, index):
@@ -47,16 +54,21 @@ def number(v):
 
 
 def save(fig, out, name, columns, rows):
-    """Writes the figure and its data; returns the paths written."""
-    os.makedirs(out, exist_ok=True)
-    paths = []
-    for ext, meta in (("png", {"Software": None}), ("svg", {"Date": None})):
-        p = os.path.join(out, f"{name}.{ext}")
-        fig.savefig(p, metadata=meta, bbox_inches="tight", dpi=120)
-        paths.append(p)
-    plt.close(fig)
+    """Writes the figure and its data (never through a symlink:
+    output_files.replacing); returns the paths written. Raises OutputError
+    naming the path when one cannot be written."""
+    try:
+        output_folder(out)
+        paths = []
+        for ext, meta in (("png", {"Software": None}), ("svg", {"Date": None})):
+            p = os.path.join(out, f"{name}.{ext}")
+            with replacing(p, "wb") as f:
+                fig.savefig(f, format=ext, metadata=meta, bbox_inches="tight", dpi=120)
+            paths.append(p)
+    finally:
+        plt.close(fig)
     p = os.path.join(out, f"{name}.tsv")
-    with open(p, "w", newline="") as f:
+    with replacing(p, newline="") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
         w.writerow(columns)
         for r in rows:
@@ -64,4 +76,3 @@ def save(fig, out, name, columns, rows):
     paths.append(p)
     runs.add_to_run_manifest(out, paths)
     return paths
-

@@ -14,6 +14,12 @@ class InputError(Exception):
         super().__init__(f"{where}: {message}")
 
 
+# The largest magnitude a plotted number may have: 1e15 bytes, Mbit/s, s or
+# us is far beyond any run, and near float's limit (1e308) the axes' ranges
+# overflow inside matplotlib.
+LARGEST = 1e15
+
+
 def _number(path, line, column, text, positive=False, nonnegative=False):
     try:
         v = float(text)
@@ -21,6 +27,8 @@ def _number(path, line, column, text, positive=False, nonnegative=False):
         raise InputError(path, line, f"{column}: expected a number, got '{text}'") from None
     if not math.isfinite(v):
         raise InputError(path, line, f"{column}: expected a finite number, got '{text}'")
+    if abs(v) > LARGEST:
+        raise InputError(path, line, f"{column}: expected a number up to {LARGEST:g}, got '{text}'")
     if positive and v <= 0:
         raise InputError(path, line, f"{column}: expected a positive number, got '{text}'")
     if nonnegative and v < 0:
@@ -156,6 +164,9 @@ def results_as_netpipe(path):
         b = _number(path, n, "bytes", r["bytes"], nonnegative=True)
         us = _number(path, n, "latency_us", r["latency_us"], positive=True)
         mbps = _number(path, n, "mbps", r["mbps"], nonnegative=True) if "mbps" in r else b * 8 / us
+        if mbps > LARGEST:  # bytes over a latency near 0
+            raise InputError(path, n, f"latency_us: {r['latency_us']} us for {r['bytes']} bytes is over "
+                                      f"{LARGEST:g} Mbit/s (expected a latency that can be plotted)")
         out.append((b, mbps, us / 1e6))
     sizes = [b for b, _, _ in out]
     if not out or len(set(sizes)) != len(sizes):

@@ -2,6 +2,7 @@
 latencies.tsv) or one such file given directly, read into a Run."""
 import os
 
+from .figure import shown
 from .readers import InputError, read_latencies, read_messages, read_netpipe, results_as_netpipe
 
 
@@ -43,7 +44,10 @@ def _read_file(run, path):
 
 def _read_folder(run, folder):
     def has(name):
-        return os.path.isfile(os.path.join(folder, name))
+        path = os.path.join(folder, name)
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise InputError(path, 0, "not a file (a folder or a device where the run writes a file)")
+        return os.path.isfile(path)
 
     if has("np.out"):
         run.netpipe_source = os.path.join(folder, "np.out")
@@ -69,6 +73,8 @@ def read_run(path):
     elif os.path.isfile(path):
         run = Run(path, os.path.dirname(path) or ".")
         _read_file(run, path)
+    elif os.path.exists(path):
+        raise InputError(path, 0, "not a regular file or a folder (expected a run folder or one of its files)")
     else:
         raise InputError(path, 0, "no such file or folder")
     return run
@@ -90,7 +96,7 @@ def label_runs(runs, labels):
         if len(labels) != len(runs):
             raise InputError("--label", 0, f"give one label per input: {len(labels)} labels for {len(runs)} inputs")
         for r, l in zip(runs, labels):
-            r.label = l
+            r.label = shown(l)
         return
     for r in runs:
         r.label = _default_label(r)
@@ -113,6 +119,7 @@ def label_runs(runs, labels):
             break
     seen = {}
     for r in runs:  # the same path given twice
+        r.label = shown(r.label)
         seen[r.label] = seen.get(r.label, 0) + 1
         if seen[r.label] > 1:
             r.label = f"{r.label} #{seen[r.label]}"

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Integration test of traces/sweep.py (`./m2vp sweep`) and traces/cases.py
+(`./m2vp run` on a config with cases) around a stand-in simulator: a script
+that writes the results.tsv its --set values ask for. It checks what the
+tools do with the runs' output, not the runs: variant folders are unique
+however long the values, two variants or cases in one folder are an error,
+a table a run left unreadable is an error naming it (no traceback), and
+outputs replace a symlink at their name instead of writing through it.
+"""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+TRACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces")
+
+# The stand-in m2vp-sim: `cases CONFIG` prints $FAKE_CASES (a header line and
+# case lines), `clear-output DIR` makes DIR, `run CONFIG --out DIR --set
+# NAME=VALUE...` exits 64 at once for fail=early, else writes DIR/results.tsv with one row whose mbps is the length
+# of the settings' text (so variants differ), or, with --set table=TEXT, TEXT
+# itself ('\n' and '\t' escaped), or a folder named results.tsv for
+# table=folder.
+FAKE_SIM = textwrap.dedent("""\
+    import os, sys
+    args = sys.argv[1:]
+    if args[0] == "cases":
+        sys.stdout.write(os.environ.get("FAKE_CASES", ""))
+        sys.exit(0)
+    if args[0] == "clear-output":
+        os.makedirs(args[1], exist_ok=True)
+        sys.exit(0)
+    out = args[args.index("--out") + 1]
+    sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
+    if "fail=early" in sets:  # a configuration error: nothing written
+        sys.exit(64)
+    os.makedirs(out, exist_ok=True)
+    table = dict(s.split("=", 1) for s in sets).get("table")
+    path = os.path.join(out, "results.tsv")
+    if table == "folder":
+        os.makedirs(path)
+    elif table is not None:
+        with open(path, "wb") as f:
+            f.write(table.encode("utf-8", "surrogateescape").decode("unicode_escape").encode("latin-1"))
+    else:
+        with open(path, "w") as f:
+            f.write("bytes\\tmbps\\n1\\t%d\\n" % len(" ".join(sets)))
+    with open(os.path.join(out, "stats.tsv"), "w") as f:
+        f.write("source\\tkey\\tvalue\\nrun\\tsim_time_us\\t5\\n")
+""")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+class ToolTestBase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        self.sim = os.path.join(self.d, "fake-sim")
+        with open(self.sim, "w") as f:
+            f.write(f"#!{sys.executable}\n" + FAKE_SIM)
+        os.chmod(self.sim, os.stat(self.sim).st_mode | stat.S_IXUSR)
+        self.config = os.path.join(self.d, "cfg.yaml")
+        with open(self.config, "w") as f:
+            f.write("platform: node\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def tool(self, script, *args, cases=""):
+        env = dict(os.environ, FAKE_CASES=cases)
+        p = subprocess.run([sys.executable, os.path.join(TRACES, script), "--sim", self.sim, self.config, *args],
+                           capture_output=True, text=True, timeout=120, env=env)
+        self.assertNotIn("Traceback", p.stderr)
+        return p.returncode, p.stdout, p.stderr
+
+
+class SweepTests(ToolTestBase):
+    def sweep(self, *args):
+        return self.tool("sweep.py", "--out", os.path.join(self.d, "sw"), "--jobs", "2", *args)
+
+    def test_long_values_get_folders_of_their_own(self):
+        # Two values that differ only after 150 characters: one folder each
+        # (the name cut, a hash of the whole settings after it), own results.
+        long_a, long_b = "v" * 200 + "a", "v" * 200 + "bb"
+        rc, out, err = self.sweep("--vary", f"x.args={long_a},{long_b}")
+        self.assertEqual(rc, 0, out + err)
+        folders = sorted(os.listdir(os.path.join(self.d, "sw")))
+        variant_folders = [f for f in folders if f.startswith("x.args-")]
+        self.assertEqual(len(variant_folders), 2, folders)
+        self.assertTrue(all(len(f) <= 120 for f in variant_folders), variant_folders)
+        rows = read(os.path.join(self.d, "sw", "sweep.tsv")).splitlines()
+        self.assertEqual(rows[0], "variant\texit\tsim_time_us\tmbps@1")
+        # The stand-in's mbps is the length of the settings: 1 apart.
+        self.assertEqual(rows[1], f"x.args={long_a}\t0\t5\t{len('x.args=' + long_a)}")
+        self.assertEqual(rows[2], f"x.args={long_b}\t0\t5\t{len('x.args=' + long_b)}")
+        # A short name stays as it was.
+        rc, out, err = self.sweep("--vary", "sb0.variant=ooo1,ooo8")
+        self.assertEqual(rc, 0, out + err)
+        self.assertTrue(os.path.isdir(os.path.join(self.d, "sw", "sb0.variant-ooo8")))
+
+    def test_a_variant_that_fails_early_shows_no_earlier_table(self):
+        rc, out, err = self.sweep("--vary", "x=1,2")
+        self.assertEqual(rc, 0, out + err)
+        rc, out, err = self.sweep("--vary", "x=1,2", "--set", "fail=early")
+        self.assertEqual(rc, 1, out + err)
+        self.assertEqual(read(os.path.join(self.d, "sw", "sweep.tsv")).splitlines()[1:],
+                         ["x=1\t64\t", "x=2\t64\t"])
+
+    def test_values_that_are_not_utf8_get_a_folder(self):
+        # argv bytes that are not UTF-8 (Python's surrogate escapes) in a long value.
+        value = b"v" * 130 + b"\xff"
+        env = dict(os.environ, FAKE_CASES="")
+        p = subprocess.run([sys.executable, os.path.join(TRACES, "sweep.py"), "--sim", self.sim, self.config,
+                            "--out", os.path.join(self.d, "sw"), "--vary", b"x=" + value + b",w"],
+                           capture_output=True, timeout=120, env=env)
+        self.assertNotIn(b"Traceback", p.stderr)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(len([f for f in os.listdir(os.path.join(self.d, "sw")) if f.startswith("x-")]), 2)
+
+    def test_variants_that_would_share_a_folder_are_an_error(self):
+        for values in ("a b,a/b", "1,1"):
+            rc, out, err = self.sweep("--vary", f"x={values}")
+            self.assertEqual(rc, 64, out + err)
+            self.assertIn("would share the folder x-", err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertFalse(os.path.exists(os.path.join(self.d, "sw")))  # nothing ran
+
+    def test_unreadable_tables_name_the_file(self):
+        rc, out, err = self.sweep("--vary", r"table=bytes\tmbps\n1\t\xff,folder,bytes\tmbps\n1\t1e308")
+        self.assertEqual(rc, 1, out + err)
+        sw = os.path.join(self.d, "sw")
+        garbled = [l for l in out.splitlines() if "not UTF-8" in l]
+        self.assertEqual(len(garbled), 1, out)
+        self.assertRegex(garbled[0], r"^variant table=.*: exit code 1 error: " + sw + r"/table-[^ ]*/results.tsv:2: "
+                         r"not UTF-8 text \(byte 0xff\)$")
+        self.assertRegex(out, r"variant table=folder: exit code 1 error: " + sw +
+                         r"/table-folder/results.tsv: cannot read \(Is a directory\)")
+        # A value too large to plot is shown in the table and left out of the plot.
+        self.assertIn("1e308", read(os.path.join(sw, "sweep.tsv")))
+
+    def test_damaged_tables_fail_their_variant(self):
+        rc, out, err = self.sweep("--vary", r"table=bytes\tmbps\n1\t2\n4,bytes\tmbps\n1\tnan\n,bytes\tmbps\n1\t5\n")
+        self.assertEqual(rc, 1, out + err)
+        failed = [l for l in out.splitlines() if "exit code 1" in l]
+        self.assertEqual(len(failed), 2, out)
+        self.assertRegex(failed[0], r"results.tsv:3: 1 cells, the header has 2$")
+        self.assertRegex(failed[1], r"results.tsv:2: mbps: expected a finite number, got 'nan'$")
+        self.assertIn("table=bytes\\tmbps\\n1\\t5\\n\t0\t5\t5", read(os.path.join(self.d, "sw", "sweep.tsv")))
+
+    def test_out_is_a_file(self):
+        path = os.path.join(self.d, "file")
+        open(path, "w").close()
+        rc, out, err = self.tool("sweep.py", "--out", path, "--vary", "x=1,2")
+        self.assertEqual(rc, 64, out + err)
+        self.assertIn(f"--out {path}: not a folder", err)
+
+    def test_summary_replaces_a_symlink(self):
+        sw = os.path.join(self.d, "sw")
+        os.makedirs(sw)
+        victim = os.path.join(self.d, "victim")
+        with open(victim, "w") as f:
+            f.write("keep\n")
+        os.symlink(victim, os.path.join(sw, "sweep.tsv"))
+        rc, out, err = self.sweep("--vary", "x=1,2")
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(read(victim), "keep\n")
+        self.assertFalse(os.path.islink(os.path.join(sw, "sweep.tsv")))
+        self.assertTrue(read(os.path.join(sw, "sweep.tsv")).startswith("variant\texit"))
+        self.assertEqual([f for f in os.listdir(sw) if f.endswith(".tmp")], [])
+
+
+class CasesTests(ToolTestBase):
+    HEADER = "case\tdir\tswitch\n"
+
+    def test_cases_that_would_share_a_folder_are_an_error(self):
+        rc, out, err = self.tool("cases.py", "--out", os.path.join(self.d, "c"),
+                                 cases=self.HEADER + "a=1_b-2,b=3\ta-1_b-2_b-3\tx\na=1,b=2_b-3\ta-1_b-2_b-3\ty\n")
+        self.assertEqual(rc, 64, out + err)
+        self.assertIn("cases a=1_b-2,b=3 and a=1,b=2_b-3 would share the folder a-1_b-2_b-3/", err)
+
+    def test_an_unreadable_case_table_names_the_file(self):
+        out_dir = os.path.join(self.d, "c")
+        rc, out, err = self.tool("cases.py", "--out", out_dir, "--set", r"table=bytes\tmbps\n1\t\xfe",
+                                 cases=self.HEADER + "one\tswitch-one\tone\n")
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn(f"case one: exit code 1: error: {out_dir}/switch-one/results.tsv:2: not UTF-8 text (byte 0xfe)",
+                      out)
+        self.assertIn("switch-one\t1\t\terror: ", read(os.path.join(out_dir, "cases.tsv")))
+
+    def test_a_damaged_case_table_fails_the_case(self):
+        out_dir = os.path.join(self.d, "c")
+        rc, out, err = self.tool("cases.py", "--out", out_dir, "--set", r"table=bytes\tmbps\n1\tinf\n",
+                                 cases=self.HEADER + "one\tswitch-one\tone\n")
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn(f"case one: exit code 1: error: {out_dir}/switch-one/results.tsv:2: mbps: expected a finite "
+                      f"number, got 'inf'", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
