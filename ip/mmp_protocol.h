@@ -34,7 +34,7 @@
 #define MMP_CTRL_COMM_BUS 0x20u /* host: bus address of the communication buffer   */
 #define MMP_CTRL_MSGBUF_BUS 0x24u /* host: bus address of the message buffer      */
 #define MMP_CTRL_MSGBUF_BYTES 0x28u /* host: its size (a multiple of MMP_MSGBUF_BLOCK) */
-#define MMP_CTRL_RECORDS  0x2Cu /* host: completion records in the status area    */
+#define MMP_CTRL_RECORDS  0x2Cu /* host: completion records in the communication buffer */
 
 #define MMP_FW_MAGIC 0x4D4D5046u /* "MMPF" */
 #define MMP_PROTOCOL_VERSION 3u /* 3: requests in host memory, translated addresses */

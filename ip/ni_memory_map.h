@@ -10,7 +10,8 @@
  * every access is a 60x bus transaction to the SDRAM controller. Firmware
  * uses it for what other bus masters read or write behind the 603e's back
  * (the FPGA's PCI target and DMA engine do not take part in the 603e's
- * snooping): the host's request ring, the control block, DMA staging. */
+ * snooping): the control block and translation table the host writes, the
+ * descriptors and staging the DMA engine writes and reads. */
 #define NI_SDRAM_UNCACHED_BASE 0x40000000u
 #define NI_UNCACHED(addr) ((addr) + NI_SDRAM_UNCACHED_BASE)
 

@@ -36,9 +36,9 @@
  * Buffers and costs (what the real host pays is charged to simulated time):
  *  - MMP_Pindown_malloc: host physical memory, pinned once (pin_us_per_page
  *    per 4 KB page); the NI DMAs straight from and into it (zero copy).
- *  - Sends up to the inline limit (MMP_options.inline_bytes) are written by
- *    programmed I/O into the request itself in NI memory, whatever the buffer:
- *    they are complete when MMP_Send returns.
+ *  - Sends up to the inline limit (MMP_options.inline_bytes) are copied
+ *    (m2host_memcpy) into the request's inline slot in the communication
+ *    buffer, whatever the buffer: they are complete when MMP_Send returns.
  *  - Other buffers in host physical memory (m2host_phys_alloc) are pinned
  *    for the one message and unpinned at its Wait (per-message pin-down).
  *  - Buffers elsewhere (heap, stack) go through a pinned bounce buffer with
@@ -119,7 +119,7 @@ const char *MMP_strerror(int code);
 struct MMP_options {
   size_t msgbuf_bytes;    /* NI-managed buffer for unexpected messages (256 KB) */
   size_t bounce_bytes;    /* pinned pool for copies of unpinned buffers (256 KB) */
-  size_t inline_bytes;    /* sends up to this size go inline by PIO (<= 192)    */
+  size_t inline_bytes;    /* sends up to this size are copied into the request (<= 192) */
   size_t pinned_limit;    /* most pinned bytes in all (256 MB)                  */
   double wait_timeout_us; /* a Wait gives up after this (< 0: never)            */
   double init_timeout_us; /* how long MMP_initialize waits for the NI (10 ms)   */
