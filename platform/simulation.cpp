@@ -10,6 +10,7 @@
 
 #include "core/glob.h"
 #include "core/log.h"
+#include "core/output_file.h"
 #include "core/params.h"
 #include "core/run_control.h"
 #include "host/host_cpu.h"
@@ -276,8 +277,9 @@ int run_simulation(const RunOptions& opts) {
                "/");
   }
   {
-    std::ofstream f(file("report.txt"), std::ios::trunc);
-    f << report;
+    OutputFile f(file("report.txt"), "the run report");
+    f.stream() << report;
+    f.commit();
   }
   write_stats_tsv(file("stats.tsv"), summary, e->run, cpus, stats);
   write_results_tsv(file("results.tsv"), e->run);
@@ -290,9 +292,9 @@ int run_simulation(const RunOptions& opts) {
     const uint64_t from = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
     const uint64_t to = e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
                                                      : static_cast<uint64_t>(summary.sim_seconds * 1e12);
-    std::ofstream g(file("signals.gtkw"), std::ios::trunc);
-    g << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
-    if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
+    OutputFile g(file("signals.gtkw"), "the GTKWave save file");
+    g.stream() << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
+    g.commit();
   }
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) rec.write_csv(file("transactions.csv"));
