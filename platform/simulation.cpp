@@ -93,6 +93,31 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
   return c.dir;
 }
 
+// Writes the run's manifest when run_simulation is left, by an exception
+// too: a run that failed half-way still lists what it wrote, so that the next
+// run into the folder clears it rather than taking it for the user's.
+class ManifestOnExit {
+ public:
+  ManifestOnExit(const fs::path& out, const std::set<std::string>& written, const fs::file_time_type& since)
+      : m_out(out), m_written(written), m_since(since) {}
+  ~ManifestOnExit() {
+    std::set<std::string> names = m_written;
+    names.insert(HostCpu::output_files().begin(), HostCpu::output_files().end());
+    try {
+      write_run_manifest(m_out, m_since, names);
+    } catch (const std::exception& e) {
+      Log::instance().warning(e.what());
+    }
+  }
+  ManifestOnExit(const ManifestOnExit&) = delete;
+  ManifestOnExit& operator=(const ManifestOnExit&) = delete;
+
+ private:
+  const fs::path& m_out;
+  const std::set<std::string>& m_written;
+  const fs::file_time_type& m_since;
+};
+
 // The shortest sim.perturb_ns accepted.
 constexpr double kMinPerturbNs = 10;
 
@@ -188,27 +213,30 @@ int run_simulation(const RunOptions& opts) {
   RunSummary summary;
   summary.config_path = opts.config_path;
   summary.config_name = config_name_of(opts.config_path);
+  // (No trailing '/' from an empty case folder: messages add their own.)
   const fs::path out = !opts.out_dir.empty() ? fs::path(opts.out_dir)
-                       : fs::path("traces") / summary.config_name / e->case_dir;
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());
-  const std::vector<std::string> earlier = clear_earlier_run(out);
+                       : e->case_dir.empty()  ? fs::path("traces") / summary.config_name
+                                              : fs::path("traces") / summary.config_name / e->case_dir;
+  // Locked until the function is left (after the manifest: declared first).
+  const PreparedFolder folder = prepare_output_folder(out, opts.out_force);
   // Each file the run writes, by name: they make its manifest (output_folder.h).
   std::set<std::string> written;
   auto file = [&](const char* name) {
     written.insert(name);
     return (out / name).string();
   };
+  // What this run writes is what changes from here on (file times have the
+  // file system's resolution: the log's own time is the reference).
+  fs::file_time_type run_start = fs::file_time_type::max();
+  const ManifestOnExit manifest(out, written, run_start);
   Log& log = Log::instance();
   log.set_quiet(opts.quiet);
   log.open_file(file("run.log"));
-  // What this run writes is what changes from here on (file times have the
-  // file system's resolution: the log's own time is the reference).
-  const fs::file_time_type run_start = fs::last_write_time(out / "run.log", ec);
-  if (!earlier.empty())
-    log.file_only("removed " + std::to_string(earlier.size()) + " file(s) an earlier run left in " + out.string() +
-                  "/ (listed in its " + kRunManifest + ")");
+  std::error_code ec;
+  run_start = fs::last_write_time(out / "run.log", ec);
+  if (ec) run_start = fs::file_time_type::max();
+  const std::string cleared = describe_earlier_run(folder.earlier, out);
+  if (!cleared.empty()) log.file_only(cleared);
   write_params_tsv(file("params.tsv"));
   HostCpu::set_output_dir(out.string());
   // More CPUs than a two-node cluster's: where same-time ties can decide results.
@@ -312,9 +340,7 @@ int run_simulation(const RunOptions& opts) {
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();
-  written.insert(HostCpu::output_files().begin(), HostCpu::output_files().end());
-  write_run_manifest(out, run_start, written);
-  return e->run.exit_code();
+  return e->run.exit_code();  // the manifest is written as `manifest` goes
 }
 
 }  // namespace m2
