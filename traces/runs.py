@@ -62,14 +62,19 @@ def add_to_run_manifest(folder, paths):
             f.write("".join(n + "\n" for n in new))
 
 
-def start_run_manifest(folder, sim):
+def start_run_manifest(folder, sim, force=False):
     """Removes what earlier runs wrote into the folder and starts an empty
     manifest, by the simulator's own rules (`m2vp-sim clear-output`: the same
     clean-up a run does, subfolders and older folders without a manifest
-    included); raises RuntimeError with its message when it fails."""
-    p = subprocess.run([sim, "clear-output", folder], capture_output=True, text=True)
+    included, and the same refusal of a folder holding what no run wrote
+    unless `force`); raises RuntimeError with its message when it fails."""
+    p = subprocess.run([sim, "clear-output", folder] + (["--out-force"] if force else []), capture_output=True,
+                       text=True)
     if p.returncode != 0:
-        raise RuntimeError((p.stderr or p.stdout).strip() or f"{sim} clear-output {folder} failed")
+        message = (p.stderr or p.stdout).strip()
+        # Its "error: " prefix: the caller says it ("m2vp run: error: ...").
+        raise RuntimeError(message[len("error: "):] if message.startswith("error: ") else
+                           message or f"{sim} clear-output {folder} failed")
 
 
 def read_tsv(path):
