@@ -10,6 +10,7 @@
 #include <regex>
 #include <system_error>
 
+#include "core/log.h"
 #include "core/output_file.h"
 #include "core/params.h"
 
@@ -273,6 +274,30 @@ void write_run_manifest(const fs::path& out, fs::file_time_type since, const std
   OutputFile m((out / kRunManifest).string(), "the list of the run's files");
   for (const std::string& f : files) m.stream() << f << "\n";
   m.commit();
+}
+
+void RunManifest::add(const std::string& name) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_finished || !m_names.insert(name).second) return;
+  // Listed whether or not it will exist: the next run skips a missing name.
+  OutputFile m((m_out / kRunManifest).string(), "the list of the run's files");
+  for (const std::string& n : m_names) m.stream() << n << "\n";
+  m.commit();
+}
+
+void RunManifest::finish() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_finished) return;
+  m_finished = true;
+  write_run_manifest(m_out, m_since, m_names);
+}
+
+RunManifest::~RunManifest() {
+  try {
+    finish();
+  } catch (const std::exception& e) {
+    Log::instance().warning(e.what());
+  }
 }
 
 }  // namespace m2

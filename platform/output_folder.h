@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -72,5 +73,31 @@ std::string describe_earlier_run(const EarlierRun& earlier, const std::filesyste
 // after `since`.
 void write_run_manifest(const std::filesystem::path& out, std::filesystem::file_time_type since,
                         const std::set<std::string>& names);
+
+// The manifest of a run under way: a name is listed (the manifest rewritten)
+// before the run creates the file, so that a run killed half-way (Ctrl-C)
+// still leaves the list of what it wrote, and the next run into the folder
+// (or into the folder of its cases) takes its files for a run's. finish()
+// writes the final list (write_run_manifest); the destructor does, when the
+// run is left by an exception.
+class RunManifest {
+ public:
+  explicit RunManifest(std::filesystem::path out) : m_out(std::move(out)) {}
+  ~RunManifest();
+  RunManifest(const RunManifest&) = delete;
+  RunManifest& operator=(const RunManifest&) = delete;
+
+  void add(const std::string& name);
+  // Files in node<N>/ changed from `since` on are the run's (write_run_manifest).
+  void set_start(std::filesystem::file_time_type since) { m_since = since; }
+  void finish();
+
+ private:
+  std::filesystem::path m_out;
+  std::set<std::string> m_names;
+  std::filesystem::file_time_type m_since = std::filesystem::file_time_type::max();
+  bool m_finished = false;
+  std::mutex m_mutex;  // host software may ask for names from its own threads
+};
 
 }  // namespace m2

@@ -93,31 +93,6 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
   return c.dir;
 }
 
-// Writes the run's manifest when run_simulation is left, by an exception
-// too: a run that failed half-way still lists what it wrote, so that the next
-// run into the folder clears it rather than taking it for the user's.
-class ManifestOnExit {
- public:
-  ManifestOnExit(const fs::path& out, const std::set<std::string>& written, const fs::file_time_type& since)
-      : m_out(out), m_written(written), m_since(since) {}
-  ~ManifestOnExit() {
-    std::set<std::string> names = m_written;
-    names.insert(HostCpu::output_files().begin(), HostCpu::output_files().end());
-    try {
-      write_run_manifest(m_out, m_since, names);
-    } catch (const std::exception& e) {
-      Log::instance().warning(e.what());
-    }
-  }
-  ManifestOnExit(const ManifestOnExit&) = delete;
-  ManifestOnExit& operator=(const ManifestOnExit&) = delete;
-
- private:
-  const fs::path& m_out;
-  const std::set<std::string>& m_written;
-  const fs::file_time_type& m_since;
-};
-
 // The shortest sim.perturb_ns accepted.
 constexpr double kMinPerturbNs = 10;
 
@@ -219,22 +194,25 @@ int run_simulation(const RunOptions& opts) {
                                               : fs::path("traces") / summary.config_name / e->case_dir;
   // Locked until the function is left (after the manifest: declared first).
   const PreparedFolder folder = prepare_output_folder(out, opts.out_force);
-  // Each file the run writes, by name: they make its manifest (output_folder.h).
-  std::set<std::string> written;
+  // Each file the run writes is listed before it is written (output_folder.h):
+  // the simulator's own by name, and what host software asks for.
+  RunManifest manifest(out);
   auto file = [&](const char* name) {
-    written.insert(name);
+    manifest.add(name);
     return (out / name).string();
   };
-  // What this run writes is what changes from here on (file times have the
-  // file system's resolution: the log's own time is the reference).
-  fs::file_time_type run_start = fs::file_time_type::max();
-  const ManifestOnExit manifest(out, written, run_start);
+  HostCpu::set_output_file_listener([&manifest](const std::string& name) { manifest.add(name); });
+  struct ListenerReset {  // however the function is left, before `manifest` goes
+    ~ListenerReset() { HostCpu::set_output_file_listener(nullptr); }
+  } listener_reset;
   Log& log = Log::instance();
   log.set_quiet(opts.quiet);
   log.open_file(file("run.log"));
+  // What this run writes is what changes from here on (file times have the
+  // file system's resolution: the log's own time is the reference).
   std::error_code ec;
-  run_start = fs::last_write_time(out / "run.log", ec);
-  if (ec) run_start = fs::file_time_type::max();
+  const fs::file_time_type run_start = fs::last_write_time(out / "run.log", ec);
+  if (!ec) manifest.set_start(run_start);
   const std::string cleared = describe_earlier_run(folder.earlier, out);
   if (!cleared.empty()) log.file_only(cleared);
   write_params_tsv(file("params.tsv"));
@@ -340,7 +318,8 @@ int run_simulation(const RunOptions& opts) {
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();
-  return e->run.exit_code();  // the manifest is written as `manifest` goes
+  manifest.finish();
+  return e->run.exit_code();
 }
 
 }  // namespace m2

@@ -166,12 +166,13 @@ TEST_CASE("output folder: a second run into a folder another run holds is refuse
   const int port = free_port();
   auto first = sb.start({"run", cfg.string(), "--gdb", "ni0.cpu=" + std::to_string(port), "--out", out.string()}, false);
   const std::string pid = std::to_string(first.pid());
-  // Hang guard only: the first run takes the lock within moments.
+  // Hang guard only: the first run is under way within moments.
   const auto t0 = std::chrono::steady_clock::now();
-  while (read_text(out / ".m2vp-lock") != pid + "\n" &&
+  while (!contains(first.out_so_far(), "waiting for GDB") &&
          std::chrono::steady_clock::now() - t0 < std::chrono::seconds(static_cast<int>(30 * kWallScale)))
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  REQUIRE(read_text(out / ".m2vp-lock") == pid + "\n");
+  REQUIRE(contains(first.out_so_far(), "waiting for GDB"));
+  CHECK(read_text(out / ".m2vp-lock") == pid + "\n");
   const SimResult second = sb.run({"run", cfg.string(), "--quiet", "--out", out.string()}, false);
   INFO(second.describe());
   CHECK(second.exited(64));
@@ -181,11 +182,14 @@ TEST_CASE("output folder: a second run into a folder another run holds is refuse
   CHECK(clear.exited(64));
   CHECK(contains(clear.err, "another run (pid " + pid + ")"));
   CHECK(fs::exists(out / "run.log"));  // the first run's, untouched
+  // Killed, it leaves the list of what it had begun to write (a run folder).
   ::kill(first.pid(), SIGKILL);
   first.wait();
-  // Its holder gone, the folder is free again (a killed run leaves no manifest:
-  // its files are known by the simulator's own names).
+  CHECK(read_text(out / ".m2vp-run-files") == "params.tsv\nrun.log\n");
+  // Its holder gone, the folder is free again.
   const SimResult third = sb.run({"run", cfg.string(), "--quiet", "--out", out.string()}, false);
   INFO(third.describe());
   CHECK(third.exited(0));
+  CHECK(contains(read_text(out / "run.log"), "removed 2 file(s) an earlier run left in " + out.string() +
+                                                 "/ (listed in its .m2vp-run-files)"));
 }

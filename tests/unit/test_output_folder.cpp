@@ -273,3 +273,30 @@ TEST_CASE("output folder: one run at a time, the other is told the holder's pid"
   CHECK_THROWS_WITH(m2::OutputFolderLock::take(other, true), Catch::Contains("the folder's run lock is a symbolic link"));
   CHECK(read_text(t.path / "target") == "keep");
 }
+
+TEST_CASE("output folder: a run under way lists each file before writing it, the end keeps what exists") {
+  TempDir t;
+  const fs::path out = t.path / "run";
+  fs::create_directories(out);
+  {
+    m2::RunManifest m(out);
+    m.add("run.log");
+    CHECK(read_text(out / m2::kRunManifest) == "run.log\n");  // before the file is there: a killed run leaves it
+    write(out / "run.log", "log");
+    m.set_start(fs::last_write_time(out / "run.log"));
+    m.add("latencies.tsv");                                      // asked for by host software, never written
+    m.add("run.log");
+    CHECK(read_text(out / m2::kRunManifest) == "latencies.tsv\nrun.log\n");
+    write(out / "node0" / "np.out", "an outside program's");
+    m.finish();
+    CHECK(read_text(out / m2::kRunManifest) == "run.log\nnode0/np.out\n");
+    m.add("late.tsv");  // after the end: nothing changes
+  }
+  CHECK(read_text(out / m2::kRunManifest) == "run.log\nnode0/np.out\n");
+  {
+    m2::RunManifest m(out);  // left without finish() (an exception): the destructor writes it
+    m.add("results.tsv");
+    write(out / "results.tsv", "x");
+  }
+  CHECK(read_text(out / m2::kRunManifest) == "results.tsv\n");
+}
