@@ -4,9 +4,11 @@ runs wrote; shared by sweep.py (--vary on the command line) and cases.py
 import argparse
 import concurrent.futures
 import csv
+import io
 import os
 import subprocess
 import sys
+import tempfile
 
 # The simulator's exit code for a configuration or command-line error
 # (README.md): the wrappers' own usage errors give it too.
@@ -49,17 +51,36 @@ def unknown_metric(tables, metric):
 RUN_MANIFEST = ".m2vp-run-files"
 
 
+def replace_file(path, text):
+    """Writes `text` to `path` as the simulator writes its files
+    (models/core/output_file.h): under a temporary name in the same folder,
+    then renamed over `path`, so that a link at the name is replaced, never
+    written through, and a reader sees the old file or the whole new one."""
+    folder, name = os.path.split(path)
+    fd, temp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.m2vp-partial-")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # as a new file gets, not mkstemp's 0600
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.lexists(temp):
+            os.unlink(temp)
+        raise
+
+
 def add_to_run_manifest(folder, paths):
     """Lists `paths` (files in `folder`) in its manifest, if it has one."""
     manifest = os.path.join(folder, RUN_MANIFEST)
-    if not os.path.isfile(manifest):
+    if os.path.islink(manifest) or not os.path.isfile(manifest):
         return  # not a run folder (traces/overlay/, --out elsewhere)
     with open(manifest, encoding="utf-8", errors="replace") as f:
-        listed = set(f.read().splitlines())
-    new = [os.path.basename(p) for p in paths if os.path.basename(p) not in listed]
+        lines = f.read().splitlines()
+    new = [os.path.basename(p) for p in paths if os.path.basename(p) not in lines]
     if new:
-        with open(manifest, "a", encoding="utf-8") as f:
-            f.write("".join(n + "\n" for n in new))
+        replace_file(manifest, "".join(n + "\n" for n in lines + list(dict.fromkeys(new))))
 
 
 def start_run_manifest(folder, sim, force=False):
@@ -87,8 +108,9 @@ def read_tsv(path):
 
 
 def write_tsv(path, rows):
-    with open(path, "w", newline="") as f:
-        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
+    text = io.StringIO()
+    csv.writer(text, delimiter="\t", lineterminator="\n").writerows(rows)
+    replace_file(path, text.getvalue())
 
 
 def run_stats(run_dir):
