@@ -111,7 +111,7 @@ def main(argv):
         os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
     # The merged tables and the plots of an earlier run of the cases go first.
     try:
-        start_run_manifest(out, a.sim, a.out_force)
+        start_run_manifest(out, a.sim, a.out_force)  # and the folder stays locked until this process ends
     except RuntimeError as e:
         print(f"m2vp run: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -72,6 +72,27 @@ class RunFolderFilesTests(unittest.TestCase):
         self.assertTrue(os.path.islink(manifest))
 
 
+    def test_one_holder_of_a_folder_at_a_time(self):
+        fd = runs.hold_folder_lock(self.out)
+        try:
+            self.assertEqual(self.read(os.path.join(self.out, runs.FOLDER_LOCK)), f"{os.getpid()}\n")
+            # Another open of the lock file is another holder, as another process is.
+            with self.assertRaises(RuntimeError) as e:
+                runs.hold_folder_lock(self.out)
+            self.assertEqual(str(e.exception),
+                             f"{self.out}: another run (pid {os.getpid()}) is writing into this folder: wait for it "
+                             f"to end, or choose another --out (it holds {os.path.join(self.out, runs.FOLDER_LOCK)})")
+        finally:
+            os.close(fd)
+        os.close(runs.hold_folder_lock(self.out))  # free again
+        # A lock file that is a link is not opened.
+        os.remove(os.path.join(self.out, runs.FOLDER_LOCK))
+        os.symlink(self.outside, os.path.join(self.out, runs.FOLDER_LOCK))
+        with self.assertRaises(RuntimeError):
+            runs.hold_folder_lock(self.out)
+        self.assertEqual(self.read(self.outside), "the user's\n")
+
+
 class RunTablesTests(unittest.TestCase):
     def test_rows_with_a_pattern_keep_apart(self):
         m = runs.metric_by_size(SCALE, "mean_us")
