@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -63,11 +64,16 @@ int sc_main(int argc, char* argv[]) {
   if (cmd == "clear-output") {
     // For a run that is not one simulation (traces/cases.py): the same
     // clean-up as a run's, then an empty manifest its own files join.
-    const bool force = argc == 4 && std::string(argv[3]) == "--out-force";
-    if (argc != 3 && !force) return usage_error("clear-output takes one folder (and --out-force)");
+    bool force = false;
+    std::vector<std::string> folders;
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) == "--out-force") force = true;
+      else folders.push_back(argv[i]);
+    }
+    if (folders.size() != 1) return usage_error("clear-output takes one folder (and --out-force)");
     try {
-      const m2::PreparedFolder folder = m2::prepare_output_folder(argv[2], force);
-      m2::write_run_manifest(argv[2], std::filesystem::file_time_type::max(), {});
+      const m2::PreparedFolder folder = m2::prepare_output_folder(folders[0], force);
+      m2::write_run_manifest(folders[0], std::filesystem::file_time_type::max(), {});
     } catch (const std::exception& e) {
       m2::Log::instance().error(std::string("clear-output: ") + e.what());
       return m2::RunControl::EXIT_CONFIG;
