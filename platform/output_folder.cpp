@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <regex>
 #include <system_error>
@@ -137,7 +139,9 @@ bool is_workdir(const std::string& name) {
   return std::regex_match(name, workdir);
 }
 
-bool is_partial(const std::string& name) { return name.size() > 1 && name[0] == '.' && name.find(kPartialMark) != std::string::npos; }
+bool is_partial(const std::string& name) {
+  return name.size() > 1 && name[0] == '.' && name.find(kPartialMark) != std::string::npos;
+}
 
 bool is_run_folder_at(int dir, const std::string& name) {
   const Fd f = open_folder_at(dir, name);
@@ -165,7 +169,8 @@ EarlierRun clear_earlier_run(const fs::path& out) {
   std::set<fs::path> parents;
   for (const std::string& entry : listed) {
     const fs::path rel = inside(entry);
-    if (rel.empty() || !remove_file_at(dir.get(), rel)) continue;
+    // Never the lock a run holds while it clears (a second run could then take a new one).
+    if (rel.empty() || rel == kFolderLock || !remove_file_at(dir.get(), rel)) continue;
     done.removed.push_back(rel.generic_string());
     for (fs::path p = rel.parent_path(); !p.empty(); p = p.parent_path()) parents.insert(p);
   }
@@ -182,7 +187,7 @@ std::vector<std::string> foreign_entries(const fs::path& out) {
   const Fd dir(::open(out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) {
     if (errno == ENOENT) return {};
-    throw ConfigError(out.string() + ": cannot read the output folder: " + std::error_code(errno, std::generic_category()).message());
+    throw ConfigError(out.string() + ": cannot read the output folder: " + std::strerror(errno));
   }
   const std::optional<std::vector<std::string>> manifest = read_manifest(dir.get());
   std::set<std::string> files;

@@ -27,7 +27,9 @@ constexpr mode_t kFileMode = 0666;  // less the umask, as any new file
 
 }  // namespace
 
-FdOutputStream::Buffer::Buffer(int fd) : m_fd(fd), m_buf(kBufferBytes) { setp(m_buf.data(), m_buf.data() + m_buf.size()); }
+FdOutputStream::Buffer::Buffer(int fd) : m_fd(fd), m_buf(kBufferBytes) {
+  setp(m_buf.data(), m_buf.data() + m_buf.size());
+}
 
 bool FdOutputStream::Buffer::write_out() {
   const char* p = pbase();

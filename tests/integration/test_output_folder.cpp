@@ -103,7 +103,8 @@ TEST_CASE("output folder: a folder of the user's, or an empty --out, is refused"
   const SimResult r = sb.run({"run", cfg.string(), "--quiet", "--out", home.string()}, false);
   INFO(r.describe());
   CHECK(r.exited(64));
-  CHECK(contains(r.err, "error: " + home.string() + ": the output folder holds what no run wrote (.profile, notes.txt)"));
+  CHECK(contains(r.err,
+                 "error: " + home.string() + ": the output folder holds what no run wrote (.profile, notes.txt)"));
   CHECK(contains(r.err, "add --out-force"));
   CHECK(read_text(home / "report.txt") == "the user's, named like a run's file\n");
   CHECK_FALSE(fs::exists(home / "run.log"));
@@ -164,7 +165,8 @@ TEST_CASE("output folder: a second run into a folder another run holds is refuse
   const fs::path out = sb.dir() / "shared";
   // The first run waits for a GDB that never comes, holding the folder.
   const int port = free_port();
-  auto first = sb.start({"run", cfg.string(), "--gdb", "ni0.cpu=" + std::to_string(port), "--out", out.string()}, false);
+  auto first =
+      sb.start({"run", cfg.string(), "--gdb", "ni0.cpu=" + std::to_string(port), "--out", out.string()}, false);
   const std::string pid = std::to_string(first.pid());
   // Hang guard only: the first run is under way within moments.
   const auto t0 = std::chrono::steady_clock::now();

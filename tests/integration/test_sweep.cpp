@@ -106,8 +106,8 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
   write_text(folder / "netpipe_throughput.png", "an earlier run's plot");
   write_text(folder / ".m2vp-run-files", listed + "netpipe_throughput.png\n");
   write_text(folder / "notes.txt", "the user's");
-  const std::string again = "'" + std::string(M2VP_SOURCE_DIR) + "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 "
-                            "--iters 1'" + out;
+  const std::string again = "'" + std::string(M2VP_SOURCE_DIR) +
+                            "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 --iters 1'" + out;
   // A file no run wrote: the folder is refused before anything runs ...
   REQUIRE(run_script(sb, "cases.py", again, text) == 64);
   CHECK(contains(text, "m2vp run: error: clear-output: " + folder.string() +

@@ -81,14 +81,16 @@ TEST_CASE("output folder: a damaged manifest removes nothing outside the folder"
   write(out / "sub" / "keep.txt", "keep");
   write(out / "target.txt", "keep");
   fs::create_symlink(out / "target.txt", out / "link.txt");
-  write(out / m2::kRunManifest,
-        "../outside.txt\n" + (t.path / "outside.txt").string() + "\nsub\nlink.txt\n\n.\nsub/../../outside.txt\n");
+  write(out / m2::kFolderLock, "123\n");
+  write(out / m2::kRunManifest, "../outside.txt\n" + (t.path / "outside.txt").string() +
+                                    "\nsub\nlink.txt\n\n.\nsub/../../outside.txt\n.m2vp-lock\n");
   const std::vector<std::string> removed = m2::clear_earlier_run(out).removed;
   CHECK(removed.empty());
   CHECK(fs::exists(t.path / "outside.txt"));
   CHECK(fs::exists(out / "sub" / "keep.txt"));
   CHECK(fs::exists(out / "target.txt"));
   CHECK(fs::is_symlink(out / "link.txt"));
+  CHECK(fs::exists(out / m2::kFolderLock));  // the lock a run holds while it clears
 }
 
 TEST_CASE("output folder: without a manifest only the simulator's own file names go") {
@@ -270,7 +272,8 @@ TEST_CASE("output folder: one run at a time, the other is told the holder's pid"
   fs::create_directories(other);
   write(t.path / "target", "keep");
   fs::create_symlink(t.path / "target", other / m2::kFolderLock);
-  CHECK_THROWS_WITH(m2::OutputFolderLock::take(other, true), Catch::Contains("the folder's run lock is a symbolic link"));
+  CHECK_THROWS_WITH(m2::OutputFolderLock::take(other, true),
+                    Catch::Contains("the folder's run lock is a symbolic link"));
   CHECK(read_text(t.path / "target") == "keep");
 }
 
