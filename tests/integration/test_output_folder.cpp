@@ -195,3 +195,22 @@ TEST_CASE("output folder: a second run into a folder another run holds is refuse
   CHECK(contains(read_text(out / "run.log"), "removed 2 file(s) an earlier run left in " + out.string() +
                                                  "/ (listed in its .m2vp-run-files)"));
 }
+
+TEST_CASE("output folder: an outside program never works in a linked node folder", "[integration][output][exec]") {
+  Sandbox sb;
+  const fs::path program = sb.write("writer.sh", "#!/bin/sh\necho written > out.txt\n");
+  fs::permissions(program, fs::perms::owner_all);
+  const fs::path cfg = sb.write("exec.yaml", "platform: cluster\nsim:\n  max_time_ms: 200\ntopology:\n  nodes: 2\n"
+                                             "node*:\n  host:\n    exec: " + program.string() +
+                                             "\n  ni:\n    firmware: mmp\n");
+  const fs::path out = sb.dir() / "out", elsewhere = sb.dir() / "elsewhere";
+  fs::create_directories(out);
+  fs::create_directories(elsewhere);
+  fs::create_symlink(elsewhere, out / "node0");
+  const SimResult r = sb.run({"run", cfg.string(), "--quiet", "--out-force", "--out", out.string()}, false);
+  INFO(r.describe());
+  CHECK_FALSE(r.exited(0));
+  CHECK(contains(r.err, "the working folder " + (out / "node0").string() + " is a symbolic link"));
+  CHECK_FALSE(fs::exists(elsewhere / "out.txt"));
+  CHECK(fs::is_symlink(out / "node0"));
+}
