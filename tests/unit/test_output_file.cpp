@@ -1,6 +1,7 @@
 // Unit tests for writing into a run's output folder (core/output_file.*): a
 // file appears whole under its name on commit, a symbolic link at the name is
-// replaced and never written through, nothing is left behind on failure.
+// replaced and never written through, nothing is left behind on failure; a
+// host application's m2host_output_path name is freed of a link too.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -13,6 +14,8 @@
 
 #include "core/output_file.h"
 #include "core/params.h"
+#include "host/host_cpu.h"
+#include "host/host_env.h"
 
 namespace fs = std::filesystem;
 
@@ -142,4 +145,27 @@ TEST_CASE("output file: a new file gets the usual permissions (0666 less the uma
   REQUIRE(::stat((t.path / "b.log").c_str(), &b) == 0);
   CHECK((a.st_mode & 0777) == 0644);
   CHECK((b.st_mode & 0777) == 0644);
+}
+
+TEST_CASE("output file: a host application's output name is freed of a link and reported before it is created") {
+  TempDir t;
+  const fs::path outside = t.path / "outside.txt";
+  const fs::path out = t.path / "out";
+  fs::create_directories(out);
+  write(outside, "the user's\n");
+  fs::create_symlink(outside, out / "np.out");
+  std::vector<std::string> told;
+  m2::HostCpu::set_output_dir(out.string());
+  m2::HostCpu::set_output_file_listener([&](const std::string& name) { told.push_back(name); });
+  char path[512];
+  REQUIRE(m2host_output_path("np.out", path, sizeof path) == 0);
+  CHECK(path == (out / "np.out").string());
+  CHECK_FALSE(fs::exists(fs::symlink_status(out / "np.out")));  // the link went, its target stayed
+  CHECK(read(outside) == "the user's\n");
+  CHECK(told == std::vector<std::string>{"np.out"});
+  REQUIRE(m2host_output_path("np.out", path, sizeof path) == 0);
+  CHECK(told.size() == 1);  // each name once
+  CHECK(m2host_output_path("../np.out", path, sizeof path) == -1);
+  m2::HostCpu::set_output_file_listener(nullptr);
+  m2::HostCpu::set_output_dir("");
 }
