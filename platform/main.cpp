@@ -1,12 +1,13 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
-//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR] [--quiet]
+//   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR [--out-force]] [--quiet]
 //   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]
 //   m2vp-sim cases CONFIG
-//   m2vp-sim clear-output DIR
+//   m2vp-sim clear-output DIR [--out-force]
 // (./m2vp at the top of the repository builds it and supplies defaults.)
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -20,10 +21,10 @@ namespace {
 
 const char* const USAGE =
     "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--trace PATTERN]...\n"
-    "                    [--case NAME] [--out DIR] [--quiet]\n"
+    "                    [--case NAME] [--out DIR] [--out-force] [--quiet]\n"
     "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]\n"
     "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
-    "       m2vp-sim clear-output DIR  (removes what earlier runs wrote into DIR, as a run does first)\n"
+    "       m2vp-sim clear-output DIR [--out-force]  (removes what earlier runs wrote into DIR, as a run does first)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
     "  --gdb CPU=PORT    GDB server for CPU on 127.0.0.1:PORT, e.g. --gdb ni0.cpu=1234; the CPU\n"
     "                    waits for GDB before its first instruction (--set CPU.gdb_wait=false: not)\n"
@@ -32,7 +33,9 @@ const char* const USAGE =
     "  --trace PATTERN   record the transactions of the bindings PATTERN names (node*.pci,\n"
     "                    node0.ni.dma; adds to sim.trace) in transactions.csv and trace.json\n"
     "  --case NAME       which of the config's cases (its `cases:` key) to run; ./m2vp run runs them all\n"
-    "  --out DIR         output folder (default traces/<config name>, a case in traces/<config name>/<case>)\n"
+    "  --out DIR         output folder (default traces/<config name>, a case in traces/<config name>/<case>);\n"
+    "                    refused when it holds what no run wrote, or another run is writing into it\n"
+    "  --out-force       write into the --out folder even though it holds what no run wrote (it stays)\n"
     "  --quiet           no firmware output on stdout (still in run.log)\n";
 
 // SystemC prints its banner before sc_main unless this variable is set;
@@ -61,13 +64,18 @@ int sc_main(int argc, char* argv[]) {
   if (cmd == "clear-output") {
     // For a run that is not one simulation (traces/cases.py): the same
     // clean-up as a run's, then an empty manifest its own files join.
-    if (argc != 3) return usage_error("clear-output takes one folder");
+    bool force = false;
+    std::vector<std::string> folders;
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) == "--out-force") force = true;
+      else folders.push_back(argv[i]);
+    }
+    if (folders.size() != 1) return usage_error("clear-output takes one folder (and --out-force)");
     try {
-      std::filesystem::create_directories(argv[2]);
-      m2::clear_earlier_run(argv[2]);
-      m2::write_run_manifest(argv[2], std::filesystem::file_time_type::max(), {});
+      const m2::PreparedFolder folder = m2::prepare_output_folder(folders[0], force);
+      m2::write_run_manifest(folders[0], std::filesystem::file_time_type::max(), {});
     } catch (const std::exception& e) {
-      m2::Log::instance().error(std::string("clear-output: ") + argv[2] + ": " + e.what());
+      m2::Log::instance().error(std::string("clear-output: ") + e.what());
       return m2::RunControl::EXIT_CONFIG;
     }
     return 0;
@@ -93,7 +101,11 @@ int sc_main(int argc, char* argv[]) {
       else if (a.rfind("--gdb-all=", 0) == 0) opts.gdb_all = a.substr(10);
       else if (a == "--case") opts.case_name = value("--case");
       else if (a.rfind("--case=", 0) == 0) opts.case_name = a.substr(7);
-      else if (a == "--out") opts.out_dir = value("--out");
+      else if (a == "--out" || a.rfind("--out=", 0) == 0) {
+        opts.out_dir = a == "--out" ? value("--out") : a.substr(6);
+        // Empty would silently mean the default folder.
+        if (opts.out_dir.empty()) throw std::invalid_argument("--out needs a folder name, got an empty one");
+      } else if (a == "--out-force") opts.out_force = true;
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
       else if (a == "--trace") opts.trace.push_back(value("--trace"));
       else if (a.rfind("--trace=", 0) == 0) opts.trace.push_back(a.substr(8));

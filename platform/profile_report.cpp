@@ -1,8 +1,8 @@
 #include "platform/profile_report.h"
 
 #include <cstdio>
-#include <fstream>
 
+#include "core/output_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -43,8 +43,8 @@ bool any_profiled(const std::vector<Processor*>& cpus) {
 }
 
 void write_profile_tsv(const std::string& path, const std::vector<Processor*>& cpus) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(path + ": cannot write the firmware profile");
+  OutputFile file(path, "the firmware profile");
+  std::ostream& f = file.stream();
   f << "cpu\tfunction\tinstructions\tinstruction_us\tdevice_accesses\tdevice_us\ttotal_us\tpercent\n";
   for (const Processor* p : cpus) {
     if (!p->firmware_profile()) continue;
@@ -56,7 +56,7 @@ void write_profile_tsv(const std::string& path, const std::vector<Processor*>& c
     f << p->name() << "\t(dozing)\t0\t0.000\t0\t0.000\t" << us(c.dozing_us) << "\t" << percent(c.dozing_us, c.total_us)
       << "\n";
   }
-  if (!f) throw ConfigError(path + ": cannot write the firmware profile");
+  file.commit();
 }
 
 std::string format_profile_summary(const std::vector<Processor*>& cpus, size_t top) {

@@ -2,14 +2,12 @@
 
 #include "core/result_table.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 
+#include "core/output_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -23,12 +21,6 @@ std::string fmt(const char* f, ...) {
   std::vsnprintf(buf, sizeof buf, f, ap);
   va_end(ap);
   return buf;
-}
-
-std::ofstream open_out(const std::string& path) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(path + ": cannot write: " + std::strerror(errno));
-  return f;
 }
 
 }  // namespace
@@ -84,7 +76,8 @@ std::string format_cpu_states(const std::vector<Processor*>& cpus) {
 }
 
 void write_results_tsv(const std::string& path, const RunControl& run) {
-  std::ofstream f = open_out(path);
+  OutputFile file(path, "the results table");
+  std::ostream& f = file.stream();
   const ResultTable& t = ResultTable::instance();
   if (!t.empty()) {
     for (size_t c = 0; c < t.columns().size(); ++c) f << (c ? "\t" : "") << t.columns()[c];
@@ -93,15 +86,17 @@ void write_results_tsv(const std::string& path, const RunControl& run) {
       for (size_t c = 0; c < row.size(); ++c) f << (c ? "\t" : "") << row[c];
       f << "\n";
     }
-    return;
+  } else {
+    f << "source\tkey\tvalue\n";
+    for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
   }
-  f << "source\tkey\tvalue\n";
-  for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
+  file.commit();
 }
 
 void write_stats_tsv(const std::string& path, const RunSummary& s, const RunControl& run,
                      const std::vector<Processor*>& cpus, const std::vector<Statistic>& stats) {
-  std::ofstream f = open_out(path);
+  OutputFile file(path, "the statistics");
+  std::ostream& f = file.stream();
   f << "source\tkey\tvalue\n";
   f << "run\tsim_time_us\t" << fmt("%.6f", s.sim_seconds * 1e6) << "\n";
   f << "run\texit_code\t" << run.exit_code() << "\n";
@@ -117,14 +112,17 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
       << (st.value == std::floor(st.value) && std::fabs(st.value) < 1e15 ? fmt("%.0f", st.value)
                                                                         : fmt("%.6f", st.value))
       << "\n";
+  file.commit();
 }
 
 void write_params_tsv(const std::string& path) {
-  std::ofstream f = open_out(path);
+  OutputFile file(path, "the parameter table");
+  std::ostream& f = file.stream();
   f << "name\tvalue\tunit\tdefault\torigin\n";
   for (ParamBase* p : ParamRegistry::instance().all())
     f << p->name() << "\t" << p->value_string() << "\t" << p->unit() << "\t" << p->default_string() << "\t"
       << p->origin().where << "\n";
+  file.commit();
 }
 
 std::string format_params_table() {

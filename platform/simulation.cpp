@@ -10,6 +10,7 @@
 
 #include "core/glob.h"
 #include "core/log.h"
+#include "core/output_file.h"
 #include "core/params.h"
 #include "core/run_control.h"
 #include "host/host_cpu.h"
@@ -187,27 +188,33 @@ int run_simulation(const RunOptions& opts) {
   RunSummary summary;
   summary.config_path = opts.config_path;
   summary.config_name = config_name_of(opts.config_path);
+  // (No trailing '/' from an empty case folder: messages add their own.)
   const fs::path out = !opts.out_dir.empty() ? fs::path(opts.out_dir)
-                       : fs::path("traces") / summary.config_name / e->case_dir;
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw ConfigError(out.string() + ": cannot create the output folder: " + ec.message());
-  const std::vector<std::string> earlier = clear_earlier_run(out);
-  // Each file the run writes, by name: they make its manifest (output_folder.h).
-  std::set<std::string> written;
+                       : e->case_dir.empty()  ? fs::path("traces") / summary.config_name
+                                              : fs::path("traces") / summary.config_name / e->case_dir;
+  // Locked until the function is left (after the manifest: declared first).
+  const PreparedFolder folder = prepare_output_folder(out, opts.out_force);
+  // Each file the run writes is listed before it is written (output_folder.h):
+  // the simulator's own by name, and what host software asks for.
+  RunManifest manifest(out);
   auto file = [&](const char* name) {
-    written.insert(name);
+    manifest.add(name);
     return (out / name).string();
   };
+  HostCpu::set_output_file_listener([&manifest](const std::string& name) { manifest.add(name); });
+  struct ListenerReset {  // however the function is left, before `manifest` goes
+    ~ListenerReset() { HostCpu::set_output_file_listener(nullptr); }
+  } listener_reset;
   Log& log = Log::instance();
   log.set_quiet(opts.quiet);
   log.open_file(file("run.log"));
   // What this run writes is what changes from here on (file times have the
   // file system's resolution: the log's own time is the reference).
+  std::error_code ec;
   const fs::file_time_type run_start = fs::last_write_time(out / "run.log", ec);
-  if (!earlier.empty())
-    log.file_only("removed " + std::to_string(earlier.size()) + " file(s) an earlier run left in " + out.string() +
-                  "/ (listed in its " + kRunManifest + ")");
+  if (!ec) manifest.set_start(run_start);
+  const std::string cleared = describe_earlier_run(folder.earlier, out);
+  if (!cleared.empty()) log.file_only(cleared);
   write_params_tsv(file("params.tsv"));
   HostCpu::set_output_dir(out.string());
   // More CPUs than a two-node cluster's: where same-time ties can decide results.
@@ -276,8 +283,9 @@ int run_simulation(const RunOptions& opts) {
                "/");
   }
   {
-    std::ofstream f(file("report.txt"), std::ios::trunc);
-    f << report;
+    OutputFile f(file("report.txt"), "the run report");
+    f.stream() << report;
+    f.commit();
   }
   write_stats_tsv(file("stats.tsv"), summary, e->run, cpus, stats);
   write_results_tsv(file("results.tsv"), e->run);
@@ -290,9 +298,9 @@ int run_simulation(const RunOptions& opts) {
     const uint64_t from = static_cast<uint64_t>(e->sim.trace_from_us.get() * 1e6);
     const uint64_t to = e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6)
                                                      : static_cast<uint64_t>(summary.sim_seconds * 1e12);
-    std::ofstream g(file("signals.gtkw"), std::ios::trunc);
-    g << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
-    if (!g) throw ConfigError((out / "signals.gtkw").string() + ": cannot write the GTKWave save file");
+    OutputFile g(file("signals.gtkw"), "the GTKWave save file");
+    g.stream() << format_gtkw("signals.vcd", VcdWriter::kTopScope, sigs, from, std::max(to, from + 1));
+    g.commit();
   }
   const TraceRecorder& rec = TraceRecorder::instance();
   if (rec.enabled()) rec.write_csv(file("transactions.csv"));
@@ -310,8 +318,7 @@ int run_simulation(const RunOptions& opts) {
   }
   log.out("output written to " + out.string() + "/");
   log.close_file();
-  written.insert(HostCpu::output_files().begin(), HostCpu::output_files().end());
-  write_run_manifest(out, run_start, written);
+  manifest.finish();
   return e->run.exit_code();
 }
 

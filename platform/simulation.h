@@ -15,6 +15,7 @@ struct RunOptions {
   std::vector<std::string> trace;      // binding patterns from --trace
   std::string case_name;               // --case: which of the config's cases (config_cases.h)
   std::string out_dir;                 // empty: traces/<config name>
+  bool out_force = false;              // --out-force: also into a folder holding what no run wrote
   bool quiet = false;                  // no firmware output on stdout (still logged)
 };
 

@@ -2,7 +2,7 @@
 """Runs every case a config declares (its `cases:` key), in parallel, and
 merges their tables (`./m2vp run CONFIG` on such a config).
 
-  cases.py --sim M2VP_SIM CONFIG [--out DIR] [--jobs N] [--metric COLUMN]
+  cases.py --sim M2VP_SIM CONFIG [--out DIR [--out-force]] [--jobs N] [--metric COLUMN]
            [--set NAME=VALUE]... [--trace PATTERN]... [--case NAME] [--quiet]
 
 Each case runs `m2vp-sim run CONFIG --case NAME` into DIR/<case folder>/
@@ -31,10 +31,12 @@ from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choo
 def parse_args(argv):
     p = UsageParser(prog="m2vp run", description=__doc__.split("\n\n")[0],
                     usage="m2vp run CONFIG [--case NAME] [--set NAME=VALUE]... [--trace PATTERN]... [--out DIR] "
-                          "[--jobs N] [--metric COLUMN] [--quiet] [--gdb CPU=PORT]... [--gdb-all PORT]")
+                          "[--out-force] [--jobs N] [--metric COLUMN] [--quiet] [--gdb CPU=PORT]... [--gdb-all PORT]")
     p.add_argument("--sim", required=True, help=argparse.SUPPRESS)  # given by ./m2vp
     p.add_argument("config")
     p.add_argument("--out", default=None, help="default: traces/<config name>")
+    p.add_argument("--out-force", action="store_true",
+                   help="write into the folders even when they hold what no run wrote (m2vp-sim run --out-force)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--metric", default=None, help="results column to compare per size (default: the config's cases.show)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="for every case")
@@ -44,6 +46,8 @@ def parse_args(argv):
     p.add_argument("--gdb", action="append", default=[], metavar="CPU=PORT", help="with --case (m2vp-sim run --gdb)")
     p.add_argument("--gdb-all", default=None, metavar="PORT", help="with --case (m2vp-sim run --gdb-all)")
     a = p.parse_args(argv)
+    if a.out == "":  # not the default folder in disguise
+        p.error("--out needs a folder name, got an empty one")
     if (a.gdb or a.gdb_all) and not a.case:
         p.error("--gdb and --gdb-all need one simulation: run one case with --case NAME "
                 "(m2vp-sim cases CONFIG lists them)")
@@ -106,6 +110,7 @@ def per_size(metric, cases, tables):
 def main(argv):
     a = parse_args(argv)
     sets = [x for s in a.set for x in ("--set", s)] + [x for t in a.trace for x in ("--trace", t)]
+    sets += ["--out-force"] if a.out_force else []
     name = os.path.splitext(os.path.basename(a.config))[0]
     out = a.out or os.path.join("traces", name)
     show, axes, cases = list_cases(a.sim, a.config)
@@ -116,7 +121,7 @@ def main(argv):
         os.execv(a.sim, cmd + (["--quiet"] if a.quiet else []))
     # The merged tables and the plots of an earlier run of the cases go first.
     try:
-        start_run_manifest(out, a.sim)
+        start_run_manifest(out, a.sim, a.out_force)  # and the folder stays locked until this process ends
     except RuntimeError as e:
         print(f"m2vp run: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -44,7 +44,9 @@ def replacing(path, mode="w", **open_args):
         raise OutputError(problem)
     folder = os.path.dirname(path) or "."
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+        # The simulator's mark for an unfinished file (models/core/output_file.h):
+        # what a killed tool leaves is then known as a run's, and cleared.
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.m2vp-partial-")
     except OSError as e:
         raise OutputError(f"{path}: cannot write ({e.strerror})") from None
     try:

@@ -4,6 +4,7 @@ runs wrote; shared by sweep.py (--vary on the command line) and cases.py
 import argparse
 import concurrent.futures
 import csv
+import fcntl
 import io
 import math
 import os
@@ -57,7 +58,7 @@ def add_to_run_manifest(folder, paths):
     """Lists `paths` (files in `folder`) in its manifest, if it has one
     (rewritten whole, by output_files.replacing: never through a symlink)."""
     manifest = os.path.join(folder, RUN_MANIFEST)
-    if not os.path.isfile(manifest):
+    if os.path.islink(manifest) or not os.path.isfile(manifest):
         return  # not a run folder (traces/overlay/, --out elsewhere)
     try:
         with open(manifest, encoding="utf-8", errors="replace") as f:
@@ -70,14 +71,48 @@ def add_to_run_manifest(folder, paths):
             f.write("".join(n + "\n" for n in listed + new))
 
 
-def start_run_manifest(folder, sim):
+# The folder's run lock (platform/output_folder_lock.h): an flock on this
+# file, which holds the holder's pid.
+FOLDER_LOCK = ".m2vp-lock"
+
+
+def hold_folder_lock(folder):
+    """Takes the folder's run lock, as a run does, and returns its file
+    descriptor: the lock holds until it is closed or the process ends.
+    Raises RuntimeError naming the holder's pid when another run holds it."""
+    path = os.path.join(folder, FOLDER_LOCK)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        raise RuntimeError(f"{path}: cannot open the folder's run lock: {e.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = "".join(c for c in os.pread(fd, 31, 0).decode("ascii", "replace").split("\n")[0] if c.isdigit())
+        os.close(fd)
+        raise RuntimeError(f"{folder}: another run ({'pid ' + pid if pid else 'pid not known'}) is writing into this "
+                           f"folder: wait for it to end, or choose another --out (it holds {path})") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def start_run_manifest(folder, sim, force=False):
     """Removes what earlier runs wrote into the folder and starts an empty
     manifest, by the simulator's own rules (`m2vp-sim clear-output`: the same
     clean-up a run does, subfolders and older folders without a manifest
-    included); raises RuntimeError with its message when it fails."""
-    p = subprocess.run([sim, "clear-output", folder], capture_output=True, text=True)
+    included, and the same refusal of a folder holding what no run wrote
+    unless `force`), then holds the folder's lock until the process ends, so
+    that a second run of the same cases into it stops at once; raises
+    RuntimeError with its message when it fails."""
+    p = subprocess.run([sim, "clear-output", folder] + (["--out-force"] if force else []), capture_output=True,
+                       text=True)
     if p.returncode != 0:
-        raise RuntimeError((p.stderr or p.stdout).strip() or f"{sim} clear-output {folder} failed")
+        message = (p.stderr or p.stdout).strip()
+        # Its "error: " prefix: the caller says it ("m2vp run: error: ...").
+        raise RuntimeError(message[len("error: "):] if message.startswith("error: ") else
+                           message or f"{sim} clear-output {folder} failed")
+    return hold_folder_lock(folder)
 
 
 class TableError(Exception):

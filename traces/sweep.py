@@ -38,6 +38,7 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--metric", default=None, help="results.tsv column to compare (default: mbps or latency_us)")
     p.add_argument("--out", default=None, help="default: traces/<config name>/sweep")
+    p.add_argument("--out-force", action="store_true", help="to every variant's run (m2vp-sim run --out-force)")
     a = p.parse_args(argv)
     if not a.vary:
         p.error("give at least one --vary NAME=V1,V2,...")
@@ -119,6 +120,7 @@ def main(argv):
             if os.path.isfile(path) or os.path.islink(path):
                 os.remove(path)
     results = run_parallel([variant_command(a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v)))
+                            + (["--out-force"] if a.out_force else [])
                             for v in variants], a.jobs, "sweep")
 
     # Per variant: exit code, simulated time, and its measurement table.

@@ -1,9 +1,9 @@
 #include "core/log.h"
 
-#include <cstring>
 #include <iostream>
 #include <mutex>
 
+#include "core/output_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -14,12 +14,15 @@ Log& Log::instance() {
 }
 
 void Log::open_file(const std::string& path) {
-  m_file.close();
-  m_file.open(path, std::ios::trunc);
-  if (!m_file) throw ConfigError(path + ": cannot write the run log: " + std::strerror(errno));
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_file.reset();
+  m_file = create_fresh_file(path, "the run log");
 }
 
-void Log::close_file() { m_file.close(); }
+void Log::close_file() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_file.reset();
+}
 
 void Log::clear_status() {
   if (!m_status_shown) return;
@@ -44,7 +47,7 @@ void Log::out(const std::string& line) {
     m_quieted.push_back(line);
     if (m_quieted.size() > kQuietedTail) m_quieted.pop_front();
   }
-  if (m_file) m_file << line << '\n' << std::flush;
+  if (m_file) *m_file << line << '\n' << std::flush;
 }
 
 std::vector<std::string> Log::quieted_tail() const {
@@ -56,33 +59,33 @@ void Log::always(const std::string& line) {
   std::lock_guard<std::mutex> lock(m_mutex);
   clear_status();
   (m_quiet ? std::cerr : std::cout) << line << '\n' << std::flush;
-  if (m_file) m_file << line << '\n' << std::flush;
+  if (m_file) *m_file << line << '\n' << std::flush;
 }
 
 void Log::result(const std::string& line) {
   std::lock_guard<std::mutex> lock(m_mutex);
   clear_status();
   std::cout << line << '\n' << std::flush;
-  if (m_file) m_file << line << '\n' << std::flush;
+  if (m_file) *m_file << line << '\n' << std::flush;
 }
 
 void Log::file_only(const std::string& line) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (m_file) m_file << line << '\n' << std::flush;
+  if (m_file) *m_file << line << '\n' << std::flush;
 }
 
 void Log::warning(const std::string& line) {
   std::lock_guard<std::mutex> lock(m_mutex);
   clear_status();
   std::cerr << "warning: " << line << '\n' << std::flush;
-  if (m_file) m_file << "warning: " << line << '\n' << std::flush;
+  if (m_file) *m_file << "warning: " << line << '\n' << std::flush;
 }
 
 void Log::error(const std::string& line) {
   std::lock_guard<std::mutex> lock(m_mutex);
   clear_status();
   std::cerr << "error: " << line << '\n' << std::flush;
-  if (m_file) m_file << "error: " << line << '\n' << std::flush;
+  if (m_file) *m_file << "error: " << line << '\n' << std::flush;
 }
 
 }  // namespace m2

@@ -4,8 +4,9 @@
 #pragma once
 
 #include <deque>
-#include <fstream>
+#include <memory>
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,9 @@ namespace m2 {
 class Log {
  public:
   static Log& instance();
-  // Starts copying everything to `path` (truncates it). Throws ConfigError.
+  // Starts copying everything to a new file `path` (whatever had the name
+  // goes first; never written through a link: core/output_file.h). Throws
+  // ConfigError.
   void open_file(const std::string& path);
   void close_file();
   void set_quiet(bool quiet) { m_quiet = quiet; }  // stdout suppressed, file kept
@@ -39,7 +42,7 @@ class Log {
 
  private:
   void clear_status();
-  std::ofstream m_file;
+  std::unique_ptr<std::ostream> m_file;  // null: no run log
   bool m_quiet = false;
   std::deque<std::string> m_quieted;  // at most kQuietedTail lines
   static constexpr size_t kQuietedTail = 64;

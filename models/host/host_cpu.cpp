@@ -393,9 +393,19 @@ std::set<std::string>& output_file_set() {
   static std::set<std::string> files;
   return files;
 }
+
+std::function<void(const std::string&)>& output_file_listener() {
+  static std::function<void(const std::string&)> listener;
+  return listener;
+}
 }  // namespace
 
-void HostCpu::add_output_file(const std::string& name) { output_file_set().insert(name); }
+void HostCpu::add_output_file(const std::string& name) {
+  if (output_file_set().insert(name).second && output_file_listener()) output_file_listener()(name);
+}
+void HostCpu::set_output_file_listener(std::function<void(const std::string&)> listener) {
+  output_file_listener() = std::move(listener);
+}
 const std::set<std::string>& HostCpu::output_files() { return output_file_set(); }
 
 std::string HostCpu::state() const {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -113,6 +114,9 @@ class HostCpu : public sc_core::sc_module {
   // run's output folder lists them as the run's (platform/output_folder.h).
   static void add_output_file(const std::string& name);
   static const std::set<std::string>& output_files();
+  // Told each new name add_output_file gets, before the application creates
+  // the file (the run's manifest lists it at once; empty: nobody).
+  static void set_output_file_listener(std::function<void(const std::string&)> listener);
 
   // Message tracing (m2host_msg_*; docs/models/message-breakdown.md): where
   // this host's software reports its messages. Unset: the hooks do nothing.

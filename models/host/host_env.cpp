@@ -1,6 +1,9 @@
 // The C host environment (host_env.h) on top of the running HostCpu.
 #include "host/host_env.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdarg>
 #include <cstdio>
@@ -164,6 +167,11 @@ int m2host_output_path(const char* name, char* buf, size_t n) {
   if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) return -1;
   const std::string path = dir + "/" + file;
   if (path.size() + 1 > n) return -1;
+  // The application opens it with fopen, which would write through a link
+  // left at the name (a folder written into with --out-force may hold one):
+  // the link goes, so that the file is created in the folder.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) ::unlink(path.c_str());
   std::memcpy(buf, path.c_str(), path.size() + 1);
   HostCpu::add_output_file(file);
   return 0;

@@ -125,6 +125,13 @@ HostProcess::HostProcess(const Spec& spec, TextOutput& output)
     : m_output(output), m_node(spec.node), m_name(std::filesystem::path(spec.program).filename().string()) {
   install_safety_net();
   std::error_code ec;
+  // The working folder is one in the run's output folder (node<N>/): a link
+  // left there (a folder written into with --out-force) would run the
+  // program, and what it writes, elsewhere.
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(spec.workdir, ec)))
+    throw std::runtime_error("the working folder " + spec.workdir +
+                             " is a symbolic link: expected a folder of its own in the run's output folder (remove the "
+                             "link)");
   std::filesystem::create_directories(spec.workdir, ec);
   if (ec) throw std::runtime_error("cannot create the working folder " + spec.workdir + ": " + ec.message());
 

@@ -4,10 +4,10 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <tuple>
 
+#include "core/output_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -117,8 +117,8 @@ MessageBreakdown break_down(const MessageLedger::Record& r, const MessageLedger&
 }
 
 void write_messages_csv(const std::string& path, const MessageLedger& ledger) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(path + ": cannot write the message breakdown");
+  OutputFile file(path, "the message breakdown");
+  std::ostream& f = file.stream();
   f << "msg,src,dst,bytes,tag,phase,start_us,end_us,total_us";
   for (const MessageStage& s : message_stages()) f << "," << s.column;
   f << "\n";
@@ -129,7 +129,7 @@ void write_messages_csv(const std::string& path, const MessageLedger& ledger) {
     for (uint64_t ps : b.stage_ps) f << "," << us(ps);
     f << "\n";
   }
-  if (!f) throw ConfigError(path + ": cannot write the message breakdown");
+  file.commit();
 }
 
 std::string format_message_summary(const MessageLedger& ledger) {

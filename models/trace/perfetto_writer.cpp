@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <numeric>
 
+#include "core/output_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -53,8 +53,8 @@ void PerfettoTrace::add(unsigned track, std::string name, uint64_t start_ps, uin
 }
 
 void PerfettoTrace::write(const std::string& path) const {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(path + ": cannot write the trace file");
+  OutputFile file(path, "the trace file");
+  std::ostream& f = file.stream();
 
   // Slices by track in time order, each in the first lane free at its start.
   std::vector<size_t> order(m_slices.size());
@@ -151,7 +151,7 @@ void PerfettoTrace::write(const std::string& path) const {
     }
   }
   f << "\n]}\n";
-  if (!f) throw ConfigError(path + ": cannot write the trace file");
+  file.commit();
 }
 
 }  // namespace m2

@@ -2,23 +2,14 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "core/glob.h"
+#include "core/output_file.h"
 #include "core/params.h"
 #include "trace/perfetto_writer.h"
 
 namespace m2 {
-namespace {
-
-std::ofstream open_out(const std::string& path) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(path + ": cannot write the trace file");
-  return f;
-}
-
-}  // namespace
 
 bool trace_pattern_matches(const std::string& pattern, const std::string& name) {
   if (glob_match(pattern, name)) return true;
@@ -73,7 +64,8 @@ void TraceRecorder::record(const TraceRecord& r, const MessageId* msgs, size_t n
 }
 
 void TraceRecorder::write_csv(const std::string& path) const {
-  std::ofstream f = open_out(path);
+  OutputFile file(path, "the transaction trace");
+  std::ostream& f = file.stream();
   f << "binding,start_ps,end_ps,command,address,bytes,response,msg\n";
   char line[256];
   for (const TraceRecord& r : m_records) {
@@ -83,6 +75,7 @@ void TraceRecorder::write_csv(const std::string& path) const {
     for (uint32_t i = 0; i < r.msg_count; ++i) f << (i ? " " : "") << message_name(m_messages[r.msg_first + i]);
     f << "\n";
   }
+  file.commit();
 }
 
 void TraceRecorder::add_to(PerfettoTrace& trace) const {

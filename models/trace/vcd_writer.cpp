@@ -1,10 +1,10 @@
 #include "trace/vcd_writer.h"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 #include <map>
 
+#include "core/output_file.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -33,7 +33,7 @@ struct Scope {
   std::vector<std::pair<std::string, unsigned>> vars;  // leaf name, signal index
 };
 
-void write_scope(std::ofstream& f, const std::string& name, const Scope& s,
+void write_scope(std::ostream& f, const std::string& name, const Scope& s,
                  const std::vector<std::pair<std::string, unsigned>>& widths) {
   f << "$scope module " << name << " $end\n";
   for (const auto& [leaf, idx] : s.vars)
@@ -69,8 +69,8 @@ void VcdWriter::change(unsigned signal, uint64_t time_ps, uint64_t value) {
 }
 
 void VcdWriter::write(const std::string& path) const {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(path + ": cannot write the VCD file");
+  OutputFile file(path, "the VCD file");
+  std::ostream& f = file.stream();
   f << "$date simulated by m2vp $end\n$version m2vp signal sampler $end\n$timescale 1ps $end\n";
   Scope root;
   std::vector<std::pair<std::string, unsigned>> widths;
@@ -98,6 +98,7 @@ void VcdWriter::write(const std::string& path) const {
     if (s.width == 1) f << (c.value ? '1' : '0') << vcd_id(c.signal) << "\n";
     else f << "b" << binary(c.value, s.width) << " " << vcd_id(c.signal) << "\n";
   }
+  file.commit();
 }
 
 }  // namespace m2

@@ -117,7 +117,13 @@ TEST_CASE("clear-output: what traces/cases.py clears first goes by the run's own
   fs::create_directories(out / "node0");
   for (const char* f : {"run.log", "node0/out.txt", "mine.txt"}) std::ofstream(out / f) << "x\n";
   std::ofstream(out / ".m2vp-run-files") << "run.log\nnode0/out.txt\n";
-  const SimResult r = sb.run({"clear-output", out.string()}, false);
+  // mine.txt is no run's: refused as a run would be, nothing removed ...
+  const SimResult refused = sb.run({"clear-output", out.string()}, false);
+  CHECK(refused.exited(64));
+  CHECK(contains(refused.err, out.string() + ": the output folder holds what no run wrote (mine.txt)"));
+  CHECK(fs::exists(out / "run.log"));
+  // ... unless told to go on.
+  const SimResult r = sb.run({"clear-output", out.string(), "--out-force"}, false);
   INFO(r.describe());
   REQUIRE(r.exited(0));
   CHECK_FALSE(fs::exists(out / "run.log"));
@@ -129,13 +135,17 @@ TEST_CASE("clear-output: what traces/cases.py clears first goes by the run's own
   const fs::path old_run = sb.dir() / "old";
   fs::create_directories(old_run);
   for (const char* f : {"results.tsv", "report.txt", "notes.txt"}) std::ofstream(old_run / f) << "x\n";
-  REQUIRE(sb.run({"clear-output", old_run.string()}, false).exited(0));
+  REQUIRE(sb.run({"clear-output", "--out-force", old_run.string()}, false).exited(0));  // either order
   CHECK_FALSE(fs::exists(old_run / "results.tsv"));
   CHECK_FALSE(fs::exists(old_run / "report.txt"));
   CHECK(fs::exists(old_run / "notes.txt"));
-  const SimResult bad = sb.run({"clear-output"}, false);
-  CHECK(bad.exited(64));
-  CHECK(contains(bad.err, "clear-output takes one folder"));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"clear-output"}, {"clear-output", "--out-force"}, {"clear-output", "a", "b"}}) {
+    const SimResult bad = sb.run(args, false);
+    CHECK(bad.exited(64));
+    CHECK(contains(bad.err, "clear-output takes one folder"));
+  }
+  CHECK_FALSE(fs::exists(sb.dir() / "--out-force"));
 }
 
 TEST_CASE("experiment 3: double buffering beats one channel, the burst mode hardly matters behind the host's DMA",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The ./m2vp wrapper's usage errors, which come before any build: an
 option's NAME=VALUE taken for a config (a misspelt --set) is named as such,
-`sweep --help` prints the usage, a missing config is named."""
+`sweep --help` prints the usage, a missing config is named, an empty --out
+is refused rather than taken for the default folder."""
 import os
 import subprocess
 import unittest
@@ -28,6 +29,14 @@ class UsageTests(unittest.TestCase):
         rc, _, err = run("sweep", "--vary", "sim.timing=lt,at", "no-such.yaml")
         self.assertEqual(rc, 64)
         self.assertIn("config file 'no-such.yaml' not found", err)
+
+    def test_empty_out_is_refused(self):
+        for cmd in (["run", "configs/hello.yaml"], ["sweep", "configs/hello.yaml", "--vary", "sim.timing=lt,at"]):
+            for empty in (["--out", ""], ["--out="]):
+                rc, out, err = run(*cmd, *empty)
+                self.assertEqual(rc, 64, (cmd, empty, err))
+                self.assertIn("m2vp: error: --out needs a folder name, got an empty one", err)
+                self.assertNotIn("configuring", err)  # said before any build
 
 
 if __name__ == "__main__":

@@ -106,10 +106,35 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
   write_text(folder / "netpipe_throughput.png", "an earlier run's plot");
   write_text(folder / ".m2vp-run-files", listed + "netpipe_throughput.png\n");
   write_text(folder / "notes.txt", "the user's");
-  REQUIRE(run_script(sb, "cases.py",
-                     "'" + std::string(M2VP_SOURCE_DIR) + "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 "
-                     "--iters 1'" + out, text) == 0);
+  const std::string again = "'" + std::string(M2VP_SOURCE_DIR) +
+                            "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 --iters 1'" + out;
+  // A file no run wrote: the folder is refused before anything runs ...
+  REQUIRE(run_script(sb, "cases.py", again, text) == 64);
+  CHECK(contains(text, "m2vp run: error: clear-output: " + folder.string() +
+                           ": the output folder holds what no run wrote (notes.txt)"));
+  CHECK(fs::exists(folder / "netpipe_throughput.png"));
+  // ... unless told to write into it all the same (re-runs into the folder of
+  // cases, with their case folders, need nothing of the kind: above).
+  REQUIRE(run_script(sb, "cases.py", again + " --out-force", text) == 0);
   CHECK_FALSE(fs::exists(folder / "netpipe_throughput.png"));
   CHECK(fs::exists(folder / "notes.txt"));
   CHECK(fs::exists(folder / "results.tsv"));
+}
+
+TEST_CASE("sweeps: a variant's folder holding what no run wrote is refused, --out-force reaches the variants",
+          "[integration][sweep]") {
+  Sandbox sb;
+  std::string text;
+  const fs::path folder = sb.dir() / "out";
+  const std::string args = "'" + std::string(M2VP_SOURCE_DIR) +
+                           "/configs/cluster-2.yaml' --vary '**.link.variant=lvds' --out '" + folder.string() + "'";
+  fs::create_directories(folder / "xx.link.variant-lvds");
+  write_text(folder / "xx.link.variant-lvds" / "notes.txt", "the user's");
+  CHECK(run_script(sb, "sweep.py", args, text) == 1);
+  CHECK(contains(text, "variant **.link.variant=lvds: exit code 64 error: " +
+                           (folder / "xx.link.variant-lvds").string() +
+                           ": the output folder holds what no run wrote (notes.txt)"));
+  REQUIRE(run_script(sb, "sweep.py", args + " --out-force", text) == 0);
+  CHECK(fs::exists(folder / "xx.link.variant-lvds" / "results.tsv"));
+  CHECK(read_text(folder / "xx.link.variant-lvds" / "notes.txt") == "the user's");
 }
