@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include <unistd.h>
 
 #include "bench/calibration_fit.h"
+#include "temp_dir.h"
 
 namespace cf = calibration_fit;
 namespace fs = std::filesystem;
@@ -68,9 +68,8 @@ TEST_CASE("calibration fit: a count whose best value is below zero stays at zero
 }
 
 TEST_CASE("calibration fit: the header's marked lines are replaced, the rest kept", "[calibration_fit]") {
-  const fs::path dir = fs::temp_directory_path() / ("m2vp-fit-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path h = dir / "mmp_fit.h";
+  TempDir dir{"m2vp-fit"};
+  const fs::path h = dir.path / "mmp_fit.h";
   std::ofstream(h) << "/* head */\n/* fit: begin */\n#define OLD 1u\n/* fit: end */\n#endif\n";
   cf::Fit f;
   f.x = {219, 99};
@@ -89,5 +88,4 @@ TEST_CASE("calibration fit: the header's marked lines are replaced, the rest kep
   // No markers: an error naming the file, the file untouched.
   std::ofstream(h) << "#define X 1\n";
   CHECK_THROWS_WITH(cf::write_header(h, f, "x"), Catch::Contains(h.string()));
-  fs::remove_all(dir);
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
 #include "core/elf_loader.h"
 #include "core/params.h"
 #include "devices/simctrl.h"
@@ -71,22 +72,6 @@ const std::vector<uint8_t> kStartCode = {
     0x38, 0x60, 0x12, 0x34, 0x38, 0x63, 0x00, 0x01, 0x4e, 0x80, 0x00, 0x20};
 
 // A private directory under the system temp dir, removed with its contents.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    std::ostringstream name;
-    name << "m2vp-elf-test-" << ::getpid() << "-" << std::hex << rd() << rd();
-    path = fs::temp_directory_path() / name.str();
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 std::string quote(const fs::path& p) {
   std::string out = "'";
@@ -131,7 +116,7 @@ void require_tool(const std::string& tool, const std::string& why) {
 
 // The good PowerPC image and its object file, built once per process.
 struct PpcFixture {
-  TempDir dir;
+  TempDir dir{"m2vp-elf-test"};
   fs::path elf, object;
   std::vector<uint8_t> bytes;
 };
@@ -328,7 +313,7 @@ TEST_CASE("load_into writes exactly the file bytes and the zero fill", "[elf]") 
 }
 
 TEST_CASE("ElfImage reports unreadable and non-ELF files", "[elf]") {
-  TempDir dir;
+  TempDir dir{"m2vp-elf-test"};
   SECTION("missing file") {
     const std::string p = (dir.path / "does-not-exist.elf").string();
     const std::string msg = load_error(p);
@@ -432,7 +417,7 @@ TEST_CASE("ElfImage rejects ELF files for the wrong target", "[elf]") {
   }
   SECTION("host executable") {
     require_tool("gcc", "native compiler");
-    TempDir dir;
+    TempDir dir{"m2vp-elf-test"};
     const fs::path src = dir.path / "host.c";
     const fs::path exe = dir.path / "host.elf";
     write_text(src, "int main(void) { return 0; }\n");

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "temp_dir.h"
 #include "core/output_file.h"
 #include "core/params.h"
 #include "host/host_cpu.h"
@@ -20,19 +21,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("m2vp-output-file-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string read(const fs::path& p) {
   std::ifstream f(p);
@@ -53,7 +41,7 @@ size_t entries(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("output file: the new content appears whole under the name only on commit") {
-  TempDir t;
+  TempDir t{"m2vp-output-file"};
   const fs::path p = t.path / "results.tsv";
   write(p, "old\n");
   m2::OutputFile f(p.string(), "the results table");
@@ -70,7 +58,7 @@ TEST_CASE("output file: the new content appears whole under the name only on com
 }
 
 TEST_CASE("output file: a link at the name is replaced, its target keeps its content") {
-  TempDir t;
+  TempDir t{"m2vp-output-file"};
   const fs::path outside = t.path / "outside.txt";
   const fs::path out = t.path / "out";
   fs::create_directories(out);
@@ -95,7 +83,7 @@ TEST_CASE("output file: a link at the name is replaced, its target keeps its con
 }
 
 TEST_CASE("output file: a fresh file replaces an earlier one and is written as the run goes") {
-  TempDir t;
+  TempDir t{"m2vp-output-file"};
   const fs::path p = t.path / "run.log";
   write(p, "an earlier run's log, much longer than the new one\n");
   auto log = m2::create_fresh_file(p.string(), "the run log");
@@ -109,7 +97,7 @@ TEST_CASE("output file: a fresh file replaces an earlier one and is written as t
 }
 
 TEST_CASE("output file: without commit, or when it cannot be written, nothing is left and the old file stays") {
-  TempDir t;
+  TempDir t{"m2vp-output-file"};
   const fs::path p = t.path / "stats.tsv";
   write(p, "old\n");
   {
@@ -132,7 +120,7 @@ TEST_CASE("output file: without commit, or when it cannot be written, nothing is
 }
 
 TEST_CASE("output file: a new file gets the usual permissions (0666 less the umask)") {
-  TempDir t;
+  TempDir t{"m2vp-output-file"};
   const mode_t old = ::umask(022);
   m2::OutputFile f((t.path / "a.tsv").string(), "a table");
   f.stream() << "x\n";
@@ -148,7 +136,7 @@ TEST_CASE("output file: a new file gets the usual permissions (0666 less the uma
 }
 
 TEST_CASE("output file: a host application's output name is freed of a link and reported before it is created") {
-  TempDir t;
+  TempDir t{"m2vp-output-file"};
   const fs::path outside = t.path / "outside.txt";
   const fs::path out = t.path / "out";
   fs::create_directories(out);

@@ -13,6 +13,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "temp_dir.h"
 #include "core/params.h"
 #include "platform/output_folder.h"
 #include "platform/output_folder_lock.h"
@@ -20,19 +21,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("m2vp-output-folder-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
@@ -53,7 +41,7 @@ bool listed(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 TEST_CASE("output folder: the files an earlier run listed go, the user's own stay") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "run";
   write(out / "results.tsv", "old");
   write(out / "messages.csv", "old breakdown");
@@ -75,7 +63,7 @@ TEST_CASE("output folder: the files an earlier run listed go, the user's own sta
 }
 
 TEST_CASE("output folder: a damaged manifest removes nothing outside the folder") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "run";
   write(t.path / "outside.txt", "keep");
   write(out / "sub" / "keep.txt", "keep");
@@ -94,7 +82,7 @@ TEST_CASE("output folder: a damaged manifest removes nothing outside the folder"
 }
 
 TEST_CASE("output folder: without a manifest only the simulator's own file names go") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "run";
   write(out / "trace.json", "old");
   write(out / "signals.vcd", "old");
@@ -108,7 +96,7 @@ TEST_CASE("output folder: without a manifest only the simulator's own file names
 }
 
 TEST_CASE("output folder: the manifest lists only what the run is known to write") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "run";
   write(out / "node1" / "old.txt", "an earlier program's, older than the run");
   fs::last_write_time(out / "node1" / "old.txt", fs::file_time_type::clock::now() - std::chrono::hours(1));
@@ -140,7 +128,7 @@ TEST_CASE("output folder: the manifest lists only what the run is known to write
 }
 
 TEST_CASE("output folder: a manifest entry never removes a file through a linked folder") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "out";
   write(t.path / "v" / "f", "v\n");                  // outside the folder
   write(out / "sub" / "g", "inside, but behind a link\n");
@@ -159,7 +147,7 @@ TEST_CASE("output folder: a manifest entry never removes a file through a linked
 }
 
 TEST_CASE("output folder: a killed run's unfinished files go, the message says what was removed and why") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "run";
   write(out / ".results.tsv.m2vp-partial-123-0", "half a table");
   write(out / "results.tsv", "old");
@@ -182,7 +170,7 @@ TEST_CASE("output folder: a killed run's unfinished files go, the message says w
 }
 
 TEST_CASE("output folder: what counts as written by runs, and what does not") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "out";
   CHECK(m2::foreign_entries(out).empty());  // not there yet
   fs::create_directories(out);
@@ -217,7 +205,7 @@ TEST_CASE("output folder: what counts as written by runs, and what does not") {
 }
 
 TEST_CASE("output folder: a folder holding what no run wrote is refused unless forced, and left as it was") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "home";
   write(out / ".bashrc", "the user's");
   write(out / "results.tsv", "the user's, named like a run's file");
@@ -250,7 +238,7 @@ TEST_CASE("output folder: a folder holding what no run wrote is refused unless f
 }
 
 TEST_CASE("output folder: one run at a time, the other is told the holder's pid") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "out";
   fs::create_directories(out);
   CHECK_FALSE(m2::OutputFolderLock::take(out, false));  // no lock file: nothing taken, none made
@@ -278,7 +266,7 @@ TEST_CASE("output folder: one run at a time, the other is told the holder's pid"
 }
 
 TEST_CASE("output folder: a run under way lists each file before writing it, the end keeps what exists") {
-  TempDir t;
+  TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "run";
   fs::create_directories(out);
   {
