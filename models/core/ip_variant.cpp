@@ -1,5 +1,7 @@
 #include "core/ip_variant.h"
 
+#include <stdexcept>
+
 #include "core/params.h"
 
 namespace m2 {
@@ -16,6 +18,11 @@ void apply_variant(const std::string& owner, const std::vector<IpVariant>& table
     ParamRegistry& reg = ParamRegistry::instance();
     for (const IpVariantValue& kv : v.values) {
       const std::string key = owner.empty() ? kv.key : owner + "." + kv.key;
+      // A parameter constructed already has taken its value: the preset would
+      // silently not reach it. The compiler cannot see the declaration order.
+      if (reg.find(key))
+        throw std::logic_error("internal: " + owner + "'s variant parameter is declared after " + key +
+                               ", which its variants preset: declare the VariantParam first (core/ip_variant.h)");
       if (!reg.has_preset(key)) reg.preset(key, kv.value, ValueOrigin{"variant " + name});
     }
     return;

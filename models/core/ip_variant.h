@@ -32,8 +32,10 @@ std::vector<std::string> variant_names(const std::vector<IpVariant>& table);
 void apply_variant(const std::string& owner, const std::vector<IpVariant>& table, const std::string& name);
 
 // The `variant` parameter of a block: its choices are the table's names, and
-// constructing it applies the chosen variant (declare it before the
-// parameters it sets).
+// constructing it applies the chosen variant. Declare it before the
+// parameters it sets (members are constructed in declaration order): one
+// declared after a parameter it presets throws std::logic_error when the
+// model is built, naming both, so every test of the model catches it.
 class VariantParam : public Param<std::string> {
  public:
   VariantParam(const std::string& owner, const std::string& local_name, const std::string& def,

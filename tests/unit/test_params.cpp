@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
+#include "core/ip_variant.h"
 #include "core/params.h"
 
 using Catch::Matchers::Contains;
@@ -409,4 +411,41 @@ TEST_CASE("param: clear forgets parameters and presets", "[params]") {
   CHECK(reg.find("ni0.cpu.clock_mhz") == again.get());
   clock.reset();
   CHECK(reg.find("ni0.cpu.clock_mhz") == again.get());
+}
+
+// A block's variant parameter presets the parameters declared after it; one
+// declared after a parameter it presets would leave that parameter at its
+// default without a word, so building such a model is refused.
+namespace {
+
+const std::vector<m2::IpVariant> kToyVariants = {
+    {"fast", "a toy", {{"clock_mhz", "200"}}},
+    {"slow", "a toy", {{"clock_mhz", "50"}}},
+};
+
+struct VariantFirst {
+  m2::VariantParam variant{"blk", "variant", "slow", "which toy", kToyVariants};
+  Param<double> clock_mhz{"blk", "clock_mhz", 100.0, "MHz", "a clock"};
+};
+
+struct VariantLast {
+  Param<double> clock_mhz{"blk", "clock_mhz", 100.0, "MHz", "a clock"};
+  m2::VariantParam variant{"blk", "variant", "slow", "which toy", kToyVariants};
+};
+
+}  // namespace
+
+TEST_CASE("params: a variant parameter declared after what it presets is refused, naming both") {
+  ParamRegistry::instance().clear();
+  {
+    VariantFirst ok;
+    CHECK(ok.clock_mhz.get() == 50.0);
+  }
+  ParamRegistry::instance().clear();
+  try {
+    VariantLast bad;
+    FAIL("built");
+  } catch (const std::logic_error& e) {
+    CHECK_THAT(e.what(), Contains("blk's variant parameter is declared after blk.clock_mhz"));
+  }
 }
