@@ -181,7 +181,12 @@ std::string fit_host_level(const fs::path& src) {
   std::printf("fit: NetPIPE over MMP (configs/netpipe.yaml) against bench/data/mmp-netpipe-published.tsv, "
               "32 B - 4 KB, least squares of the one-way latency\n");
   std::fflush(stdout);
-  const calibration_fit::Fit f = calibration_fit::fit(measure, published, stdout);
+  calibration_fit::Fit f;
+  try {
+    f = calibration_fit::fit(measure, published, stdout);
+  } catch (const std::exception& e) {
+    die(std::string("fit: ") + e.what());
+  }
   std::printf("fit: %s %.0f, %s %.0f (%.2f + %.2f us of the 603e at 300 MHz); rms %.2f us\n",
               calibration_fit::kNames[0], f.x[0], calibration_fit::kNames[1], f.x[1], f.x[0] / 300, f.x[1] / 300,
               f.rms);
@@ -192,7 +197,11 @@ std::string fit_host_level(const fs::path& src) {
     std::printf("  %7u %6.1f us %6.2f us %+7.2f us\n", bytes, us, model, model - us);
   }
   const fs::path header = src / "ip/mmp_fit.h";
-  calibration_fit::write_header(header, f, "./m2vp bench calibration --fit");
+  try {
+    calibration_fit::write_header(header, f, "./m2vp bench calibration --fit");
+  } catch (const std::exception& e) {
+    die(std::string("fit: ") + e.what());
+  }
   std::printf("fit: written to %s (the firmware takes them as defaults from its next build)\n\n",
               header.string().c_str());
   return counts_args(f.x);

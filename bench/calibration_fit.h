@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace calibration_fit {
 
 namespace fs = std::filesystem;
@@ -64,18 +66,29 @@ inline double rms(const std::vector<double>& r) {
   return std::sqrt(s / static_cast<double>(r.size()));
 }
 
+// The residuals of a measurement, refusing one that lacks a published size
+// (its NaN would make every comparison false and the fit meaningless).
+inline std::vector<double> checked_residuals(const std::map<unsigned, double>& model,
+                                             const std::map<unsigned, double>& published) {
+  for (const auto& [bytes, us] : published)
+    if (!model.count(bytes) || !std::isfinite(model.at(bytes)))
+      throw std::runtime_error("the run has no finite latency for " + std::to_string(bytes) +
+                               " bytes, a published size");
+  return residuals(model, published);
+}
+
 // Least squares from zero; logs each step to `log`.
 inline Fit fit(const Measure& measure, const std::map<unsigned, double>& published, std::FILE* log) {
   Fit f;
   f.model = measure(f.x);
-  auto r = residuals(f.model, published);
+  auto r = checked_residuals(f.model, published);
   for (int it = 0; it < kMaxIterations; ++it) {
     // Slopes (us per instruction) per size, by a step up in each count.
     std::array<std::vector<double>, 2> J;
     for (int k = 0; k < 2; ++k) {
       Counts y = f.x;
       y[k] += kStep;
-      const auto ry = residuals(measure(y), published);
+      const auto ry = checked_residuals(measure(y), published);
       for (size_t i = 0; i < r.size(); ++i) J[k].push_back((ry[i] - r[i]) / kStep);
     }
     // Normal equations of the 2x2 problem: J^T J d = -J^T r.
@@ -104,10 +117,10 @@ inline Fit fit(const Measure& measure, const std::map<unsigned, double>& publish
     }
     const double moved = std::fabs(next[0] - f.x[0]) + std::fabs(next[1] - f.x[1]);
     const auto model = measure(next);
-    const auto rn = residuals(model, published);
+    const auto rn = checked_residuals(model, published);
     std::fprintf(log, "  step %d: %.0f, %.0f -> rms %.3f us\n", it + 1, next[0], next[1], rms(rn));
     std::fflush(log);
-    if (rms(rn) > rms(r) && it > 0) break;  // no better: keep the last
+    if (rms(rn) >= rms(r)) break;  // no better: keep the last
     f.x = next;
     f.model = model;
     r = rn;
@@ -124,7 +137,7 @@ inline Fit fit(const Measure& measure, const std::map<unsigned, double>& publish
           y[k] += sign * step;
           if (y[k] < 0) continue;
           const auto model = measure(y);
-          const double e = rms(residuals(model, published));
+          const double e = rms(checked_residuals(model, published));
           if (e < best - 1e-9) {
             std::fprintf(log, "  search: %.0f, %.0f -> rms %.3f us\n", y[0], y[1], e);
             std::fflush(log);
@@ -167,8 +180,18 @@ inline void write_header(const fs::path& header, const Fit& f, const std::string
     }
   }
   if (!seen || inside) throw std::runtime_error(header.string() + ": no 'fit: begin' ... 'fit: end' markers");
-  const fs::path tmp = header.string() + ".tmp";
-  std::ofstream(tmp) << out.str();
+  // A new file beside it, renamed over it only when written whole.
+  const fs::path tmp = header.string() + ".fit-" + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp);
+    o << out.str();
+    o.close();
+    if (!o) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error("cannot write " + tmp.string());
+    }
+  }
   fs::rename(tmp, header);
 }
 

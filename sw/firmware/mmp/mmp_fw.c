@@ -724,10 +724,14 @@ static int tx_step(void)
     g_tx_ticket[ch] = dma(host(bus), NI_NETBUF_TX_WINDOW(ch), piece, s->trace);
     done += piece;
   }
-  if ((s->flags & MMP_REQF_INLINE) && n > 0)
-    g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch]; /* the slot is read until then */
-  else if (s->flags & MMP_REQF_INLINE)
-    g_slot_busy[s->slot % MMP_REQ_SLOTS] = 0;
+  /* An inline slot is read until its last chunk's DMA is done (chunks may be
+   * smaller than an inline payload); before that its ticket stays 0. */
+  if ((s->flags & MMP_REQF_INLINE) && s->off + n >= s->len) {
+    if (n > 0)
+      g_slot_ticket[s->slot % MMP_REQ_SLOTS] = g_tx_ticket[ch];
+    else
+      g_slot_busy[s->slot % MMP_REQ_SLOTS] = 0;
+  }
   if (!ticket_done(g_tx_ticket[ch]))
     tx_commit(ch, g_tx_ticket[ch], bytes);
   count(RESULT_BYTES_OUT, n);
@@ -760,7 +764,10 @@ static int queue_send(uint32_t n, uint32_t op, uint32_t cookie, uint32_t ports, 
   }
   struct send *s = &g_sendq[g_send_tail % SENDQ_SIZE];
   /* Wire ports: sender (31..16), receiver (15..0) = the request's local, peer. */
-  *s = (struct send){dst, ports, tag, len, addr, cookie, flags, seq, 0, 0, n, traced(g_node, seq), {NO_PAGE, 0}};
+  /* An inline payload is in the request's own slot, whatever ADDR says: the
+   * slot is what the busy flag below keeps the host from rewriting. */
+  const uint32_t data = (flags & MMP_REQF_INLINE) ? MMP_REQ_INLINE(n) : addr;
+  *s = (struct send){dst, ports, tag, len, data, cookie, flags, seq, 0, 0, n, traced(g_node, seq), {NO_PAGE, 0}};
   trace_mark(SIMCTRL_MARK_SEND_TAKEN, s->trace);
   if (flags & MMP_REQF_INLINE) {
     g_slot_busy[n % MMP_REQ_SLOTS] = 1;
@@ -908,7 +915,13 @@ static void doze(void)
 {
   mmio_write32(NI_DMA_BASE + DMA_STATUS, DMA_STATUS_DONE);
   /* After clearing DONE: a DMA finishing from here on wakes us. */
+  const uint32_t seen = g_dma_seen;
   if (step())
+    return;
+  /* A DMA done during that look may have been seen only after an earlier
+   * check of the same look had decided to wait for it; with nothing left in
+   * flight DMA_DONE would not be armed below. Look again instead. */
+  if (g_dma_seen != seen)
     return;
   uint32_t sources = 1u << NI_IRQ_DOORBELL | 1u << NI_IRQ_DMA_ERROR;
   if (g_dma_seen != g_dma_issued)
@@ -974,6 +987,12 @@ int main(void)
   }
   g_chunk_payload = chunk - MMP_WIRE_HEADER_BYTES;
   g_chunk_max = channel - MMP_WIRE_HEADER_BYTES; /* what a peer with larger chunks may send */
+  if (DISCARD_AREA + g_chunk_max > MMP_NI_XLATE_BASE) {
+    /* A dropped chunk would land on the translation table. */
+    printf("mmp: a %u-byte channel does not fit the discard area below the translation table at 0x%08x\n",
+           (unsigned)channel, (unsigned)MMP_NI_XLATE_BASE);
+    return 6;
+  }
   if (g_bypass > g_chunk_payload)
     g_bypass = g_chunk_payload;
   tables_reset();
