@@ -67,7 +67,6 @@ TEST_CASE("names: wildcard matching agrees with its definition and stays fast wi
 }
 
 TEST_CASE("names: a pattern sets one kind of parameter only", "[names]") {
-  ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.preset("sb*.variant", "inorder", ValueOrigin{"--set"});
   Param<std::string> sb{"sb0", "variant", "fifo", "", "switch box variant"};
@@ -97,7 +96,6 @@ TEST_CASE("names: old flat names map to their hierarchical successors", "[names]
 }
 
 TEST_CASE("names: an old name in a config is an error giving the new one", "[names]") {
-  ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.set_renamed_names(m2::renamed_name);
   reg.preset("link_node1.seed", "7", ValueOrigin{"configs/x.yaml:4"});
