@@ -354,7 +354,7 @@ TEST_CASE("dma: misaligned and page-crossing host transfers cost what the formul
   Bench b;
   // One transaction: overhead + bytes / rate + what the target returns (NI bus
   // + host memory here; the PCI bus on the platform) + the penalty if partial.
-  const double overhead = b.dma.burst_overhead_ns, ns_per_byte = 1000.0 / b.dma.rate_mbps.get();
+  const double overhead = b.dma.burst_overhead_ns, ns_per_byte = 1000.0 / b.dma.rate_mbyte_per_s.get();
   const double bus = b.bus.latency_ns, penalty = b.dma.misalign_penalty_ns;
   const double rd = overhead + bus + 50, wr = overhead + bus + 70;  // fixed part per read / write
   simulate([&] {
@@ -408,7 +408,7 @@ TEST_CASE("dma: reads and writes overlap through the two-burst buffer", "[model]
     // and each write costs overhead + 256 / rate + bus (defaults 10 + 160 + 20
     // = 190 ns); the writes follow the reads one burst behind, so the
     // descriptor takes setup + 5 bursts.
-    const double burst = b.dma.burst_overhead_ns + 256 * 1000.0 / b.dma.rate_mbps.get() + b.bus.latency_ns;
+    const double burst = b.dma.burst_overhead_ns + 256 * 1000.0 / b.dma.rate_mbyte_per_s.get() + b.bus.latency_ns;
     CHECK(b.dma.stats().last_start == t0);
     CHECK(b.dma.stats().last_end - b.dma.stats().last_start == sc_time(b.dma.setup_ns + 5 * burst, SC_NS));
     CHECK(b.dma.stats().read_busy == sc_time(4 * burst, SC_NS));
@@ -420,7 +420,7 @@ TEST_CASE("dma: cost parameters change the time", "[model][dma]") {
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("dma.setup_ns", "1000", {"test"});
   reg.preset("dma.burst_overhead_ns", "0", {"test"});
-  reg.preset("dma.rate_mbps", "100", {"test"});
+  reg.preset("dma.rate_mbyte_per_s", "100", {"test"});
   reg.preset("dma.burst_bytes", "64", {"test"});
   reg.preset("bus.latency_ns", "0", {"test"});
   Bench b;

@@ -487,7 +487,7 @@ TEST_CASE("netbuf: loopback moves TX data into the same RX channel at the link r
 
 TEST_CASE("netbuf: loopback at rate 0 moves data at once", "[model][netbuf]") {
   m2::ParamRegistry::instance().preset("nb.loopback", "on", {"test"});
-  m2::ParamRegistry::instance().preset("nb.loopback_mbps", "0", {"test"});
+  m2::ParamRegistry::instance().preset("nb.loopback_mbyte_per_s", "0", {"test"});
   Bench b(false);
   m2test::TestThread host("host", [&] {
     REQUIRE(b.cpu.write(TX1, {1, 2, 3}) == tlm::TLM_OK_RESPONSE);
