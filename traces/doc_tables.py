@@ -46,6 +46,7 @@ also have the headings its marker asks for. Exit code 1 with FILE:LINE and
 what is wrong; 0 when all is well.
 """
 import argparse
+import functools
 import glob
 import os
 import re
@@ -280,7 +281,13 @@ def find_sim(sim):
 
 
 def params_table(args, module, sim):
-    """The simulator's markdown lines for a module's parameters."""
+    """The simulator's markdown lines for a module's parameters (one run per
+    config, arguments and module: pages share modules)."""
+    return list(_params_table(tuple(args), module, sim))
+
+
+@functools.lru_cache(maxsize=None)
+def _params_table(args, module, sim):
     if not sim:
         raise RuntimeError("no m2vp-sim to read the parameters from (build it, or give --sim or $M2VP_SIM)")
     cmd = [sim, "params", *args, "--markdown", module]
@@ -288,7 +295,7 @@ def params_table(args, module, sim):
     if proc.returncode != 0:
         tail = " / ".join(proc.stderr.strip().splitlines()[-3:])
         raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {tail}")
-    return proc.stdout.splitlines()
+    return tuple(proc.stdout.splitlines())
 
 
 def check_params_blocks(path, lines, sim):
