@@ -114,11 +114,16 @@ std::string convert_unit(double value, const std::string& from, const std::strin
   if (!given) return "unknown unit '" + from + "' (expected " + with_article(target->dimension) + " such as " + to + ")";
   if (given->dimension != target->dimension)
     return from + " is " + with_article(given->dimension) + ", not " + with_article(target->dimension) + " like " + to;
-  // Multiplying or dividing by a whole ratio (1000, not 0.001 nor
-  // 1000.0000000000001) keeps "20ns" in us exactly 0.02.
+  // Multiplying or dividing by a ratio >= 1 snapped to its short decimal
+  // (1000, not 1000.0000000000001; 0.001 is no exact double) keeps "20ns" in
+  // us exactly 0.02.
   const double ratio = given->scale / target->scale;
-  if (ratio >= 1) out = value * std::round(ratio * 1e6) / 1e6;
-  else out = value / (std::round(1e6 / ratio) / 1e6);
+  const auto snapped = [](double r) {
+    const double s = std::round(r * 1e6) / 1e6;
+    return std::fabs(s - r) <= 1e-12 * r ? s : r;
+  };
+  if (ratio >= 1) out = value * snapped(ratio);
+  else out = value / snapped(target->scale / given->scale);
   return "";
 }
 

@@ -78,6 +78,12 @@ TEST_CASE("param units: data sizes, decimal and binary, bits and bytes", "[param
   CHECK(bits.get() == 64u);
   CHECK(bits.set_from_string("128 bit").empty());
   CHECK(bits.get() == 128u);
+  // Binary into decimal: the ratio is not a short decimal and is kept whole.
+  Param<double> gb{"disk", "size_gb", 1.0, "GB", "size"};
+  CHECK(gb.set_from_string("1GiB").empty());
+  CHECK(gb.get() == 1.073741824);
+  CHECK(gb.set_from_string("1000MiB").empty());
+  CHECK(gb.get() == Approx(1.048576).epsilon(1e-15));
 }
 
 TEST_CASE("param units: data rates in bytes and in bits", "[params][units]") {
