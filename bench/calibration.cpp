@@ -12,7 +12,7 @@
 // Arguments are passed on to both runs, so a parameter change can be judged
 // before it becomes a default:
 //
-//   ./m2vp bench calibration --set 'node*.ni.dma.rate_mbps=800'
+//   ./m2vp bench calibration --set 'node*.ni.dma.rate_mbyte_per_s=800'
 //
 // With --fit (and nothing else) it first fits the host level's two counts
 // of firmware work (bench/calibration_fit.h, ip/mmp_fit.h), writes them into

@@ -1,6 +1,6 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
 //   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR [--out-force]] [--quiet]
-//   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]
+//   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME] [--markdown MODULE]
 //   m2vp-sim cases CONFIG
 //   m2vp-sim clear-output DIR [--out-force]
 // (./m2vp at the top of the repository builds it and supplies defaults.)
@@ -22,7 +22,7 @@ namespace {
 const char* const USAGE =
     "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--trace PATTERN]...\n"
     "                    [--case NAME] [--out DIR] [--out-force] [--quiet]\n"
-    "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME]\n"
+    "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME] [--markdown MODULE]\n"
     "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
     "       m2vp-sim clear-output DIR [--out-force]  (removes what earlier runs wrote into DIR, as a run does first)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
@@ -36,7 +36,10 @@ const char* const USAGE =
     "  --out DIR         output folder (default traces/<config name>, a case in traces/<config name>/<case>);\n"
     "                    refused when it holds what no run wrote, or another run is writing into it\n"
     "  --out-force       write into the --out folder even though it holds what no run wrote (it stays)\n"
-    "  --quiet           no firmware output on stdout (still in run.log)\n";
+    "  --quiet           no firmware output on stdout (still in run.log)\n"
+    "  --markdown MODULE with params: the parameters of MODULE (node0.ni.dma, node*.ni.dma) as the\n"
+    "                    markdown table of its docs/models page (traces/doc_tables.py)\n"
+    "  values may carry a unit: --set node*.link.cable_m=250cm, 20ns, 300MHz, 64KiB, 3.2Gb/s\n";
 
 // SystemC prints its banner before sc_main unless this variable is set;
 // a static initializer runs before that (the simulator's output starts with
@@ -107,6 +110,7 @@ int sc_main(int argc, char* argv[]) {
         if (opts.out_dir.empty()) throw std::invalid_argument("--out needs a folder name, got an empty one");
       } else if (a == "--out-force") opts.out_force = true;
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
+      else if (a == "--markdown" && cmd == "params") opts.params_markdown = value("--markdown");
       else if (a == "--trace") opts.trace.push_back(value("--trace"));
       else if (a.rfind("--trace=", 0) == 0) opts.trace.push_back(a.substr(8));
       else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "'");

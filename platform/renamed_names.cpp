@@ -27,6 +27,11 @@ const std::vector<Rename>& renames() {
       {std::regex(R"(^(sb[0-9*]+)\.stations_occupied$)"), "$1.controller.stations_occupied"},
       {std::regex(R"(^(sb[0-9*]+)\.bus_busy$)"), "$1.switching_bus.busy"},
       {std::regex(R"(^(sb[0-9*]+\.port[0-9*]+)\.((tx|rx)[0-9*]*_used)$)"), "$1.buffer.$2"},
+      // Parameters whose "mbps" read as megabits per second beside
+      // gbit_per_s; they were megabytes per second (whole leaves only).
+      {std::regex(R"(^(.*\.)?rate_mbps$)"), "$1rate_mbyte_per_s"},
+      {std::regex(R"(^(.*\.)?loopback_mbps$)"), "$1loopback_mbyte_per_s"},
+      {std::regex(R"(^(.*\.)?memcpy_mbps$)"), "$1memcpy_mbyte_per_s"},
   };
   return rules;
 }

@@ -19,6 +19,7 @@
 #include "platform/console_report.h"
 #include "platform/mmp_message_id.h"
 #include "platform/output_folder.h"
+#include "platform/params_markdown.h"
 #include "platform/profile_report.h"
 #include "platform/platform.h"
 #include "platform/platform_gdb.h"
@@ -171,7 +172,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
 
 int list_params(const RunOptions& opts) {
   auto e = elaborate(opts, true);
-  std::cout << format_params_table();
+  std::cout << (opts.params_markdown.empty() ? format_params_table() : format_params_markdown(opts.params_markdown));
   return 0;
 }
 

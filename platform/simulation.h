@@ -17,6 +17,7 @@ struct RunOptions {
   std::string out_dir;                 // empty: traces/<config name>
   bool out_force = false;              // --out-force: also into a folder holding what no run wrote
   bool quiet = false;                  // no firmware output on stdout (still logged)
+  std::string params_markdown;         // params --markdown MODULE: that module's table for its docs page
 };
 
 int run_simulation(const RunOptions& opts);

@@ -2,7 +2,7 @@
 """Keeps the result tables in docs/*.md from drifting: `--check` finds
 malformed tables, `--update` regenerates the marked ones from fresh runs.
 
-  doc_tables.py --check [FILE.md ...]     (default: every docs/**/*.md)
+  doc_tables.py --check [FILE.md ...] [--sim M2VP_SIM]     (default: every docs/**/*.md)
   doc_tables.py --update [FILE.md ...] [--sim M2VP_SIM] [--only TEXT]
 
 A generated table stands between two markers:
@@ -24,6 +24,21 @@ are written with up to 4 significant digits (at least 0 decimals for values
 of 1000 and more); a missing value is shown as a dash (a case that stopped
 early, e.g. a deadlock).
 
+A model page's parameter table is generated from the code (the parameter
+registry, `m2vp-sim params CONFIG --markdown MODULE`) between
+
+  <!-- params: configs/cluster-4.yaml | node0.ni.dma -->
+  | Name | Unit | Default | Description |
+  ...
+  <!-- end table -->
+
+where the marker names the config (and --set arguments) that builds the
+module, the module's name (a '*' pattern takes the first match), and
+optionally, as a third part, the parameters to show (`| app args clock_mhz`:
+a module described on two pages; default: all, in the code's order); --check
+compares each such table with the simulator's and reports one that differs
+(the simulator: --sim, else $M2VP_SIM, else build/bin/m2vp-sim).
+
 --check reads every markdown table: each row must have the header's number
 of cells, and each right-aligned column (`---:`) numbers only (a dash, an
 empty cell or the words listed in NON_NUMBERS allowed). A marked table must
@@ -31,6 +46,7 @@ also have the headings its marker asks for. Exit code 1 with FILE:LINE and
 what is wrong; 0 when all is well.
 """
 import argparse
+import functools
 import glob
 import os
 import re
@@ -44,6 +60,7 @@ from runs import TableError, read_tsv
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MARK = re.compile(r"^<!-- table: (?P<spec>.*) -->\s*$")
+PARAMS_MARK = re.compile(r"^<!-- params: (?P<spec>.*) -->\s*$")
 END = re.compile(r"^<!-- end table -->\s*$")
 NON_NUMBERS = {"", "-", "–", "—", "deadlock", "n/a"}
 # A number or a range of numbers, optionally signed, with a unit after it.
@@ -216,11 +233,14 @@ def check_table(path, start, lines):
     return problems
 
 
-def blocks(lines):
-    """(marker line, end line, spec) of each generated table."""
+def blocks(lines, mark=MARK):
+    """(marker line, end line, spec) of each generated table (of the kind
+    `mark` opens: result tables, or with PARAMS_MARK parameter tables)."""
     out, open_at = [], None
     for n, line in enumerate(lines):
-        m = MARK.match(line)
+        if MARK.match(line) or PARAMS_MARK.match(line):
+            open_at = None  # another kind's block: its end is not ours
+        m = mark.match(line)
         if m:
             open_at = (n, m.group("spec"))
         elif END.match(line) and open_at:
@@ -229,10 +249,80 @@ def blocks(lines):
     return out
 
 
-def check_file(path):
+def parse_params_spec(spec):
+    """(simulator arguments, module, names to keep or None) of a parameter
+    table's marker."""
+    parts = [p.strip() for p in spec.split("|")]
+    if len(parts) not in (2, 3) or not parts[0] or not parts[1] or len(parts[1].split()) != 1 or \
+            (len(parts) == 3 and not parts[2]):
+        raise ValueError("expected 'CONFIG [--set NAME=VALUE]... | MODULE [| NAME NAME ...]'")
+    names = parts[2].split() if len(parts) == 3 else None
+    return shlex.split(parts[0]), parts[1], names
+
+
+def keep_params(lines, names):
+    """The header and the rows of the parameters `names` (all: None), in the
+    code's order; a name the module lacks is an error."""
+    if names is None:
+        return lines
+    rows = {cells(l)[0].strip("`"): l for l in lines[2:]}
+    missing = [n for n in names if n not in rows]
+    if missing:
+        raise ValueError(f"the module has no parameter {', '.join(missing)} (it has: {', '.join(rows)})")
+    return lines[:2] + [l for l in lines[2:] if cells(l)[0].strip("`") in names]
+
+
+def find_sim(sim):
+    """The m2vp-sim that renders parameter tables, or None."""
+    for candidate in (sim, os.environ.get("M2VP_SIM"), os.path.join(ROOT, "build", "bin", "m2vp-sim")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def params_table(args, module, sim):
+    """The simulator's markdown lines for a module's parameters (one run per
+    config, arguments and module: pages share modules)."""
+    return list(_params_table(tuple(args), module, sim))
+
+
+@functools.lru_cache(maxsize=None)
+def _params_table(args, module, sim):
+    if not sim:
+        raise RuntimeError("no m2vp-sim to read the parameters from (build it, or give --sim or $M2VP_SIM)")
+    cmd = [sim, "params", *args, "--markdown", module]
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    if proc.returncode != 0:
+        tail = " / ".join(proc.stderr.strip().splitlines()[-3:])
+        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {tail}")
+    return tuple(proc.stdout.splitlines())
+
+
+def check_params_blocks(path, lines, sim):
+    """A problem for each parameter table that differs from the code's."""
+    problems = []
+    rel = os.path.relpath(path, ROOT)
+    for mark, end, spec in blocks(lines, PARAMS_MARK):
+        try:
+            args, module, names = parse_params_spec(spec)
+            want = keep_params(params_table(args, module, sim), names)
+        except (ValueError, RuntimeError, subprocess.TimeoutExpired) as e:
+            problems.append(f"{rel}:{mark + 1}: parameter table of '{spec}': {e}")
+            continue
+        have = lines[mark + 1:end]
+        if have != want:
+            n = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
+            doc = have[n] if n < len(have) else "(no line)"
+            code = want[n] if n < len(want) else "(no line)"
+            problems.append(f"{rel}:{mark + 2 + n}: the parameter table of {module} differs from the code "
+                            f"(run --update): the page has '{doc}', the code '{code}'")
+    return problems
+
+
+def check_file(path, sim=None):
     with open(path) as f:
         lines = f.read().splitlines()
-    problems = []
+    problems = check_params_blocks(path, lines, find_sim(sim))
     for start, table in markdown_tables(lines):
         problems += check_table(os.path.relpath(path, ROOT), start, table)
     for mark, end, spec in blocks(lines):
@@ -271,6 +361,15 @@ def update_file(path, sim, only):
     with open(path) as f:
         lines = f.read().splitlines()
     changed = 0
+    params_sim = find_sim(sim)
+    for mark, end, spec in reversed(blocks(lines, PARAMS_MARK)):
+        if only and only not in spec:
+            continue
+        args, module, names = parse_params_spec(spec)
+        print(f"{os.path.relpath(path, ROOT)}:{mark + 1}: m2vp-sim params {' '.join(args)} --markdown {module}",
+              flush=True)
+        lines[mark + 1:end] = keep_params(params_table(args, module, params_sim), names)
+        changed += 1
     for mark, end, spec in reversed(blocks(lines)):
         if only and only not in spec:
             continue
@@ -292,17 +391,21 @@ def main(argv):
     mode.add_argument("--check", action="store_true")
     mode.add_argument("--update", action="store_true")
     p.add_argument("files", nargs="*")
-    p.add_argument("--sim", help="m2vp-sim to use (its build folder); default: ./m2vp's")
+    p.add_argument("--sim", help="m2vp-sim to use (its build folder); default: $M2VP_SIM, else ./m2vp's")
     p.add_argument("--only", help="update only the tables whose marker contains this text")
     a = p.parse_args(argv)
     files = a.files or sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
     if a.check:
-        problems = [p for f in files for p in check_file(f)]
+        problems = [p for f in files for p in check_file(f, a.sim)]
         for line in problems:
             print(line, file=sys.stderr)
         print(f"doc tables: {len(files)} file(s), {len(problems)} problem(s)")
         return 1 if problems else 0
-    n = sum(update_file(f, a.sim, a.only) for f in files)
+    try:
+        n = sum(update_file(f, a.sim, a.only) for f in files)
+    except (ValueError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(f"doc tables: {n} table(s) regenerated")
     return 0
 

@@ -2,6 +2,7 @@
 #include "core/params.h"
 
 #include "core/glob.h"
+#include "core/units.h"
 
 #include <algorithm>
 #include <regex>
@@ -125,6 +126,31 @@ bool parse(const std::string& text, double& out) {
 bool parse(const std::string& text, std::string& out) {
   out = text;  // strings are taken verbatim, empty included
   return true;
+}
+
+// A converted value as T: "" or why it cannot be one (integers: whole and
+// within 64 bits).
+template <typename T>
+std::string from_converted(double x, T& out) {
+  if (!std::isfinite(x)) return "out of range";
+  if constexpr (std::is_same_v<T, double>) {
+    out = x;
+    return "";
+  } else {
+    const double whole = std::round(x);
+    if (std::fabs(x - whole) > 1e-9 * std::max(1.0, std::fabs(x))) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", x);
+      return std::string("not a whole number (") + buf + ")";
+    }
+    if (std::is_same_v<T, uint64_t> && whole < 0) return "negative";
+    // 2^64 and 2^63 are exact doubles; the largest values below them are too.
+    const double limit = std::is_same_v<T, uint64_t> ? 18446744073709551616.0 : 9223372036854775808.0;
+    if (whole >= limit || whole < -limit)
+      return "too large for a 64-bit integer";
+    out = static_cast<T>(whole);
+    return "";
+  }
 }
 
 // "a number (double, MHz) in 1..2000", "one of lt|at": what a value must look like.
@@ -266,9 +292,27 @@ template <typename T>
 std::string Param<T>::set_from_string(const std::string& text) {
   T v{};
   // Report the user's own spelling ("0x10"), not the normalised value.
-  if (!parse(text, v) || !check(v).empty()) return expected_got(*this, text);
-  m_value = v;
-  return "";
+  if (parse(text, v)) {
+    if (!check(v).empty()) return expected_got(*this, text);
+    m_value = v;
+    return "";
+  }
+  if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t> || std::is_same_v<T, double>) {
+    // A number with its unit ("1600MB/s", "20 ns"), in the declared unit;
+    // a parameter without a unit takes plain numbers only.
+    if (unit().empty()) return expected_got(*this, text);
+    const auto split = split_unit(text);
+    double number = 0, converted = 0;
+    if (!split || !parse(split->number, number)) return expected_got(*this, text);
+    const std::string err = convert_unit(number, split->unit, unit(), converted);
+    if (!err.empty()) return expected_got(*this, text) + ": " + err;
+    const std::string why = from_converted(converted, v);
+    if (!why.empty()) return expected_got(*this, text) + ": " + why;
+    if (!check(v).empty()) return expected_got(*this, text) + " (" + format(v) + " " + unit() + ")";
+    m_value = v;
+    return "";
+  }
+  return expected_got(*this, text);
 }
 
 template <typename T>

@@ -60,7 +60,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
                      "computation is free and runs repeat exactly (non-zero makes results depend on this machine's "
                      "speed and load; about 8 stands for a Pentium III 1 GHz against a 2020s x86-64 core)",
                      Range<double>{0, 1e6}),
-      exec_arena_mb(this->name(), "exec_arena_mb", 64, "MB",
+      exec_arena_mb(this->name(), "exec_arena_mb", 64, "MiB",
                     "shared memory for the outside program's message buffers in flight (largest message, and all "
                     "nonblocking ones at once, must fit)",
                     Range<uint64_t>{1, 65536}),
@@ -70,7 +70,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
                   "exists (NetPIPE's rank 0 writes it); empty: none"),
       clock_mhz(this->name(), "clock_mhz", 1000.0, "MHz", "host CPU clock (Pentium III 1 GHz)",
                 Range<double>{1, 10000}),
-      memcpy_mbps(this->name(), "memcpy_mbps", 300.0, "MB/s",
+      memcpy_mbyte_per_s(this->name(), "memcpy_mbyte_per_s", 300.0, "MB/s",
                   "memcpy bandwidth, memory to memory (assumption: PIII with PC133 SDRAM)", Range<double>{1, 1e6}),
       memcpy_setup_ns(this->name(), "memcpy_setup_ns", 40.0, "ns", "fixed cost of one memcpy call (assumption)",
                       Range<double>{0, 1e6}),
@@ -269,7 +269,7 @@ void HostCpu::charge(const sc_core::sc_time& t) {
 }
 
 void HostCpu::charge_memcpy(size_t bytes) {
-  charge_ns(memcpy_setup_ns.get() + static_cast<double>(bytes) * 1e3 / memcpy_mbps.get());
+  charge_ns(memcpy_setup_ns.get() + static_cast<double>(bytes) * 1e3 / memcpy_mbyte_per_s.get());
 }
 
 void* HostCpu::phys_alloc(size_t bytes, uint64_t* bus_addr) {

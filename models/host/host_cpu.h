@@ -42,7 +42,7 @@ class HostCpu : public sc_core::sc_module {
   Param<uint64_t> exec_arena_mb;
   Param<std::string> exec_np_out;
   Param<double> clock_mhz;
-  Param<double> memcpy_mbps;
+  Param<double> memcpy_mbyte_per_s;
   Param<double> memcpy_setup_ns;
   Param<double> syscall_ns;
   Param<double> pin_us_per_page;

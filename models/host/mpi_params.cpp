@@ -7,7 +7,7 @@ namespace m2 {
 // host clock cycles so that they follow the clock; none is fitted to a
 // published MPI measurement. Copies (eager data, one-copy staging, unexpected
 // messages) and pinning are charged by the host model itself
-// (node*.host.memcpy_mbps, node*.host.pin_us_per_page).
+// (node*.host.memcpy_mbyte_per_s, node*.host.pin_us_per_page).
 MpiParams::MpiParams(const std::string& owner)
     : eager_limit(owner, "eager_limit", 1952, "bytes",
                   "largest message sent eagerly (one control message with its data); longer ones use the "

@@ -38,7 +38,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
       burst_overhead_ns(this->name(), "burst_overhead_ns", 10.0, "ns",
                         "engine cost of each transaction besides its data (calibrated: 1 cycle at 100 MHz)",
                         Range<double>{0, 1e6}),
-      rate_mbps(this->name(), "rate_mbps", 1600.0, "MB/s",
+      rate_mbyte_per_s(this->name(), "rate_mbyte_per_s", 1600.0, "MB/s",
                 "engine data path: bytes per microsecond moved per transaction (calibrated: 128 bit at 100 MHz, "
                 "the netbuf port's width)",
                 Range<double>{1, 1e6}),
@@ -70,7 +70,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
   m_setup = sc_core::sc_time(setup_ns.get(), sc_core::SC_NS);
   m_overhead = sc_core::sc_time(burst_overhead_ns.get(), sc_core::SC_NS);
   m_penalty = sc_core::sc_time(misalign_penalty_ns.get(), sc_core::SC_NS);
-  m_ns_per_byte = 1000.0 / rate_mbps.get();
+  m_ns_per_byte = 1000.0 / rate_mbyte_per_s.get();
   regs.register_b_transport(this, &DmaEngine::b_transport_regs);
   regs.register_transport_dbg(this, &DmaEngine::transport_dbg_regs);
   add_registers();

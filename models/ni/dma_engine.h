@@ -12,7 +12,7 @@
 //    shorter than a line go as separate transactions and cost
 //    misalign_penalty_ns more each (what the real card pays for partial
 //    cache lines on the host side).
-// Each transaction costs burst_overhead_ns + bytes / rate_mbps + the delay
+// Each transaction costs burst_overhead_ns + bytes / rate_mbyte_per_s + the delay
 // the target returns (NI bus, SDRAM, netbuf access, PCI bus) + the penalty,
 // and the side waits for it in SystemC time. A netbuf window is a FIFO port:
 // the engine addresses the channel's window base for every burst and waits for
@@ -52,7 +52,7 @@ class DmaEngine : public sc_core::sc_module {
   Param<uint64_t> burst_bytes;
   Param<double> setup_ns;
   Param<double> burst_overhead_ns;
-  Param<double> rate_mbps;
+  Param<double> rate_mbyte_per_s;
   Param<uint64_t> host_align_bytes;
   Param<uint64_t> host_page_bytes;
   Param<double> misalign_penalty_ns;

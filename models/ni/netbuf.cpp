@@ -40,7 +40,7 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
                     Range<uint64_t>{0, 1000}),
       access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per register access", Range<double>{0, 1e6}),
       loopback(this->name(), "loopback", false, "", "move TX channel c's data into RX channel c (no link: testing)"),
-      loopback_mbps(this->name(), "loopback_mbps", 400.0, "MB/s",
+      loopback_mbyte_per_s(this->name(), "loopback_mbyte_per_s", 400.0, "MB/s",
                     "loopback rate, shared by the channels (0: instant); default the 3.2 Gbit/s link",
                     Range<double>{0, 1e6}),
       m_regs(this->name()) {
@@ -288,7 +288,7 @@ void NetBuf::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& del
 // channel c, the channels taking turns on one link; a packet leaves TX when
 // it has been sent.
 void NetBuf::loopback_thread() {
-  const double ns_per_byte = loopback_mbps.get() > 0 ? 1000.0 / loopback_mbps.get() : 0.0;
+  const double ns_per_byte = loopback_mbyte_per_s.get() > 0 ? 1000.0 / loopback_mbyte_per_s.get() : 0.0;
   unsigned next = 0;
   std::array<uint8_t, kPacketBytes> buf;
   sc_core::sc_event_or_list any_change;

@@ -42,7 +42,7 @@ class NetBuf : public sc_core::sc_module {
   Param<uint64_t> access_cycles;
   Param<double> access_ns;
   Param<bool> loopback;
-  Param<double> loopback_mbps;
+  Param<double> loopback_mbyte_per_s;
 
   // High while TX channel c has >= its threshold free / RX channel c holds
   // >= its threshold (threshold 0: low). To the interrupt controller.

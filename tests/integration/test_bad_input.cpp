@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include <regex>
+#include <sstream>
+#include <string>
 
 #include "run_sim.h"
 
@@ -227,6 +229,41 @@ TEST_CASE("bad input: names of the earlier flat scheme are errors that give the 
                       {"--set: key 'link_node2.variant' is an old name: it is now 'node2.link.variant'"});
   expect_config_error(sb, {"run", kCluster4, "--set", "sim.vcd=sb0.bus_busy"},
                       {"'sb0.bus_busy' is an old name: it is now 'sb0.switching_bus.busy'"});
+}
+
+TEST_CASE("bad input: the _mbps parameters in megabytes are errors giving their _mbyte_per_s name", "[integration][bad-input][names]") {
+  Sandbox sb;
+  expect_config_error(sb, {"run", kCluster4, "--set", "node*.ni.dma.rate_mbps=800"},
+                      {"--set: key 'node*.ni.dma.rate_mbps' is an old name: it is now 'node*.ni.dma.rate_mbyte_per_s'"});
+  expect_config_error(sb, {"run", kCluster4, "--set", "node0.ni.netbuf.loopback_mbps=0"},
+                      {"--set: key 'node0.ni.netbuf.loopback_mbps' is an old name: it is now "
+                       "'node0.ni.netbuf.loopback_mbyte_per_s'"});
+}
+
+TEST_CASE("bad input: a value with a unit of the wrong dimension names the key, the value and the unit", "[integration][bad-input][units]") {
+  Sandbox sb;
+  expect_config_error(sb, {"run", kCluster4, "--set", "node0.link.cable_m=20ns"},
+                      {"--set: key 'node0.link.cable_m': expected a number (double, m) in 0..10000, got '20ns': ns is a "
+                       "time, not a length like m"});
+  // With the right dimension the value is taken (and converted): the run starts.
+  const SimResult ok = sb.run({"params", kCluster4, "--set", "node0.link.cable_m=250cm", "--set",
+                               "node*.ni.dma.rate_mbyte_per_s=3.2Gb/s"},
+                              false, 20);
+  INFO(ok.describe());
+  CHECK(ok.exited(0));
+  // The listing's value column: the second word of the parameter's line.
+  auto value_of = [&ok](const std::string& name) {
+    std::istringstream lines(ok.out);
+    std::string line, first, value;
+    while (std::getline(lines, line)) {
+      std::istringstream words(line);
+      if (words >> first >> value && first == name) return value;
+    }
+    return std::string("(not listed)");
+  };
+  CHECK(value_of("node0.link.cable_m") == "2.5");
+  CHECK(value_of("node1.link.cable_m") == "5");
+  CHECK(value_of("node3.ni.dma.rate_mbyte_per_s") == "400");
 }
 
 TEST_CASE("bad input: the mistakes a new user makes get the help they need", "[integration][bad-input]") {

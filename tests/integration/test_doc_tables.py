@@ -19,18 +19,40 @@ import doc_tables  # noqa: E402
 TOOL = os.path.join(HERE, "..", "..", "traces", "doc_tables.py")
 
 
-def check_text(text):
+def check_text(text, sim=None):
     with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
         f.write(text)
     try:
-        return doc_tables.check_file(f.name)
+        return doc_tables.check_file(f.name, sim)
     finally:
         os.unlink(f.name)
 
 
+# The simulator's table for a stand-in module (what `m2vp-sim params CONFIG
+# --markdown MODULE` prints).
+STAND_IN_TABLE = ["| Name | Unit | Default | Description |", "|------|------|---------|-------------|",
+                  "| `setup_ns` | ns | 100 | from a descriptor to its first transaction (0..1000000) |",
+                  "| `rate_mbyte_per_s` | MB/s | 1600 | engine data path (1..1000000) |"]
+
+
+def stand_in_sim(folder):
+    """An executable that prints STAND_IN_TABLE for `params ... --markdown
+    dev`, and fails like the simulator for any other module."""
+    path = os.path.join(folder, "m2vp-sim")
+    with open(path, "w") as f:
+        f.write("#!" + sys.executable + "\nimport sys\nargs = sys.argv[1:]\n"
+                "if args[0] != 'params' or args[-2] != '--markdown' or args[-1] != 'dev':\n"
+                "    print('error: --markdown ' + args[-1] + ': no module with parameters has that name', "
+                "file=sys.stderr)\n    sys.exit(64)\n"
+                f"print({chr(10).join(STAND_IN_TABLE)!r})\n")
+    os.chmod(path, 0o755)
+    return path
+
+
 class DocTablesTests(unittest.TestCase):
     def test_docs_are_well_formed(self):
-        p = subprocess.run([sys.executable, TOOL, "--check"], capture_output=True, text=True, timeout=60)
+        # (A hang guard: the check runs the simulator once per parameter table.)
+        p = subprocess.run([sys.executable, TOOL, "--check"], capture_output=True, text=True, timeout=300)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("0 problem(s)", p.stdout)
 
@@ -89,6 +111,93 @@ class DocTablesTests(unittest.TestCase):
         problems = check_text(text)
         self.assertEqual(len(problems), 1, problems)
         self.assertIn("differ from the marker's", problems[0])
+
+
+
+class ParamTablesTests(unittest.TestCase):
+    """Parameter tables (<!-- params: ... -->) against the simulator's."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.sim = stand_in_sim(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def page(self, table, marker="configs/x.yaml | dev"):
+        return f"# Dev\n\n<!-- params: {marker} -->\n" + "\n".join(table) + "\n<!-- end table -->\n"
+
+    def test_a_table_as_the_code_has_it_passes(self):
+        self.assertEqual(check_text(self.page(STAND_IN_TABLE), self.sim), [])
+
+    def test_a_drifted_description_is_found_with_its_line(self):
+        drifted = STAND_IN_TABLE[:3] + ["| `rate_mbyte_per_s` | MB/s | 1600 | engine data path, per transaction |"]
+        problems = check_text(self.page(drifted), self.sim)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertRegex(problems[0], r":7: the parameter table of dev differs from the code \(run --update\): "
+                                      r"the page has '.*per transaction \|', the code '.*\(1\.\.1000000\) \|'")
+
+    def test_a_missing_or_extra_row_is_found(self):
+        self.assertIn("the code '| `rate_mbyte_per_s`", check_text(self.page(STAND_IN_TABLE[:3]), self.sim)[0])
+        extra = STAND_IN_TABLE + ["| `old_mbps` | MB/s | 1 | gone |"]
+        self.assertIn("the page has '| `old_mbps`", check_text(self.page(extra), self.sim)[0])
+
+    def test_named_rows_are_kept_in_the_code_order(self):
+        self.assertEqual(check_text(self.page([STAND_IN_TABLE[i] for i in (0, 1, 3)],
+                                              "configs/x.yaml | dev | rate_mbyte_per_s"), self.sim), [])
+        problems = check_text(self.page(STAND_IN_TABLE, "configs/x.yaml | dev | nope"), self.sim)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("the module has no parameter nope (it has: setup_ns, rate_mbyte_per_s)", problems[0])
+
+    def test_an_unknown_module_and_a_missing_simulator_are_problems(self):
+        problems = check_text(self.page(STAND_IN_TABLE, "configs/x.yaml | nodev"), self.sim)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertRegex(problems[0], r":3: parameter table of .*exit 64: error: --markdown nodev: no module")
+        self.assertIn("expected 'CONFIG [--set NAME=VALUE]... | MODULE",
+                      check_text(self.page(STAND_IN_TABLE, "configs/x.yaml"), self.sim)[0])
+        # No simulator anywhere: the table cannot be compared, which is a problem too.
+        saved_env, saved_root = os.environ.get("M2VP_SIM"), doc_tables.ROOT
+        os.environ["M2VP_SIM"] = os.path.join(self.tmp.name, "none")
+        doc_tables.ROOT = self.tmp.name
+        try:
+            problems = check_text(self.page(STAND_IN_TABLE))
+        finally:
+            doc_tables.ROOT = saved_root
+            if saved_env is None:
+                del os.environ["M2VP_SIM"]
+            else:
+                os.environ["M2VP_SIM"] = saved_env
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("no m2vp-sim to read the parameters from", problems[0])
+
+    def test_update_regenerates_a_drifted_table(self):
+        path = os.path.join(self.tmp.name, "dev.md")
+        with open(path, "w") as f:
+            f.write(self.page(STAND_IN_TABLE[:2] + ["| `x` | | 1 | stale |"]))
+        self.assertEqual(doc_tables.update_file(path, self.sim, None), 1)
+        with open(path) as f:
+            self.assertEqual(f.read(), self.page(STAND_IN_TABLE))
+        self.assertEqual(check_text(self.page(STAND_IN_TABLE), self.sim), [])
+
+
+@unittest.skipUnless(os.environ.get("M2VP_SIM"), "needs the simulator ($M2VP_SIM, set by CTest)")
+class ModelPagesTests(unittest.TestCase):
+    """The model pages' parameter tables against the simulator built from this tree."""
+
+    def test_a_drifted_table_of_a_real_page_is_found(self):
+        with open(os.path.join(doc_tables.ROOT, "docs", "models", "dma-engine.md")) as f:
+            text = f.read()
+        self.assertIn("<!-- params: ", text)
+        self.assertEqual(check_text(text), [])
+        # The description the page had before it was generated from the code.
+        line = next(l for l in text.splitlines() if l.startswith("| `rate_mbyte_per_s` |"))
+        drifted = text.replace(line, "| `rate_mbyte_per_s` | MB/s | 1600 | engine data path, per transaction "
+                                     "(calibrated: 128 bit at 100 MHz, the netbuf port's width) (1..1e6) |")
+        problems = check_text(drifted)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("the parameter table of node0.ni.dma differs from the code", problems[0])
+        renamed = text.replace("`rate_mbyte_per_s`", "`rate_mbps`")
+        self.assertIn("the page has '| `rate_mbps` |", check_text(renamed)[0])
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ class FirmwareProjectTests(unittest.TestCase):
         self.assertRegex(stdout, r"probe_fw: DMA copied 4096 bytes in \d+ ns, 0 wrong")
         s = stats(os.path.join(out, "stats.tsv"))
         self.assertEqual(int(s[("ni0.cpu", "fw_result0")]), 4096)
-        # The DMA engine's data path alone (rate_mbps 1600: 4096 B in 2560 ns)
+        # The DMA engine's data path alone (rate_mbyte_per_s 1600: 4096 B in 2560 ns)
         # plus its set-up (100 ns) is a floor; its per-burst costs and the
         # SDRAM come on top, a few microseconds at most.
         copy_ns = int(s[("ni0.cpu", "fw_result1")])

@@ -62,7 +62,6 @@ std::string load_error(const TempYaml& file) {
 }  // namespace
 
 TEST_CASE("config: nested mappings flatten to dotted keys with line origins", "[config]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   TempYaml file(
       "# hello world on two NIs\n"    // 1
@@ -104,7 +103,6 @@ TEST_CASE("config: nested mappings flatten to dotted keys with line origins", "[
 }
 
 TEST_CASE("config: sequences of scalars become comma-joined text", "[config]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   TempYaml file(
       "trace: [cpu, bus, uart]\n"  // 1
@@ -129,7 +127,6 @@ TEST_CASE("config: sequences of scalars become comma-joined text", "[config]") {
 }
 
 TEST_CASE("config: --set overrides a config file value", "[config]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   TempYaml file("ni0:\n  cpu:\n    clock_mhz: 350\n    trace: on\n");
   m2::load_config_presets(file.path(), reg);
@@ -155,7 +152,6 @@ TEST_CASE("config: --set overrides a config file value", "[config]") {
 }
 
 TEST_CASE("config: malformed --set", "[config]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   CHECK_THROWS_WITH(m2::apply_set_override("noequals", reg),
                     "--set 'noequals': expected NAME=VALUE");
@@ -168,7 +164,6 @@ TEST_CASE("config: malformed --set", "[config]") {
 }
 
 TEST_CASE("config: unknown key names its line and the nearest parameter", "[config]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   TempYaml file(
       "ni0:\n"                 // 1
@@ -186,7 +181,6 @@ TEST_CASE("config: unknown key names its line and the nearest parameter", "[conf
 }
 
 TEST_CASE("config: a bad value names the file line key and expectation", "[config]") {
-  m2::ParamRegistry::instance().clear();
   TempYaml file("platform: hello\nni0.cpu.clock_mhz: fast\n");
   m2::load_config_presets(file.path(), ParamRegistry::instance());
   CHECK_THROWS_WITH(
@@ -196,7 +190,6 @@ TEST_CASE("config: a bad value names the file line key and expectation", "[confi
 }
 
 TEST_CASE("config: duplicate keys also after flattening", "[config]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   TempYaml same("a: 1\nb: 2\na: 3\n");
   CHECK(load_error(same) == same.path() + ":3: key 'a' given twice (first at line 1)");
@@ -213,7 +206,6 @@ TEST_CASE("config: duplicate keys also after flattening", "[config]") {
 }
 
 TEST_CASE("config: YAML syntax errors give line and column", "[config]") {
-  m2::ParamRegistry::instance().clear();
   TempYaml file(
       "a: 1\n"      // 1
       "b: 2\n"      // 2
@@ -230,7 +222,6 @@ TEST_CASE("config: YAML syntax errors give line and column", "[config]") {
 // Found by fuzz_config (fuzz/): yaml-cpp's LoadAll looped forever, allocating,
 // on a ',' that starts a document.
 TEST_CASE("config: a comma that starts a document is a syntax error, not an endless loop", "[config][fuzz]") {
-  m2::ParamRegistry::instance().clear();
   TempYaml lone(",a\n");
   CHECK(load_error(lone) == lone.path() + ":1:1: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
   TempYaml after("a: 1\n---\n'x' ,b\n");
@@ -238,7 +229,6 @@ TEST_CASE("config: a comma that starts a document is a syntax error, not an endl
 }
 
 TEST_CASE("config: a missing file is named in the error", "[config]") {
-  m2::ParamRegistry::instance().clear();
   const std::string missing = unique_temp_path("-missing.yaml");
   CHECK_THROWS_WITH(m2::load_config_presets(missing, ParamRegistry::instance()),
                     missing + ": cannot open config file: " + std::strerror(ENOENT));
@@ -251,7 +241,6 @@ TEST_CASE("config: a missing file is named in the error", "[config]") {
 }
 
 TEST_CASE("config: the top level must be a mapping", "[config]") {
-  m2::ParamRegistry::instance().clear();
   TempYaml list("- a\n- b\n");
   CHECK_THAT(load_error(list), StartsWith(list.path() + ":1: the top level must be a mapping"));
   TempYaml scalar("\n\nhello\n");
@@ -268,7 +257,6 @@ TEST_CASE("config: the top level must be a mapping", "[config]") {
 }
 
 TEST_CASE("config: keys without a value", "[config]") {
-  m2::ParamRegistry::instance().clear();
   TempYaml bare(
       "c: 1\n"      // 1
       "a:\n"        // 2
@@ -282,7 +270,6 @@ TEST_CASE("config: keys without a value", "[config]") {
 }
 
 TEST_CASE("config: lists must hold plain values and keys must be names", "[config]") {
-  m2::ParamRegistry::instance().clear();
   TempYaml nested(
       "a:\n"           // 1
       "  - 1\n"        // 2
@@ -295,7 +282,6 @@ TEST_CASE("config: lists must hold plain values and keys must be names", "[confi
 }
 
 TEST_CASE("config: config name is the file stem", "[config]") {
-  m2::ParamRegistry::instance().clear();
   CHECK(m2::config_name_of("configs/hello.yaml") == "hello");
   CHECK(m2::config_name_of("hello.yaml") == "hello");
   CHECK(m2::config_name_of("a/b/two.dots.yml") == "two.dots");

@@ -98,7 +98,6 @@ TEST_CASE("config cases: the cross product of the axes' levels, first axis slowe
 }
 
 TEST_CASE("config cases: a case's settings win over the file, --set wins over the case", "[config][cases]") {
-  ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   CasesYaml file(
       "a.speed: 1\n"                          // 1

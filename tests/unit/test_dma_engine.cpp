@@ -309,7 +309,6 @@ TEST_CASE("dma: netbuf RX -> netbuf TX, byte for byte", "[model][dma]") { transf
 // ---------------------------------------------------------------- costs
 
 TEST_CASE("dma: host transactions are split at line and page boundaries", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   simulate([&] {
     REQUIRE(b.run(HOST + 0x1001, 0x8000, 4096));
@@ -349,14 +348,13 @@ TEST_CASE("dma: host transactions are split at line and page boundaries", "[mode
 }
 
 TEST_CASE("dma: misaligned and page-crossing host transfers cost what the formula says", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("host_mem.read_latency_ns", "50", {"test"});
   reg.preset("host_mem.write_latency_ns", "70", {"test"});
   Bench b;
   // One transaction: overhead + bytes / rate + what the target returns (NI bus
   // + host memory here; the PCI bus on the platform) + the penalty if partial.
-  const double overhead = b.dma.burst_overhead_ns, ns_per_byte = 1000.0 / b.dma.rate_mbps.get();
+  const double overhead = b.dma.burst_overhead_ns, ns_per_byte = 1000.0 / b.dma.rate_mbyte_per_s.get();
   const double bus = b.bus.latency_ns, penalty = b.dma.misalign_penalty_ns;
   const double rd = overhead + bus + 50, wr = overhead + bus + 70;  // fixed part per read / write
   simulate([&] {
@@ -402,7 +400,6 @@ TEST_CASE("dma: misaligned and page-crossing host transfers cost what the formul
 }
 
 TEST_CASE("dma: reads and writes overlap through the two-burst buffer", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   simulate([&] {
     const sc_time t0 = sc_core::sc_time_stamp();
@@ -411,7 +408,7 @@ TEST_CASE("dma: reads and writes overlap through the two-burst buffer", "[model]
     // and each write costs overhead + 256 / rate + bus (defaults 10 + 160 + 20
     // = 190 ns); the writes follow the reads one burst behind, so the
     // descriptor takes setup + 5 bursts.
-    const double burst = b.dma.burst_overhead_ns + 256 * 1000.0 / b.dma.rate_mbps.get() + b.bus.latency_ns;
+    const double burst = b.dma.burst_overhead_ns + 256 * 1000.0 / b.dma.rate_mbyte_per_s.get() + b.bus.latency_ns;
     CHECK(b.dma.stats().last_start == t0);
     CHECK(b.dma.stats().last_end - b.dma.stats().last_start == sc_time(b.dma.setup_ns + 5 * burst, SC_NS));
     CHECK(b.dma.stats().read_busy == sc_time(4 * burst, SC_NS));
@@ -420,11 +417,10 @@ TEST_CASE("dma: reads and writes overlap through the two-burst buffer", "[model]
 }
 
 TEST_CASE("dma: cost parameters change the time", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("dma.setup_ns", "1000", {"test"});
   reg.preset("dma.burst_overhead_ns", "0", {"test"});
-  reg.preset("dma.rate_mbps", "100", {"test"});
+  reg.preset("dma.rate_mbyte_per_s", "100", {"test"});
   reg.preset("dma.burst_bytes", "64", {"test"});
   reg.preset("bus.latency_ns", "0", {"test"});
   Bench b;
@@ -439,7 +435,6 @@ TEST_CASE("dma: cost parameters change the time", "[model][dma]") {
 // ---------------------------------------------------------------- queue
 
 TEST_CASE("dma: descriptors queue up, DONE_COUNT counts, a full queue refuses START", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_queue");
   Bench b;
   std::vector<std::pair<bool, sc_time>> done_edges;
@@ -498,7 +493,6 @@ TEST_CASE("dma: descriptors queue up, DONE_COUNT counts, a full queue refuses ST
 }
 
 TEST_CASE("dma: queue depth is a parameter", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("dma.queue_depth", "1", {"test"});
   Bench b;
   simulate([&] {
@@ -515,7 +509,6 @@ TEST_CASE("dma: queue depth is a parameter", "[model][dma]") {
 // ---------------------------------------------------------------- errors
 
 TEST_CASE("dma: an unmapped source stops the engine with a logged error", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_read_error");
   Bench b;
   std::vector<bool> err_edges;
@@ -551,7 +544,6 @@ TEST_CASE("dma: an unmapped source stops the engine with a logged error", "[mode
 }
 
 TEST_CASE("dma: a destination that runs off the map fails at the first bad burst", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_write_error");
   Bench b;
   simulate([&] {
@@ -576,7 +568,6 @@ TEST_CASE("dma: a destination that runs off the map fails at the first bad burst
 }
 
 TEST_CASE("dma: LEN 0 is refused with the error interrupt", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_len0");
   Bench b;
   simulate([&] {
@@ -592,7 +583,6 @@ TEST_CASE("dma: LEN 0 is refused with the error interrupt", "[model][dma]") {
 }
 
 TEST_CASE("dma: a netbuf window used the wrong way round is a bus error", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_wrong_way");
   Bench b;
   simulate([&] {
@@ -608,7 +598,6 @@ TEST_CASE("dma: a netbuf window used the wrong way round is a bus error", "[mode
 }
 
 TEST_CASE("dma: a write error ends the descriptor while the reader waits for netbuf data", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_abort_reader");
   Bench b;
   std::mt19937 rng(12);
@@ -632,7 +621,6 @@ TEST_CASE("dma: a write error ends the descriptor while the reader waits for net
 }
 
 TEST_CASE("dma: a read error ends the descriptor while the writer waits for netbuf room", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_abort_writer");
   Bench b;
   b.link_pace = sc_time(1, sc_core::SC_MS);  // the link hardly drains
@@ -657,7 +645,6 @@ TEST_CASE("dma: a read error ends the descriptor while the writer waits for netb
 // ---------------------------------------------------------------- flow control
 
 TEST_CASE("dma: into a netbuf TX channel the engine waits for room, never overflows", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_dma_tx_flow");
   Bench b;
   b.link_pace = sc_time(1, sc_core::SC_US);  // a slow link: 64 bytes a microsecond
@@ -679,7 +666,6 @@ TEST_CASE("dma: into a netbuf TX channel the engine waits for room, never overfl
 }
 
 TEST_CASE("dma: from a netbuf RX channel the engine waits for data, never underflows", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   b.link_pace = sc_time(500, SC_NS);
   b.link_chunk = 100;
@@ -704,7 +690,6 @@ TEST_CASE("dma: from a netbuf RX channel the engine waits for data, never underf
 // ---------------------------------------------------------------- configuration
 
 TEST_CASE("dma: inconsistent parameters are configuration errors", "[model][dma]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   SECTION("burst not a multiple of the host line") {
     reg.preset("dma.burst_bytes", "100", {"test"});

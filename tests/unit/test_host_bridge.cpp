@@ -117,7 +117,6 @@ uint32_t read32(m2test::TestInitiator& m, uint64_t addr, sc_time& delay) {
 
 TEST_CASE("host bridge: a posted write costs posted_write_ns, a read the whole round trip (>3x)",
           "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   Host h("h", TimingStyle::LT);
   sc_core::sc_start(SC_ZERO_TIME);
   CHECK(h.bridge.posted_write_ns.get() == 30.0);
@@ -144,7 +143,6 @@ TEST_CASE("host bridge: a posted write costs posted_write_ns, a read the whole r
 }
 
 TEST_CASE("host bridge: on pci32-33 a 4-byte read costs 60 ns + 11 clocks at 33 MHz", "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   preset("h_pci.variant", "pci32-33");
   Host h("h", TimingStyle::LT);
   sc_core::sc_start(SC_ZERO_TIME);
@@ -157,7 +155,6 @@ TEST_CASE("host bridge: on pci32-33 a 4-byte read costs 60 ns + 11 clocks at 33 
 }
 
 TEST_CASE("host bridge: a read waits for the posted writes before it, in LT and AT alike", "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   Host lt("lt", TimingStyle::LT), at("at", TimingStyle::AT);
   struct Result {
     sc_time posted, read_done;
@@ -189,7 +186,6 @@ TEST_CASE("host bridge: a read waits for the posted writes before it, in LT and 
 }
 
 TEST_CASE("host bridge: posted writes reach their target in order", "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   Host lt("lt", TimingStyle::LT), at("at", TimingStyle::AT);
   auto program = [](m2test::TestInitiator& cpu) {
     sc_time delay = SC_ZERO_TIME;
@@ -212,7 +208,6 @@ TEST_CASE("host bridge: posted writes reach their target in order", "[model][hos
 }
 
 TEST_CASE("host bridge: a full write buffer stalls the CPU, in LT and AT alike", "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   preset("lt_bridge.write_buffer_depth", "2");
   preset("at_bridge.write_buffer_depth", "2");
   Host lt("lt", TimingStyle::LT), at("at", TimingStyle::AT);
@@ -258,7 +253,6 @@ TEST_CASE("host bridge: a full write buffer stalls the CPU, in LT and AT alike",
 }
 
 TEST_CASE("host bridge: posted writes to nowhere are lost and counted, reads fail", "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   Host lt("lt", TimingStyle::LT), at("at", TimingStyle::AT);
   tlm::tlm_response_status wr[2], rd[2];
   auto program = [](tlm::tlm_response_status& w, tlm::tlm_response_status& r) {
@@ -282,7 +276,6 @@ TEST_CASE("host bridge: posted writes to nowhere are lost and counted, reads fai
 
 TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay memory_latency_ns and a new stream read_retry_ns",
           "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   Host h("h", TimingStyle::LT);
   sc_core::sc_start(SC_ZERO_TIME);
   CHECK(h.bridge.memory_latency_ns.get() == 150.0);
@@ -335,7 +328,6 @@ TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay mem
 }
 
 TEST_CASE("host bridge: AT: posted writes and an NI's DMA share the bus round-robin", "[model][host]") {
-  m2::ParamRegistry::instance().clear();
   Host h("h", TimingStyle::AT);
   sc_time cpu_done, dma_done;
   h.cpu.body = [&](m2test::TestInitiator& cpu) {

@@ -42,7 +42,6 @@ constexpr uint32_t bit(unsigned n) { return 1u << n; }
 }  // namespace
 
 TEST_CASE("intc: reset state is quiet", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   CHECK(b.cpu.read32(INTC_RAW) == 0);
   CHECK(b.cpu.read32(INTC_PENDING) == 0);
@@ -52,7 +51,6 @@ TEST_CASE("intc: reset state is quiet", "[model][intc]") {
 }
 
 TEST_CASE("intc: RAW follows the levels, PENDING latches rising edges", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   b.intc.set_source(NI_IRQ_DMA_DONE, true);
   b.intc.set_source(NI_IRQ_NETBUF_RX(1), true);
@@ -74,7 +72,6 @@ TEST_CASE("intc: RAW follows the levels, PENDING latches rising edges", "[model]
 }
 
 TEST_CASE("intc: PENDING is write-1-to-clear", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   for (unsigned n : {NI_IRQ_DMA_ERROR, NI_IRQ_DOORBELL, NI_IRQ_MLCX(0)}) {
     b.intc.set_source(n, true);
@@ -94,7 +91,6 @@ TEST_CASE("intc: PENDING is write-1-to-clear", "[model][intc]") {
 }
 
 TEST_CASE("intc: the output follows (PENDING | RAW) & ENABLE", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const unsigned dma = NI_IRQ_DMA_DONE, db = NI_IRQ_DOORBELL;
 
@@ -140,7 +136,6 @@ TEST_CASE("intc: the output follows (PENDING | RAW) & ENABLE", "[model][intc]") 
 }
 
 TEST_CASE("intc: write-only and missing registers are bus errors", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   tlm::tlm_response_status s;
   b.cpu.read32(INTC_ENABLE_SET, true, &s);
@@ -150,7 +145,6 @@ TEST_CASE("intc: write-only and missing registers are bus errors", "[model][intc
 }
 
 TEST_CASE("intc: register accesses cost access_ns", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("intc.access_ns", "12", {"test"});
   Bench b;
   std::vector<uint8_t> v(4);
@@ -160,7 +154,6 @@ TEST_CASE("intc: register accesses cost access_ns", "[model][intc]") {
 }
 
 TEST_CASE("intc: device outputs wired as the platform does it reach the CPU line", "[model][intc]") {
-  m2::ParamRegistry::instance().clear();
   m2::NiIntc intc("intc");
   m2::NetBuf nb("nb");
   m2::NiPciInterface pci("pci");

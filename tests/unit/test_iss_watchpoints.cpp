@@ -77,7 +77,6 @@ std::vector<uint32_t> store_program() {
 
 TEST_CASE("iss watchpoints: a write watchpoint stops before the store, which runs once on resume",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   uint64_t ref_count = 0;
   {
     Program ref(store_program());
@@ -111,7 +110,6 @@ TEST_CASE("iss watchpoints: a write watchpoint stops before the store, which run
 
 TEST_CASE("iss watchpoints: an update-form store is undone completely, memory and base register",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   Program p(store_program());
   p.set_data(4, 0x22222222);
   // One byte in the middle of the word the stwu writes: the hit names that byte.
@@ -133,7 +131,6 @@ TEST_CASE("iss watchpoints: an update-form store is undone completely, memory an
 
 TEST_CASE("iss watchpoints: read, write and access watchpoints in a loop stop once per access",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   // lis r3,data ; li r9,3 ; mtctr r9 ; loop: lwz r10,0(r3) ; addi r10,r10,1 ;
   // stw r10,0(r3) ; bdnz loop
   const std::vector<uint32_t> loop = {lis(3, kData >> 16), li(9, 3), mtctr(9), lwz(10, 0, 3), addi(10, 10, 1),
@@ -166,7 +163,6 @@ TEST_CASE("iss watchpoints: read, write and access watchpoints in a loop stop on
 
 TEST_CASE("iss watchpoints: a watched device register is not accessed until the instruction resumes",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   // lis r6,dev ; li r4,0x55 ; lwz r7,8(r6) ; stw r4,12(r6) ; stw r4,16(r6)
   Program p({lis(6, kDev >> 16), li(4, 0x55), lwz(7, 8, 6), stw(4, 12, 6), stw(4, 16, 6)});
   p.c.env.regs[8 / 4] = 0xCAFE0001;
@@ -199,7 +195,6 @@ TEST_CASE("iss watchpoints: a watched device register is not accessed until the 
 
 TEST_CASE("iss watchpoints: outside the memory map they cannot be set, removed ones stop nothing",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   Program p(store_program());
   CHECK_FALSE(p.core().insert_watchpoint(0x50000000, 4, WatchKind::Write));  // unmapped
   CHECK_FALSE(p.core().insert_watchpoint(NI_SDRAM_SIZE - 2, 4, WatchKind::Write));  // runs past the SDRAM
@@ -239,7 +234,6 @@ TEST_CASE("iss watchpoints: firmware runs with the same result and count while a
 
 TEST_CASE("iss watchpoints: GDB's step over a watched access (remove, single step, insert) runs it once",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   // lis r6,dev ; lwz r7,8(r6) ; lwz r7,8(r6) ; addi r8,r8,1
   Program p({lis(6, kDev >> 16), lwz(7, 8, 6), lwz(7, 8, 6), addi(8, 8, 1)});
   for (int round = 0; round < 2; ++round) {
@@ -259,7 +253,6 @@ TEST_CASE("iss watchpoints: GDB's step over a watched access (remove, single ste
 
 TEST_CASE("iss watchpoints: code translated before the watchpoint was set stops at it too",
           "[model][processor][iss][watch]") {
-  m2::ParamRegistry::instance().clear();
   Program p(store_program());
   CHECK(p.run_to_end() == 6);  // translated and run without watchpoints
   for (int round = 0; round < 3; ++round) {

@@ -76,7 +76,6 @@ void check_accounting(MlxPair& p) {
 }  // namespace
 
 TEST_CASE("link: variants and parameters", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("slow.cable_m", "2", m2::ValueOrigin{"test"});
   m2::Link fast("fast", TimingStyle::LT);
   m2::Link slow("slow", TimingStyle::AT);
@@ -102,7 +101,6 @@ TEST_CASE("link: variants and parameters", "[model][link]") {
 }
 
 TEST_CASE("link: configuration errors", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("l1.corrupt_frames_ab", "3, x", m2::ValueOrigin{"test"});
   CHECK_THROWS_WITH(m2::Link("l1", TimingStyle::LT),
@@ -122,7 +120,6 @@ TEST_CASE("link: configuration errors", "[model][link]") {
 
 TEST_CASE("link: chosen data frames corrupted are sent again, nothing lost, duplicated or reordered",
           "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   // A->B frame 1 is A's hello (info); after it A sends only data frames.
   // Frame 3 is corrupted, and so is its first repeat (4); then frame 7.
   MlxPair p("", TimingStyle::AT, with(kPlain, {{"link.corrupt_frames_ab", "3,4, 7"}}));
@@ -156,7 +153,6 @@ TEST_CASE("link: chosen data frames corrupted are sent again, nothing lost, dupl
 }
 
 TEST_CASE("link: a lost acknowledge makes a duplicate, which is acknowledged and dropped", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   // B->A: frame 1 is B's hello, 2 acks A's first data frame, 3 its second
   // (in AT one info frame per data frame carries the ack and the fresh
   // credit). A waits for that ack: nothing else comes from B, A's ack
@@ -173,7 +169,6 @@ TEST_CASE("link: a lost acknowledge makes a duplicate, which is acknowledged and
 }
 
 TEST_CASE("link: a lost credit update: the stalled sender asks for credit after the ack timeout", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   // A 3000-byte message (94 packets) into B's 2 KB RX channel, read only
   // from 50 us. A sends 4 plain frames (64 packets, B's whole channel), B
   // acks each (B->A frames 2..5), A stalls on credit. At 50 us B reads the
@@ -213,7 +208,6 @@ TEST_CASE("link: a lost credit update: the stalled sender asks for credit after 
 
 TEST_CASE("link: seeded bit errors in both directions: all data intact, repeats accounted, same seed same run",
           "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   const Presets ber = {{"link.bit_error_rate", "1e-5"}, {"link.seed", "7"}};
   MlxPair p1("p1_", TimingStyle::AT, ber), p2("p2_", TimingStyle::AT, ber);
   MlxPair p3("p3_", TimingStyle::AT, with(ber, {{"link.seed", "8"}}));
@@ -244,7 +238,6 @@ TEST_CASE("link: seeded bit errors in both directions: all data intact, repeats 
 }
 
 TEST_CASE("link: ieee1394 (the first Maestro) vs lvds (Maestro2), against the formula", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   const Presets old = {{"link.variant", "ieee1394"}};
   MlxPair l1("l1_", TimingStyle::AT, kPlain), i1("i1_", TimingStyle::AT, with(kPlain, old));
   MlxPair l2("l2_", TimingStyle::AT, kPlain), i2("i2_", TimingStyle::AT, with(kPlain, old));
@@ -308,7 +301,6 @@ std::vector<WireFrame> wire_order(const MlxPair& p) {
 }  // namespace
 
 TEST_CASE("link: half duplex: one frame at a time, the sides alternate when both wait", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   const Presets old = {{"link.variant", "ieee1394"}};
   MlxPair at("at_", TimingStyle::AT, old), lt("lt_", TimingStyle::LT, old);
   auto sa = four_streams(at, "a", 31, 10), sl = four_streams(lt, "l", 31, 10);
@@ -340,7 +332,6 @@ TEST_CASE("link: half duplex: one frame at a time, the sides alternate when both
 }
 
 TEST_CASE("link: LT and AT on one contended workload: the same data, times within 1 %", "[model][link]") {
-  m2::ParamRegistry::instance().clear();
   // Contended: the half-duplex medium, all four streams, continuous burst
   // (frames keep the medium), random sizes. And the same on lvds.
   const Presets old = {{"link.variant", "ieee1394"}};

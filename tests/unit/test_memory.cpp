@@ -52,7 +52,6 @@ struct Bench {
 }  // namespace
 
 TEST_CASE("memory: b_transport writes are seen through DMI and vice versa", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   tlm::tlm_dmi dmi;
   REQUIRE(b.init.dmi(0, dmi));
@@ -89,7 +88,6 @@ TEST_CASE("memory: b_transport writes are seen through DMI and vice versa", "[mo
 }
 
 TEST_CASE("memory: a successful b_transport grants DMI and answers OK", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   uint8_t d[4] = {1, 2, 3, 4};
   tlm::tlm_generic_payload t;
@@ -109,7 +107,6 @@ TEST_CASE("memory: a successful b_transport grants DMI and answers OK", "[model]
 }
 
 TEST_CASE("memory: latencies added to the delay equal the parameters", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("mem.read_latency_ns", "30", m2::ValueOrigin{"test"});
   reg.preset("mem.write_latency_ns", "12.5", m2::ValueOrigin{"test"});
@@ -146,7 +143,6 @@ TEST_CASE("memory: latencies added to the delay equal the parameters", "[model][
 }
 
 TEST_CASE("memory: default latencies are zero", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   sc_core::sc_time d(1, sc_core::SC_NS);
   std::vector<uint8_t> v(4, 0);
@@ -157,7 +153,6 @@ TEST_CASE("memory: default latencies are zero", "[model][memory]") {
 }
 
 TEST_CASE("memory: out-of-range access is an address error and writes nothing", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   uint8_t* const h = b.mem.host();
   std::memset(h + kSize - 8, 0x77, 8);
@@ -184,7 +179,6 @@ TEST_CASE("memory: out-of-range access is an address error and writes nothing", 
 }
 
 TEST_CASE("memory: byte enables and streaming are refused", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   uint8_t data[4] = {1, 2, 3, 4};
   uint8_t be[4] = {0xFF, 0x00, 0xFF, 0x00};
@@ -200,7 +194,6 @@ TEST_CASE("memory: byte enables and streaming are refused", "[model][memory]") {
 }
 
 TEST_CASE("memory: TLM_IGNORE_COMMAND touches nothing", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   uint8_t data[4] = {1, 2, 3, 4};
   const auto st = b.init.access(tlm::TLM_IGNORE_COMMAND, 0x80, data, 4);
@@ -211,7 +204,6 @@ TEST_CASE("memory: TLM_IGNORE_COMMAND touches nothing", "[model][memory]") {
 }
 
 TEST_CASE("memory: DMI covers the whole range with read and write", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   for (uint64_t addr : {uint64_t(0), uint64_t(0x1234), kSize - 1}) {
     tlm::tlm_dmi dmi;
@@ -227,7 +219,6 @@ TEST_CASE("memory: DMI covers the whole range with read and write", "[model][mem
 }
 
 TEST_CASE("memory: debug transport reads what b_transport wrote and clips at the end", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::mt19937 rng(99);
   const auto w = random_bytes(rng, 300);
@@ -259,7 +250,6 @@ TEST_CASE("memory: debug transport reads what b_transport wrote and clips at the
 }
 
 TEST_CASE("memory: size not a multiple of 4096 is a ConfigError", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   CHECK_THROWS_AS(m2::Memory("mem_bad", 4097), m2::ConfigError);
   m2::ParamRegistry::instance().clear();
   CHECK_THROWS_WITH(m2::Memory("mem_bad2", 6000),
@@ -267,7 +257,6 @@ TEST_CASE("memory: size not a multiple of 4096 is a ConfigError", "[model][memor
 }
 
 TEST_CASE("memory: size preset from the registry", "[model][memory]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("mem.size_bytes", "8192", m2::ValueOrigin{"test"});
   m2::Memory mem("mem", kSize);
   CHECK(mem.size() == 8192);

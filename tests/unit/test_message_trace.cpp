@@ -124,7 +124,6 @@ void simulate(std::function<void()> body) {
 TEST_CASE("message trace: traced DMA descriptors report queue and end and tag their transactions, the netbuf names "
           "what passes its windows",
           "[model][trace][messages]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const uint32_t tag = MSG_TAG(5, 77);
   const MessageId dma_id = 0x2000 | tag;  // the fake observer's resolution
@@ -184,7 +183,6 @@ TEST_CASE("message trace: traced DMA descriptors report queue and end and tag th
 
 TEST_CASE("message trace: a simctrl trace mark reports its event at the store's time and unknown events are ignored",
           "[model][trace][messages]") {
-  m2::ParamRegistry::instance().clear();
   m2::RunControl run;
   m2::SimCtrl simctrl("simctrl", run, "cpu", 100000000, 300000000);
   m2test::TestInitiator cpu("cpu");

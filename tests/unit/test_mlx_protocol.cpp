@@ -126,7 +126,6 @@ TEST_CASE("mlx packets: messages are cut at packet boundaries and padding is dro
 // ------------------------------------------------------------ timing by hand
 
 TEST_CASE("mlx: one short message, hand-timed frame, delivery and ack (AT and LT alike)", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair at("at_", TimingStyle::AT);
   MlxPair lt("lt_", TimingStyle::LT);
   const auto msg = m2test::make_message(1, 0, 24);  // 32 bytes: one packet
@@ -184,7 +183,6 @@ TEST_CASE("mlx: one short message, hand-timed frame, delivery and ack (AT and LT
 }
 
 TEST_CASE("mlx: sending starts once the first 32 bytes of a message are in the channel", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair at("at_", TimingStyle::AT);
   MlxPair lt("lt_", TimingStyle::LT);
   // Channel 0: a 100-byte message (108 B, 4 packets) arriving as 31 B,
@@ -224,7 +222,6 @@ TEST_CASE("mlx: sending starts once the first 32 bytes of a message are in the c
 }
 
 TEST_CASE("mlx: wire time counts header, continue commands, checksum and padding", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair p("", TimingStyle::AT);
   // A 1-byte and an empty message (one padded packet each), then 1272 bytes
   // (1280 B = 40 packets: bursts of 16 + 16 + 8, two continue commands).
@@ -292,7 +289,6 @@ TEST_CASE("mlx: wire time counts header, continue commands, checksum and padding
 }
 
 TEST_CASE("mlx: credits never let the sender overrun the receiver's RX channel", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair p("", TimingStyle::AT);
   // A slow reader on B: 64 bytes every microsecond (64 MB/s) against a
   // 400 MB/s link, so B's RX channel fills up and credit runs out.
@@ -322,7 +318,6 @@ TEST_CASE("mlx: credits never let the sender overrun the receiver's RX channel",
 }
 
 TEST_CASE("mlx: rendezvous: a channel's next data frame leaves only after the previous one's ack", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair p("", TimingStyle::AT);
   // All four streams, so that acks also travel in data frame headers.
   std::vector<std::unique_ptr<Stream>> streams;
@@ -365,7 +360,6 @@ TEST_CASE("mlx: rendezvous: a channel's next data frame leaves only after the pr
 }
 
 TEST_CASE("mlx: continue commands in maestro2, never in plain", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair m("m_", TimingStyle::AT);
   MlxPair pl("p_", TimingStyle::AT, {{"mlcx_a.variant", "plain"}, {"mlcx_b.variant", "plain"}});
   const auto sizes = m2test::random_sizes(5, 30);
@@ -442,7 +436,6 @@ TEST_CASE("mlx: both directions and both channels at once, random messages intac
 }
 
 TEST_CASE("mlx: plain vs continuous network burst on a long stream, against the formula", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   const m2test::Presets plain = {{"mlcx_a.variant", "plain"}, {"mlcx_b.variant", "plain"}};
   MlxPair p1("p1_", TimingStyle::AT, plain), c1("c1_", TimingStyle::AT);
   MlxPair p2("p2_", TimingStyle::AT, plain), c2("c2_", TimingStyle::AT);
@@ -494,7 +487,6 @@ TEST_CASE("mlx: plain vs continuous network burst on a long stream, against the 
 }
 
 TEST_CASE("mlx: CONFIG reports burst_packets whole, which is limited to its 8-bit field", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   // 256 would read as 0: refused, naming the key and the range.
   CHECK_THROWS_WITH((MlxPair("x", TimingStyle::LT, {{"mlcx_a.burst_packets", "256"}})),
                     Catch::Matchers::Contains("burst_packets") && Catch::Matchers::Contains("1..255"));
@@ -507,7 +499,6 @@ TEST_CASE("mlx: CONFIG reports burst_packets whole, which is limited to its 8-bi
 }
 
 TEST_CASE("mlx: registers, counters and the link-error interrupt", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair p("", TimingStyle::AT, {{"link.corrupt_frames_ab", "2"}, {"mlcx_a.ack_timeout_ns", "5000"}});
   // Frame 2 from A (the first data frame) is corrupted: B drops it, A sends
   // it again after 5 us.
@@ -552,7 +543,6 @@ TEST_CASE("mlx: registers, counters and the link-error interrupt", "[model][mlx]
 }
 
 TEST_CASE("mlx: describe_state tells credits, outstanding frames and buffer levels", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   MlxPair p("", TimingStyle::AT);
   Stream s("s", p.nb_a, p.nb_b, 0, 1, same_sizes(8, 1016), {});
   std::string mid, end;
@@ -577,7 +567,6 @@ TEST_CASE("mlx: describe_state tells credits, outstanding frames and buffer leve
 }
 
 TEST_CASE("mlx: engines without a register bus (switch-box ports) work", "[model][mlx]") {
-  m2::ParamRegistry::instance().clear();
   // Only the netbufs are on a bus; the engines' regs stay unbound.
   m2::NetBuf na("na"), nb("nb");
   m2::MlxEngine a("a", na, TimingStyle::LT), b("b", nb, TimingStyle::LT);

@@ -67,7 +67,6 @@ TEST_CASE("names: wildcard matching agrees with its definition and stays fast wi
 }
 
 TEST_CASE("names: a pattern sets one kind of parameter only", "[names]") {
-  ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.preset("sb*.variant", "inorder", ValueOrigin{"--set"});
   Param<std::string> sb{"sb0", "variant", "fifo", "", "switch box variant"};
@@ -97,7 +96,6 @@ TEST_CASE("names: old flat names map to their hierarchical successors", "[names]
 }
 
 TEST_CASE("names: an old name in a config is an error giving the new one", "[names]") {
-  ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.set_renamed_names(m2::renamed_name);
   reg.preset("link_node1.seed", "7", ValueOrigin{"configs/x.yaml:4"});
@@ -111,4 +109,32 @@ TEST_CASE("names: an old name in a config is an error giving the new one", "[nam
   CHECK_NOTHROW(m2::check_no_old_names("node0.ni **.link sb0.controller", "--set: key 'sim.vcd'"));
   reg.set_renamed_names(nullptr);
   ParamRegistry::instance().clear();
+}
+
+TEST_CASE("names: the parameters renamed from _mbps to _mbyte_per_s give their new name", "[names]") {
+  CHECK(m2::renamed_name("node0.ni.dma.rate_mbps") == "node0.ni.dma.rate_mbyte_per_s");
+  CHECK(m2::renamed_name("node*.ni.dma.rate_mbps") == "node*.ni.dma.rate_mbyte_per_s");
+  CHECK(m2::renamed_name("dma.rate_mbps") == "dma.rate_mbyte_per_s");
+  CHECK(m2::renamed_name("node1.ni.netbuf.loopback_mbps") == "node1.ni.netbuf.loopback_mbyte_per_s");
+  CHECK(m2::renamed_name("node2.host.memcpy_mbps") == "node2.host.memcpy_mbyte_per_s");
+  // Whole leaves only: a longer or misspelt name is not an old one.
+  CHECK(m2::renamed_name("node0.ni.dma.rate_mbps_max") == "");
+  CHECK(m2::renamed_name("node0.ni.dma.xrate_mbps") == "");
+  auto& reg = ParamRegistry::instance();
+  reg.set_renamed_names(m2::renamed_name);
+  reg.preset("node0.ni.dma.rate_mbps", "800", ValueOrigin{"configs/x.yaml:9"});
+  reg.preset("node0.host.memcpy_mbps", "300MB/s", ValueOrigin{"--set"});
+  Param<double> rate{"node0.ni.dma", "rate_mbyte_per_s", 1600.0, "MB/s", "rate"};
+  CHECK(rate.get() == 1600.0);  // the old key does not set the new parameter
+  try {
+    reg.check_all_presets_used();
+    FAIL("old names were accepted");
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Contains("configs/x.yaml:9: key 'node0.ni.dma.rate_mbps' is an old name: it is now "
+                             "'node0.ni.dma.rate_mbyte_per_s'"));
+    CHECK_THAT(msg, Contains("--set: key 'node0.host.memcpy_mbps' is an old name: it is now "
+                             "'node0.host.memcpy_mbyte_per_s'"));
+  }
+  reg.set_renamed_names(nullptr);
 }

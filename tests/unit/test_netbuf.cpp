@@ -67,7 +67,6 @@ using m2test::LogCapture;
 }  // namespace
 
 TEST_CASE("netbuf: status registers after reset", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   CHECK(b.reg(NETBUF_CHANNEL_BYTES) == 2048);
   CHECK(b.reg(NETBUF_IRQ_LEVELS) == 0);
@@ -91,7 +90,6 @@ TEST_CASE("netbuf: status registers after reset", "[model][netbuf]") {
 }
 
 TEST_CASE("netbuf: TX window writes push in order, whatever the address and length", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::mt19937 rng(7);
   std::vector<uint8_t> sent0, sent1;
@@ -130,7 +128,6 @@ TEST_CASE("netbuf: TX window writes push in order, whatever the address and leng
 }
 
 TEST_CASE("netbuf: RX window reads pop in order, whatever the address and length", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::mt19937 rng(8);
   const auto d0 = random_bytes(rng, 2048);  // a full channel
@@ -162,7 +159,6 @@ TEST_CASE("netbuf: RX window reads pop in order, whatever the address and length
 }
 
 TEST_CASE("netbuf: a channel wraps around many times without losing order", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::mt19937 rng(9);
   std::vector<uint8_t> sent, got;
@@ -190,7 +186,6 @@ TEST_CASE("netbuf: a channel wraps around many times without losing order", "[mo
 }
 
 TEST_CASE("netbuf: a write larger than the free space is refused and logged", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_netbuf_overflow");
   Bench b;
   REQUIRE(b.cpu.write(TX1, std::vector<uint8_t>(2000, 0xAA)) == tlm::TLM_OK_RESPONSE);
@@ -212,7 +207,6 @@ TEST_CASE("netbuf: a write larger than the free space is refused and logged", "[
 }
 
 TEST_CASE("netbuf: a read larger than the data available is refused and logged", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   LogCapture log("test_netbuf_underflow");
   Bench b;
   const std::vector<uint8_t> d{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
@@ -234,7 +228,6 @@ TEST_CASE("netbuf: a read larger than the data available is refused and logged",
 }
 
 TEST_CASE("netbuf: wrong direction, outside the windows and byte enables are refused", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   b.nb.tx_push(0, std::vector<uint8_t>(8, 1).data(), 8);
   b.nb.rx_push(0, std::vector<uint8_t>(8, 2).data(), 8);
@@ -258,7 +251,6 @@ TEST_CASE("netbuf: wrong direction, outside the windows and byte enables are ref
 }
 
 TEST_CASE("netbuf: threshold interrupts follow free space and data", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::vector<bool> tx0, rx1;
   b.nb.irq_tx[0].connect([&](bool l) { tx0.push_back(l); });
@@ -304,7 +296,6 @@ TEST_CASE("netbuf: threshold interrupts follow free space and data", "[model][ne
 }
 
 TEST_CASE("netbuf: FLUSH empties the channels named, counters stay", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   REQUIRE(b.cpu.write(TX0, std::vector<uint8_t>(100, 1)) == tlm::TLM_OK_RESPONSE);
   REQUIRE(b.cpu.write(TX1, std::vector<uint8_t>(200, 2)) == tlm::TLM_OK_RESPONSE);
@@ -327,7 +318,6 @@ TEST_CASE("netbuf: FLUSH empties the channels named, counters stay", "[model][ne
 }
 
 TEST_CASE("netbuf: window accesses cost the FIFO memory's access time", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const sc_time bus(20, SC_NS);  // the router's default latency
   sc_time d;
@@ -347,7 +337,6 @@ TEST_CASE("netbuf: window accesses cost the FIFO memory's access time", "[model]
 }
 
 TEST_CASE("netbuf: access time follows clock, width and access cycles", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("nb.clock_mhz", "50", {"test"});
   reg.preset("nb.width_bytes", "4", {"test"});
@@ -363,7 +352,6 @@ TEST_CASE("netbuf: access time follows clock, width and access cycles", "[model]
 }
 
 TEST_CASE("netbuf: sizes are parameters, a bad combination is a configuration error", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   SECTION("smaller channels") {
     reg.preset("nb.channel_bytes", "512", {"test"});
@@ -391,7 +379,6 @@ TEST_CASE("netbuf: sizes are parameters, a bad combination is a configuration er
 }
 
 TEST_CASE("netbuf: C++ API misuse is a model bug and throws", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   uint8_t buf[4096] = {};
   CHECK_THROWS_AS(b.nb.tx_pop(0, buf, 1), std::logic_error);
@@ -403,7 +390,6 @@ TEST_CASE("netbuf: C++ API misuse is a model bug and throws", "[model][netbuf]")
 }
 
 TEST_CASE("netbuf: debug reads peek at a channel without popping", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const std::vector<uint8_t> d{5, 6, 7, 8, 9};
   b.nb.rx_push(1, d.data(), 5);
@@ -416,7 +402,6 @@ TEST_CASE("netbuf: debug reads peek at a channel without popping", "[model][netb
 }
 
 TEST_CASE("netbuf: rx_peek reads at an offset without popping, across the wrap", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::vector<uint8_t> d(2048);
   for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<uint8_t>(i * 3);
@@ -435,7 +420,6 @@ TEST_CASE("netbuf: rx_peek reads at an offset without popping, across the wrap",
 }
 
 TEST_CASE("netbuf: events tell a waiting link side about data and space", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b(false);
   std::vector<uint8_t> got;
   sc_time data_seen, space_seen;
@@ -463,7 +447,6 @@ TEST_CASE("netbuf: events tell a waiting link side about data and space", "[mode
 }
 
 TEST_CASE("netbuf: loopback moves TX data into the same RX channel at the link rate", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("nb.loopback", "true", {"test"});
   Bench b(false);
   std::mt19937 rng(11);
@@ -503,9 +486,8 @@ TEST_CASE("netbuf: loopback moves TX data into the same RX channel at the link r
 }
 
 TEST_CASE("netbuf: loopback at rate 0 moves data at once", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("nb.loopback", "on", {"test"});
-  m2::ParamRegistry::instance().preset("nb.loopback_mbps", "0", {"test"});
+  m2::ParamRegistry::instance().preset("nb.loopback_mbyte_per_s", "0", {"test"});
   Bench b(false);
   m2test::TestThread host("host", [&] {
     REQUIRE(b.cpu.write(TX1, {1, 2, 3}) == tlm::TLM_OK_RESPONSE);
@@ -519,7 +501,6 @@ TEST_CASE("netbuf: loopback at rate 0 moves data at once", "[model][netbuf]") {
 }
 
 TEST_CASE("netbuf: without loopback TX data stays put", "[model][netbuf]") {
-  m2::ParamRegistry::instance().clear();
   Bench b(false);
   m2test::TestThread host("host", [&] {
     REQUIRE(b.cpu.write(TX0, {1, 2, 3}) == tlm::TLM_OK_RESPONSE);

@@ -84,7 +84,6 @@ struct Call {
 }  // namespace
 
 TEST_CASE("pci interface: BAR0 reaches NI SDRAM, keeping data, delay and address", "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("sdram.write_latency_ns", "11", {"test"});
   reg.preset("sdram.read_latency_ns", "13", {"test"});
@@ -114,7 +113,6 @@ TEST_CASE("pci interface: BAR0 reaches NI SDRAM, keeping data, delay and address
 }
 
 TEST_CASE("pci interface: BAR0 passes errors back and stays inside its 64 MB", "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   // Inside BAR0 but past this NI bus's SDRAM: the NI bus's answer.
   uint8_t d[4] = {};
@@ -131,7 +129,6 @@ TEST_CASE("pci interface: BAR0 passes errors back and stays inside its 64 MB", "
 }
 
 TEST_CASE("pci interface: the host window reaches PCI address = offset", "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("host_mem.write_latency_ns", "40", {"test"});
   reg.preset("pci.master_latency_ns", "15", {"test"});
@@ -170,7 +167,6 @@ TEST_CASE("pci interface: the host window reaches PCI address = offset", "[model
 }
 
 TEST_CASE("pci interface: BAR0 and BAR1 add target_latency_ns, NI registers access_ns", "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("pci.target_latency_ns", "60", {"test"});
   reg.preset("pci.access_ns", "9", {"test"});
@@ -187,7 +183,6 @@ TEST_CASE("pci interface: BAR0 and BAR1 add target_latency_ns, NI registers acce
 
 TEST_CASE("pci interface: one register page, big-endian for the NI, little-endian for the host",
           "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::vector<uint8_t> r(4);
   REQUIRE(b.cpu.read(NI_PCIIF_BASE + NIPCI_ID, r) == tlm::TLM_OK_RESPONSE);
@@ -211,7 +206,6 @@ TEST_CASE("pci interface: one register page, big-endian for the NI, little-endia
 }
 
 TEST_CASE("pci interface: the host rings the doorbell, the NI acknowledges", "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const uint64_t ni_db = NI_PCIIF_BASE + NIPCI_DOORBELL;
   REQUIRE(b.host1.write32(NIPCI_DOORBELL, 0x5, false) == tlm::TLM_OK_RESPONSE);
@@ -235,7 +229,6 @@ TEST_CASE("pci interface: the host rings the doorbell, the NI acknowledges", "[m
 }
 
 TEST_CASE("pci interface: the NI raises INTA through HOST_IRQ, the host acknowledges", "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const uint64_t ni_hi = NI_PCIIF_BASE + NIPCI_HOST_IRQ;
   REQUIRE(b.cpu.write32(ni_hi, 0x1) == tlm::TLM_OK_RESPONSE);
@@ -254,7 +247,6 @@ TEST_CASE("pci interface: the NI raises INTA through HOST_IRQ, the host acknowle
 
 TEST_CASE("pci interface: a host write annotated with a delay rings the doorbell at that time, not before",
           "[model][pci_interface]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   uint8_t ring[4] = {0x1, 0, 0, 0};  // little-endian 1
   Call(tlm::TLM_WRITE_COMMAND, NIPCI_DOORBELL, ring, 4, sc_time(200, SC_NS)).through(b.host1.socket);

@@ -29,7 +29,6 @@ std::unique_ptr<Param<double>> make_clock() {
 }  // namespace
 
 TEST_CASE("param: hierarchical name metadata and default", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   {
     auto clock = make_clock();
@@ -58,7 +57,6 @@ TEST_CASE("param: hierarchical name metadata and default", "[params]") {
 }
 
 TEST_CASE("param: bool spellings", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<bool> b{"dev", "enable", false, "", "enable"};
   for (const char* yes : {"true", "TRUE", "True", "yes", "YES", "on", "On", "1"}) {
     b.set(false);
@@ -83,7 +81,6 @@ TEST_CASE("param: bool spellings", "[params]") {
 }
 
 TEST_CASE("param: signed integers", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<int64_t> i{"dev", "offset", 0, "", "offset"};
   CHECK(i.type_name() == "int");
   CHECK(i.set_from_string("42") == "");
@@ -118,7 +115,6 @@ TEST_CASE("param: signed integers", "[params]") {
 }
 
 TEST_CASE("param: unsigned integers reject negatives", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<uint64_t> u{"mem", "size", 4096, "bytes", "memory size"};
   CHECK(u.type_name() == "uint");
   CHECK(u.set_from_string("-1") == "expected a non-negative integer (uint, bytes), got '-1'");
@@ -133,7 +129,6 @@ TEST_CASE("param: unsigned integers reject negatives", "[params]") {
 }
 
 TEST_CASE("param: doubles take decimal and scientific notation only", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<double> d{"", "ratio", 1.0, "", "ratio"};
   CHECK(d.set_from_string("1.5") == "");
   CHECK(d.get() == 1.5);
@@ -165,7 +160,6 @@ TEST_CASE("param: doubles take decimal and scientific notation only", "[params]"
 }
 
 TEST_CASE("param: ranges are enforced with a clear message", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto clock = make_clock();
   CHECK(clock->set_from_string("abc") == "expected a number (double, MHz) in 1..2000, got 'abc'");
   CHECK(clock->set_from_string("3000") == "expected a number (double, MHz) in 1..2000, got '3000'");
@@ -195,7 +189,6 @@ TEST_CASE("param: ranges are enforced with a clear message", "[params]") {
 }
 
 TEST_CASE("param: enumerations", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<std::string> mode{"ni0.bus", "sync", "lt", "timing model", {"lt", "at"}};
   CHECK(mode.type_name() == "enum");
   CHECK(mode.range_string() == "lt|at");
@@ -216,7 +209,6 @@ TEST_CASE("param: enumerations", "[params]") {
 }
 
 TEST_CASE("param: plain strings take any text even empty", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<std::string> s{"", "firmware", "hello.elf", "", "firmware image"};
   CHECK(s.type_name() == "string");
   CHECK(s.range_string() == "");
@@ -228,7 +220,6 @@ TEST_CASE("param: plain strings take any text even empty", "[params]") {
 }
 
 TEST_CASE("param: hex printing of unsigned values", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<uint64_t> base{"uart0", "base", 0x1000, "", "base address",
                        Range<uint64_t>{0, 0xffffffff}};
   CHECK(base.value_string() == "4096");
@@ -247,7 +238,6 @@ TEST_CASE("param: hex printing of unsigned values", "[params]") {
 }
 
 TEST_CASE("param: presets are applied at construction with their origin", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.preset("ni0.cpu.clock_mhz", "450", ValueOrigin{"configs/hello.yaml:12"});
   CHECK(reg.has_preset("ni0.cpu.clock_mhz"));
@@ -267,7 +257,6 @@ TEST_CASE("param: presets are applied at construction with their origin", "[para
 }
 
 TEST_CASE("param: the command line wins over the config file whatever the patterns", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   // The config's longer pattern and exact key lose to a broader --set.
   reg.preset("node*.host.clock_mhz", "800", ValueOrigin{"configs/mmp-pingpong.yaml:17"});
@@ -296,7 +285,6 @@ TEST_CASE("param: the command line wins over the config file whatever the patter
 }
 
 TEST_CASE("param: a bad preset names its origin key and expectation", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.preset("ni0.cpu.clock_mhz", "abc", ValueOrigin{"configs/hello.yaml:12"});
   CHECK_THROWS_WITH(make_clock(),
@@ -311,7 +299,6 @@ TEST_CASE("param: a bad preset names its origin key and expectation", "[params]"
 }
 
 TEST_CASE("param: declaring a name twice is an error", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   Param<int64_t> first{"dev", "x", 1, "", "first"};
   CHECK_THROWS_AS((Param<int64_t>{"dev", "x", 2, "", "second"}), ConfigError);
@@ -323,7 +310,6 @@ TEST_CASE("param: declaring a name twice is an error", "[params]") {
 }
 
 TEST_CASE("param: registry lists parameters sorted by name", "[params]") {
-  m2::ParamRegistry::instance().clear();
   Param<int64_t> p1{"b", "z", 0, "", ""};
   Param<int64_t> p2{"a", "y", 0, "", ""};
   Param<int64_t> p3{"b", "a", 0, "", ""};
@@ -337,7 +323,6 @@ TEST_CASE("param: registry lists parameters sorted by name", "[params]") {
 }
 
 TEST_CASE("param: nearest name suggestions", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   auto clock = make_clock();
   Param<std::string> sync{"ni0.bus", "sync", "lt", "timing", {"lt", "at"}};
@@ -359,7 +344,6 @@ TEST_CASE("param: nearest name suggestions", "[params]") {
 }
 
 TEST_CASE("param: unused presets are reported together with suggestions", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.preset("ni0.cpu.clok_mhz", "300", ValueOrigin{"configs/hello.yaml:3"});
   reg.preset("zz.qq", "1", ValueOrigin{"--set"});
@@ -388,7 +372,6 @@ TEST_CASE("param: unused presets are reported together with suggestions", "[para
 }
 
 TEST_CASE("param: a preset given after its parameter exists is reported", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   auto clock = make_clock();
   reg.preset("ni0.cpu.clock_mhz", "400", ValueOrigin{"--set"});
@@ -398,7 +381,6 @@ TEST_CASE("param: a preset given after its parameter exists is reported", "[para
 }
 
 TEST_CASE("param: clear forgets parameters and presets", "[params]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = ParamRegistry::instance();
   reg.preset("zz", "1", ValueOrigin{"--set"});
   auto clock = make_clock();

@@ -82,7 +82,6 @@ struct Bench {
 }  // namespace
 
 TEST_CASE("pci bus: variants set the parameters, explicit keys win", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   SECTION("pci64-66 is the default") {
     m2::PciBus bus("bus", TimingStyle::LT);
     CHECK(bus.variant.get() == "pci64-66");
@@ -118,7 +117,6 @@ TEST_CASE("pci bus: variants set the parameters, explicit keys win", "[model][pc
 }
 
 TEST_CASE("pci bus: single transfers cost the hand-counted clocks (pci64-66)", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   const m2::PciBus& bus = b.bus;
   CHECK(bus.transfer_time(true, kMemBase, 4) == clk66(15));   // 2+1+10+1 data+1
@@ -139,7 +137,6 @@ TEST_CASE("pci bus: single transfers cost the hand-counted clocks (pci64-66)", "
 }
 
 TEST_CASE("pci bus: single transfers cost the hand-counted clocks (pci32-33)", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   preset("bus.variant", "pci32-33");
   Bench b;
   const m2::PciBus& bus = b.bus;
@@ -155,7 +152,6 @@ TEST_CASE("pci bus: single transfers cost the hand-counted clocks (pci32-33)", "
 }
 
 TEST_CASE("pci bus: bursts cost the hand-counted clocks (pci64-66)", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   m2::PciBus::Plan p = b.bus.plan(true, kMemBase, 256);  // 32 phases, one burst
   CHECK(p.data_phases == 32);
@@ -176,7 +172,6 @@ TEST_CASE("pci bus: bursts cost the hand-counted clocks (pci64-66)", "[model][pc
 }
 
 TEST_CASE("pci bus: bursts cost the hand-counted clocks (pci32-33)", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   preset("bus.variant", "pci32-33");
   Bench b;
   // 2 KB write: 512 phases, 61 per burst: 9 bursts.
@@ -187,7 +182,6 @@ TEST_CASE("pci bus: bursts cost the hand-counted clocks (pci32-33)", "[model][pc
 }
 
 TEST_CASE("pci bus: the latency timer splits bursts: one up to the limit, two beyond it", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   preset("bus.latency_timer_clocks", "16");
   Bench b;
   CHECK(b.bus.max_burst_phases(false) == 13);  // 16 - 1 - 2
@@ -204,7 +198,6 @@ TEST_CASE("pci bus: the latency timer splits bursts: one up to the limit, two be
 
 TEST_CASE("pci bus: a latency timer shorter than the initial latency still moves one phase per burst",
           "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   preset("bus.latency_timer_clocks", "4");
   Bench b;
   CHECK(b.bus.max_burst_phases(true) == 1);
@@ -212,7 +205,6 @@ TEST_CASE("pci bus: a latency timer shorter than the initial latency still moves
 }
 
 TEST_CASE("pci bus: address decoding, translation and errors", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   // Targets see offsets; the master gets its address back.
   REQUIRE(b.init.write(kMemBase + 0x100, {1, 2, 3, 4}) == tlm::TLM_OK_RESPONSE);
@@ -237,7 +229,6 @@ TEST_CASE("pci bus: address decoding, translation and errors", "[model][pci]") {
 }
 
 TEST_CASE("pci bus: overlapping ranges are a ConfigError naming both", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   m2::PciBus bus("bus", TimingStyle::LT);
   m2::Memory mem("mem", kMemSize), x("x", 0x1000);
   bus.attach(mem.socket, kMemBase, kMemSize, "mem");
@@ -252,7 +243,6 @@ TEST_CASE("pci bus: overlapping ranges are a ConfigError naming both", "[model][
 }
 
 TEST_CASE("pci bus: data arrives intact, aligned or not", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::mt19937 rng(11);
   for (uint64_t off : {0ull, 1ull, 3ull, 7ull, 0x1005ull}) {
@@ -269,7 +259,6 @@ TEST_CASE("pci bus: data arrives intact, aligned or not", "[model][pci]") {
 }
 
 TEST_CASE("pci bus: LT adds the target's own latency and keeps statistics per master", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   preset("dev.read_latency_ns", "100");
   Bench b;
   CHECK(b.read(kDevBase, 4) == clk66(15) + sc_time(100, SC_NS));  // wait states of the target
@@ -332,7 +321,6 @@ struct Contention {
 }  // namespace
 
 TEST_CASE("pci bus: LT vs AT, two masters contending: same data, AT serialises", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Contention lt("lt", TimingStyle::LT), at("at", TimingStyle::AT);
   sc_core::sc_start();
 
@@ -385,7 +373,6 @@ TEST_CASE("pci bus: LT vs AT, two masters contending: same data, AT serialises",
 }
 
 TEST_CASE("pci bus: AT arbitration is round-robin between bursts", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   m2::PciBus bus("bus", TimingStyle::AT);
   m2test::ThreadInitiator a("a"), b("b"), c("c");
   m2::Memory mem("mem", kMemSize);
@@ -421,7 +408,6 @@ TEST_CASE("pci bus: AT arbitration is round-robin between bursts", "[model][pci]
 
 TEST_CASE("pci bus: AT waits for the caller's local time first and holds for the target's latency",
           "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   preset("mem.read_latency_ns", "50");
   m2::PciBus bus("bus", TimingStyle::AT);
   m2test::ThreadInitiator m("m");
@@ -443,7 +429,6 @@ TEST_CASE("pci bus: AT waits for the caller's local time first and holds for the
 }
 
 TEST_CASE("pci bus: LT grants DMI in bus addresses, with a one-phase transaction as latency", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   tlm::tlm_dmi dmi;
   REQUIRE(b.init.dmi(kMemBase + 0x40, dmi));
@@ -457,7 +442,6 @@ TEST_CASE("pci bus: LT grants DMI in bus addresses, with a one-phase transaction
 }
 
 TEST_CASE("pci bus: AT denies DMI (it would bypass arbitration)", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b(TimingStyle::AT);
   tlm::tlm_dmi dmi;
   CHECK_FALSE(b.init.dmi(kMemBase + 0x40, dmi));
@@ -466,7 +450,6 @@ TEST_CASE("pci bus: AT denies DMI (it would bypass arbitration)", "[model][pci]"
 }
 
 TEST_CASE("pci bus: debug transport is translated and clipped to the window", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   Bench b;
   std::vector<uint8_t> w{1, 2, 3, 4, 5, 6, 7, 8};
   CHECK(b.init.dbg(tlm::TLM_WRITE_COMMAND, kDevBase + kDevSize - 4, w.data(), 8) == 4);
@@ -496,7 +479,6 @@ struct DelayProbe : sc_core::sc_module {
 }  // namespace
 
 TEST_CASE("pci bus: LT tells the target when a write's data is through and when a read starts", "[model][pci]") {
-  m2::ParamRegistry::instance().clear();
   m2test::TestInitiator init{"init"};
   m2::PciBus bus("bus", TimingStyle::LT);
   DelayProbe probe("probe");

@@ -15,7 +15,6 @@ using m2::ppc::decode_mem_access;
 using m2::ppc::is_trap;
 
 TEST_CASE("ppc decode: field extraction", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   // mfspr r3,HID0 (1008 = 0b11111_10000: halves swapped in the encoding)
   CHECK(m2::ppc::primary_op(0x7C70FAA6) == 31);
   CHECK(m2::ppc::ext_op(0x7C70FAA6) == 339);
@@ -29,7 +28,6 @@ TEST_CASE("ppc decode: field extraction", "[model][ppc_decode]") {
 }
 
 TEST_CASE("ppc decode: timebase reads are intercepted", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   auto a = classify(0x7C6C42E6);  // mftb r3
   CHECK(a.kind == Intercept::ReadSpr);
   CHECK(a.reg == 3);
@@ -49,7 +47,6 @@ TEST_CASE("ppc decode: timebase reads are intercepted", "[model][ppc_decode]") {
 }
 
 TEST_CASE("ppc decode: decrementer accesses are intercepted", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   auto a = classify(0x7CB602A6);  // mfdec r5
   CHECK(a.kind == Intercept::ReadSpr);
   CHECK(a.reg == 5);
@@ -66,7 +63,6 @@ TEST_CASE("ppc decode: decrementer accesses are intercepted", "[model][ppc_decod
 }
 
 TEST_CASE("ppc decode: timebase writes are intercepted", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   auto a = classify(0x7C7C43A6);  // mttbl r3
   CHECK(a.kind == Intercept::WriteSpr);
   CHECK(a.reg == 3);
@@ -77,7 +73,6 @@ TEST_CASE("ppc decode: timebase writes are intercepted", "[model][ppc_decode]") 
 }
 
 TEST_CASE("ppc decode: HID0 and mtmsr are intercepted", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   auto a = classify(0x7C70FAA6);  // mfspr r3,HID0
   CHECK(a.kind == Intercept::ReadSpr);
   CHECK(a.reg == 3);
@@ -94,7 +89,6 @@ TEST_CASE("ppc decode: HID0 and mtmsr are intercepted", "[model][ppc_decode]") {
 }
 
 TEST_CASE("ppc decode: other instructions are not intercepted", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   const struct {
     uint32_t insn;
     const char* text;
@@ -122,7 +116,6 @@ TEST_CASE("ppc decode: other instructions are not intercepted", "[model][ppc_dec
 }
 
 TEST_CASE("ppc decode: D-form loads and stores", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   auto m = decode_mem_access(0x80690004);  // lwz r3,4(r9)
   REQUIRE(m);
   CHECK_FALSE(m->is_store);
@@ -174,7 +167,6 @@ TEST_CASE("ppc decode: D-form loads and stores", "[model][ppc_decode]") {
 }
 
 TEST_CASE("ppc decode: X-form loads and stores", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   auto m = decode_mem_access(0x7CA639AE);  // stbx r5,r6,r7
   REQUIRE(m);
   CHECK(m->is_store);
@@ -208,7 +200,6 @@ TEST_CASE("ppc decode: X-form loads and stores", "[model][ppc_decode]") {
 }
 
 TEST_CASE("ppc decode: non-memory instructions have no memory access", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   for (uint32_t insn : {0x7C632214u /*add*/, 0x38630001u /*addi*/, 0x7C832378u /*mr*/, 0x4E800020u /*blr*/,
                         0x44000002u /*sc*/, 0x7C6C42E6u /*mftb*/, 0x7CA00124u /*mtmsr*/, 0x7C6000A6u /*mfmsr*/,
                         0x7FE00008u /*trap*/, 0x0FE00000u /*twi*/, 0x00000000u, 0x48000000u /*b .*/,
@@ -219,7 +210,6 @@ TEST_CASE("ppc decode: non-memory instructions have no memory access", "[model][
 }
 
 TEST_CASE("ppc decode: traps", "[model][ppc_decode]") {
-  m2::ParamRegistry::instance().clear();
   CHECK(is_trap(0x7FE00008));  // tw 31,0,0 (trap)
   CHECK(is_trap(0x7C832008));  // tweq r3,r4
   CHECK(is_trap(0x0FE00000));  // twi 31,r0,0 (twui)

@@ -120,7 +120,6 @@ const m2::ElfSymbol* find_symbol(const m2::ElfImage& img, const std::string& nam
 }  // namespace
 
 TEST_CASE("processor: compute.elf runs to completion with the right result and timing", "[model][processor]") {
-  m2::ParamRegistry::instance().clear();
   MiniNode n("compute");
   n.simulate();
 
@@ -148,7 +147,6 @@ TEST_CASE("processor: compute.elf runs to completion with the right result and t
 }
 
 TEST_CASE("processor: hello.elf prints, computes and sleeps on the decrementer", "[model][processor]") {
-  m2::ParamRegistry::instance().clear();
   MiniNode n("hello");
   n.simulate();
 
@@ -177,7 +175,6 @@ TEST_CASE("processor: hello.elf prints, computes and sleeps on the decrementer",
 
 TEST_CASE("processor: the firmware profile counts every instruction and device access per function",
           "[model][processor][profile]") {
-  m2::ParamRegistry::instance().clear();
   m2::ParamRegistry::instance().preset("cpu.profile", "true", m2::ValueOrigin{"test"});
   MiniNode n("hello");
   n.simulate();
@@ -209,7 +206,6 @@ TEST_CASE("processor: the firmware profile counts every instruction and device a
 }
 
 TEST_CASE("processor: without the profile parameter nothing is collected", "[model][processor][profile]") {
-  m2::ParamRegistry::instance().clear();
   MiniNode n("compute");
   n.simulate();
   CHECK(n.run.exit_code() == 0);
@@ -217,7 +213,6 @@ TEST_CASE("processor: without the profile parameter nothing is collected", "[mod
 }
 
 TEST_CASE("processor: timebase.elf sees the timebase follow simulated time", "[model][processor]") {
-  m2::ParamRegistry::instance().clear();
   MiniNode n("timebase");
   n.simulate();
 
@@ -235,7 +230,6 @@ TEST_CASE("processor: timebase.elf sees the timebase follow simulated time", "[m
 }
 
 TEST_CASE("processor: fault_illegal.elf stops with an exact illegal-instruction fault", "[model][processor]") {
-  m2::ParamRegistry::instance().clear();
   MiniNode n("fault_illegal");
 
   // The `.long 0` inside do_illegal, found in the image bytes.
@@ -273,7 +267,6 @@ TEST_CASE("processor: fault_illegal.elf stops with an exact illegal-instruction 
 }
 
 TEST_CASE("processor: fault_unmapped_load.elf stops with a load fault in do_bad_load", "[model][processor]") {
-  m2::ParamRegistry::instance().clear();
   MiniNode n("fault_unmapped_load");
   n.simulate();
 
@@ -328,7 +321,6 @@ TEST_CASE("processor: a breakpoint does not disturb a firmware run", "[model][pr
 
 TEST_CASE("iss core: breakpoints stop before the instruction and resume transparently",
           "[model][processor][iss][breakpoint]") {
-  m2::ParamRegistry::instance().clear();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");
@@ -383,7 +375,6 @@ TEST_CASE("iss core: breakpoints stop before the instruction and resume transpar
 
 TEST_CASE("iss core: after the last breakpoint the firmware goes on to its device accesses",
           "[model][processor][iss][breakpoint]") {
-  m2::ParamRegistry::instance().clear();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");
@@ -466,7 +457,6 @@ TEST_CASE("iss core: two breakpoints in one block are both reported", "[model][p
 // ---- Single step and the debugger's view of memory ---------------------------
 
 TEST_CASE("iss core: single_step executes exactly one instruction", "[model][processor][iss][step]") {
-  m2::ParamRegistry::instance().clear();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");
@@ -492,7 +482,6 @@ TEST_CASE("iss core: single_step executes exactly one instruction", "[model][pro
 }
 
 TEST_CASE("iss core: single steps through branches keep count and result exact", "[model][processor][iss][step]") {
-  m2::ParamRegistry::instance().clear();
   const uint64_t kernel_insns = m2test::kernel_instructions();
   BareCore c;
   m2::iss::Core& core = *c.core;
@@ -518,7 +507,6 @@ TEST_CASE("iss core: single steps through branches keep count and result exact",
 
 TEST_CASE("iss core: hide_patches shows the loaded program under breakpoints and intercepts",
           "[model][processor][iss][breakpoint]") {
-  m2::ParamRegistry::instance().clear();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");
@@ -552,7 +540,6 @@ TEST_CASE("iss core: hide_patches shows the loaded program under breakpoints and
 }
 
 TEST_CASE("iss core: code written over a breakpoint runs and the breakpoint stays", "[model][processor][iss][breakpoint]") {
-  m2::ParamRegistry::instance().clear();
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");

@@ -47,7 +47,6 @@ struct Dev {
 }  // namespace
 
 TEST_CASE("register bank: writes are big-endian", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   Access a(tlm::TLM_WRITE_COMMAND, 0x00);
   a.data[0] = 0x12, a.data[1] = 0x34, a.data[2] = 0x56, a.data[3] = 0x78;
@@ -66,7 +65,6 @@ TEST_CASE("register bank: writes are big-endian", "[model][register_bank]") {
 }
 
 TEST_CASE("register bank: reads are big-endian", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   d.ctrl = 0xA1B2C3D4;
   Access a(tlm::TLM_READ_COMMAND, 0x00);
@@ -92,7 +90,6 @@ TEST_CASE("register bank: reads are big-endian", "[model][register_bank]") {
 }
 
 TEST_CASE("register bank: read of a write-only register is an error naming it", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   Access a(tlm::TLM_READ_COMMAND, 0x08);
   a.data[0] = 0x77;
@@ -105,7 +102,6 @@ TEST_CASE("register bank: read of a write-only register is an error naming it", 
 }
 
 TEST_CASE("register bank: write of a read-only register is an error naming it", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   Access a(tlm::TLM_WRITE_COMMAND, 0x04);
   d.regs.access(a.t);
@@ -117,7 +113,6 @@ TEST_CASE("register bank: write of a read-only register is an error naming it", 
 }
 
 TEST_CASE("register bank: missing offset is an error", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   Access a(tlm::TLM_READ_COMMAND, 0x0C);
   d.regs.access(a.t);
@@ -131,7 +126,6 @@ TEST_CASE("register bank: missing offset is an error", "[model][register_bank]")
 }
 
 TEST_CASE("register bank: unaligned and non-32-bit accesses are errors", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   SECTION("unaligned 4-byte read") {
     Access a(tlm::TLM_READ_COMMAND, 0x02);
@@ -177,7 +171,6 @@ TEST_CASE("register bank: unaligned and non-32-bit accesses are errors", "[model
 }
 
 TEST_CASE("register bank: an error is followed by a clean access", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   Access bad(tlm::TLM_READ_COMMAND, 0x0C);
   d.regs.access(bad.t);
@@ -190,7 +183,6 @@ TEST_CASE("register bank: an error is followed by a clean access", "[model][regi
 }
 
 TEST_CASE("register bank: TLM_IGNORE_COMMAND calls no callback", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   Access a(tlm::TLM_IGNORE_COMMAND, 0x00);
   a.data[3] = 0x55;
@@ -202,7 +194,6 @@ TEST_CASE("register bank: TLM_IGNORE_COMMAND calls no callback", "[model][regist
 }
 
 TEST_CASE("register bank: a little-endian bank swaps bytes both ways", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   m2::RegisterBank regs{"top.le", m2::ByteOrder::Little};
   uint32_t value = 0xA1B2C3D4;
   regs.add(0x10, "DATA", [&] { return value; }, [&](uint32_t v) { value = v; });
@@ -228,7 +219,6 @@ TEST_CASE("register bank: a little-endian bank swaps bytes both ways", "[model][
 }
 
 TEST_CASE("register bank: a debugger reads registers by their getters, any length, up to a hole", "[model][register_bank]") {
-  m2::ParamRegistry::instance().clear();
   Dev d;
   d.ctrl = 0x11223344;
   // Eight bytes from the middle of CTRL: its last two bytes, STATUS, then

@@ -69,7 +69,6 @@ struct Bench {
 }  // namespace
 
 TEST_CASE("router: transactions reach the right target with the address translated", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Bench t;
   uint64_t after = 0;
   uint8_t w1[4] = {0x12, 0x34, 0x56, 0x78};
@@ -100,7 +99,6 @@ TEST_CASE("router: transactions reach the right target with the address translat
 }
 
 TEST_CASE("router: adds latency_ns to every access", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   auto& reg = m2::ParamRegistry::instance();
   reg.preset("bus.latency_ns", "35", m2::ValueOrigin{"test"});
   reg.preset("b.read_latency_ns", "10", m2::ValueOrigin{"test"});
@@ -115,7 +113,6 @@ TEST_CASE("router: adds latency_ns to every access", "[model][router]") {
 }
 
 TEST_CASE("router: default latency is 20 ns", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Bench t;
   sc_core::sc_time d;
   std::vector<uint8_t> r(4);
@@ -124,7 +121,6 @@ TEST_CASE("router: default latency is 20 ns", "[model][router]") {
 }
 
 TEST_CASE("router: unmapped addresses and straddling accesses are address errors", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Bench t;
   sc_core::sc_time d;
   CHECK(t.init.write(kBaseA + kSizeA, {1}, &d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);  // hole after A
@@ -149,7 +145,6 @@ TEST_CASE("router: unmapped addresses and straddling accesses are address errors
 }
 
 TEST_CASE("router: a window smaller than its target limits the accesses", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Initiator init("init");
   m2::Router bus("bus");
   m2::Memory big("big", 0x4000);
@@ -177,7 +172,6 @@ TEST_CASE("router: a window smaller than its target limits the accesses", "[mode
 }
 
 TEST_CASE("router: overlapping attach is a ConfigError naming both ranges", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   m2::Router bus("bus");
   m2::Memory a("a", 0x2000), b("b", 0x2000), c("c", 0x1000), d("d", 0x1000);
   bus.attach(a.socket, 0x1000, 0x2000, "ram_a");
@@ -197,7 +191,6 @@ TEST_CASE("router: overlapping attach is a ConfigError naming both ranges", "[mo
 }
 
 TEST_CASE("router: DMI is translated to bus addresses and matches b_transport", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Bench t;
   std::mt19937 rng(7);
 
@@ -241,7 +234,6 @@ TEST_CASE("router: DMI is translated to bus addresses and matches b_transport", 
 }
 
 TEST_CASE("router: memory_map lists the ranges with their names", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Bench t;
   const auto map = t.bus.memory_map();
   REQUIRE(map.size() == 2);
@@ -254,7 +246,6 @@ TEST_CASE("router: memory_map lists the ranges with their names", "[model][route
 }
 
 TEST_CASE("router: debug transport is translated and clipped to the window", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Bench t;
   REQUIRE(t.init.write(kBaseB + 0x200, {1, 2, 3, 4, 5, 6, 7, 8}) == tlm::TLM_OK_RESPONSE);
   std::vector<uint8_t> r(8, 0);
@@ -278,7 +269,6 @@ TEST_CASE("router: debug transport is translated and clipped to the window", "[m
 }
 
 TEST_CASE("router: DMI invalidation from a target is translated to bus addresses", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Initiator init("init");
   m2::Router bus("bus");
   m2::Memory ram("ram", 0x1000);
@@ -304,7 +294,6 @@ TEST_CASE("router: DMI invalidation from a target is translated to bus addresses
 }
 
 TEST_CASE("router: a view maps a second window onto an attached target, timed, without DMI", "[model][router]") {
-  m2::ParamRegistry::instance().clear();
   Initiator init{"init"};
   m2::Router bus{"bus"};
   m2::Memory mem{"mem", kSizeA, /*read_latency_ns=*/40, /*write_latency_ns=*/20};

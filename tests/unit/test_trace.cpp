@@ -28,7 +28,6 @@ TEST_CASE("trace patterns: wildcards, whole names and everything below a name", 
 }
 
 TEST_CASE("trace tap forwards unchanged, records each transaction, passes DMI through", "[trace]") {
-  m2::ParamRegistry::instance().clear();
   m2::TraceRecorder& rec = m2::TraceRecorder::instance();
   rec.clear();
   rec.configure("top.*", 0, UINT64_MAX);
@@ -71,7 +70,6 @@ TEST_CASE("trace tap forwards unchanged, records each transaction, passes DMI th
 }
 
 TEST_CASE("untraced bindings get no tap, records outside the window are dropped", "[trace]") {
-  m2::ParamRegistry::instance().clear();
   m2::TraceRecorder& rec = m2::TraceRecorder::instance();
   rec.clear();
   rec.configure("other.*", 0, UINT64_MAX);

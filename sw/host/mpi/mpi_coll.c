@@ -132,7 +132,7 @@ static int reduce(struct coll *c, const char *fn, const void *sendbuf, void *rec
       /* Memory bound: two operand streams in, one out, 1.5 times the traffic
        * of copying the vector, at the host's copy bandwidth (the PIII's FPU
        * and ALU combine an element in a few cycles, far less). */
-      m2host_compute_ns(1.5 * (double)bytes * 1e3 / c->H->p.memcpy_mbps);
+      m2host_compute_ns(1.5 * (double)bytes * 1e3 / c->H->p.memcpy_mbyte_per_s);
     }
   }
   m2host_memcpy(recvbuf, acc, bytes);

@@ -88,7 +88,7 @@ static void read_params(struct mpi_params *p)
   p->eager_slots = (int)param("mpi.eager_slots", 8);
   p->call_cycles = (uint64_t)param("mpi.call_cycles", 200);
   p->match_cycles = (uint64_t)param("mpi.match_cycles", 25);
-  p->memcpy_mbps = param("memcpy_mbps", 300);
+  p->memcpy_mbyte_per_s = param("memcpy_mbyte_per_s", 300);
   p->poll_us = param("mpi.progress_poll_us", 5);
 }
 

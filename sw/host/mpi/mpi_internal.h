@@ -108,7 +108,7 @@ struct mpi_params {
   size_t eager_limit, zcopy_threshold, pin_cache_bytes;
   int pin_cache, eager_slots;
   uint64_t call_cycles, match_cycles;
-  double memcpy_mbps; /* the host's copy bandwidth: reductions stream their data at it */
+  double memcpy_mbyte_per_s; /* the host's copy bandwidth: reductions stream their data at it */
   double poll_us;
 };
 
