@@ -36,8 +36,8 @@ class HostNode : public sc_core::sc_module {
   HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, int id, int count,
            const std::string& config_dir, bool with_link = false);
 
-  // What the PCI bus, the bridge and the NI's DMA engine and network buffer
-  // did, appended to `out`.
+  // The statistics of the PCI bus, the bridge and the NI's DMA engine, in
+  // that order, appended to `out`.
   void append_statistics(std::vector<Statistic>& out) const;
 
  private:

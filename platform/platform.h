@@ -31,6 +31,10 @@ struct Statistic {
   double value;
 };
 
+// The statistics model `model` declared (core/stats.h), in its order, those
+// it reports in this run, appended to `out`.
+void append_statistics_of(const std::string& model, std::vector<Statistic>& out);
+
 class Platform {
  public:
   virtual ~Platform() = default;

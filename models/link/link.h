@@ -36,6 +36,7 @@
 
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/stats.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
 
@@ -156,6 +157,9 @@ class Link : public sc_core::sc_module {
   std::array<std::deque<Delivery>, 2> m_queue;
   std::array<sc_core::sc_event, 2> m_queued;
   std::array<MlxFrameTransaction, 2> m_handover;  // LT: the receiver's copy, per direction
+  // What the run reports, per direction "ab." and "ba." (core/stats.h).
+  std::vector<std::unique_ptr<StatProbe>> declare_stats();
+  const std::vector<std::unique_ptr<StatProbe>> m_stat_decls = declare_stats();
 };
 
 }  // namespace m2
