@@ -9,6 +9,9 @@
 
 #include "core/output_file.h"
 #include "core/params.h"
+#include "core/stats.h"
+
+#include <algorithm>
 
 namespace m2 {
 namespace {
@@ -142,6 +145,23 @@ std::string format_params_table() {
     if (p->origin().where != "default") desc += " (set at " + p->origin().where + ")";
     r += fmt("%-*s  %-*s  %-*s  %-*s  ", int(wn), p->name().c_str(), int(wv), p->value_string().c_str(), int(wu),
              p->unit().c_str(), int(wd), p->default_string().c_str()) + desc + "\n";
+  }
+  return r;
+}
+
+std::string format_stats_table() {
+  std::vector<const StatBase*> all(StatRegistry::instance().all().begin(), StatRegistry::instance().all().end());
+  std::sort(all.begin(), all.end(), [](const StatBase* a, const StatBase* b) { return a->name() < b->name(); });
+  size_t wn = 4, wu = 4;
+  for (const StatBase* st : all) {
+    wn = std::max(wn, st->name().size());
+    wu = std::max(wu, st->unit().size());
+  }
+  std::string r = fmt("%-*s  %-*s  %s\n", int(wn), "name", int(wu), "unit", "description");
+  for (const StatBase* st : all) {
+    std::string desc = st->description();
+    if (st->reset_policy() == StatReset::Never) desc += " (not reset after warm-up)";
+    r += fmt("%-*s  %-*s  ", int(wn), st->name().c_str(), int(wu), st->unit().c_str()) + desc + "\n";
   }
   return r;
 }

@@ -175,6 +175,12 @@ int list_params(const RunOptions& opts) {
   return 0;
 }
 
+int list_stats(const RunOptions& opts) {
+  auto e = elaborate(opts, true);
+  std::cout << format_stats_table();
+  return 0;
+}
+
 int list_cases(const RunOptions& opts) {
   const ConfigCases cases = load_config_cases(opts.config_path);
   // Nothing on stdout without cases: ./m2vp tells the two kinds of config apart by it.
