@@ -24,7 +24,7 @@ const std::map<std::string, PlatformBuilder>& builders() {
 
 void append_statistics_of(const std::string& model, std::vector<Statistic>& out) {
   for (const StatBase* s : StatRegistry::instance().of(model))
-    if (s->reported()) out.push_back({s->owner(), s->local_name(), s->value()});
+    if (s->reported()) out.push_back({s->owner(), s->local_name(), s->value(), s->format() == StatFormat::Decimals});
 }
 
 std::vector<std::string> platform_names() {

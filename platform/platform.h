@@ -29,6 +29,7 @@ struct Statistic {
   std::string source;  // the model instance ("node0.pci")
   std::string key;     // "busy_us", "ni.bytes" ...
   double value;
+  bool always_decimals = false;  // six decimals even when whole (StatFormat::Decimals)
 };
 
 // The statistics model `model` declared (core/stats.h), in its order, those

@@ -103,18 +103,20 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
   f << "source\tkey\tvalue\n";
   f << "run\tsim_time_us\t" << fmt("%.6f", s.sim_seconds * 1e6) << "\n";
   f << "run\texit_code\t" << run.exit_code() << "\n";
-  for (Processor* p : cpus) {
-    f << p->name() << "\tinstructions\t" << p->instructions() << "\n";
-    f << p->name() << "\tidle_us\t" << fmt("%.6f", p->idle_time().to_seconds() * 1e6) << "\n";
-    f << p->name() << "\tio_syncs_skipped\t" << p->syncs_skipped() << "\n";
-  }
-  for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
   // Counts as integers (48, not 48.000000), times and rates with six decimals.
-  for (const Statistic& st : stats)
+  auto write = [&f](const Statistic& st) {
     f << st.source << "\t" << st.key << "\t"
-      << (st.value == std::floor(st.value) && std::fabs(st.value) < 1e15 ? fmt("%.0f", st.value)
-                                                                        : fmt("%.6f", st.value))
+      << (!st.always_decimals && st.value == std::floor(st.value) && std::fabs(st.value) < 1e15
+              ? fmt("%.0f", st.value)
+              : fmt("%.6f", st.value))
       << "\n";
+  };
+  // The CPUs' statistics (cpu/processor.h) first, then the results, then the other models'.
+  std::vector<Statistic> cpu_stats;
+  for (Processor* p : cpus) append_statistics_of(p->name(), cpu_stats);
+  for (const Statistic& st : cpu_stats) write(st);
+  for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
+  for (const Statistic& st : stats) write(st);
   file.commit();
 }
 

@@ -22,13 +22,16 @@ StatBase::~StatBase() { StatRegistry::instance().remove(this); }
 void StatBase::register_stat() { StatRegistry::instance().add(this); }
 
 StatProbe::StatProbe(const sc_core::sc_object* owner, const std::string& local_name, const std::string& unit,
-                     const std::string& description, std::function<double()> read, StatReset reset)
+                     const std::string& description, std::function<double()> read, StatReset reset,
+                     StatFormat format)
     : StatProbe(owner ? std::string(owner->name()) : std::string(), local_name, unit, description,
-                std::move(read), reset) {}
+                std::move(read), reset, format) {}
 
 StatProbe::StatProbe(const std::string& owner, const std::string& local_name, const std::string& unit,
-                     const std::string& description, std::function<double()> read, StatReset reset)
+                     const std::string& description, std::function<double()> read, StatReset reset,
+                     StatFormat format)
     : StatBase(owner, local_name, unit, description, reset), m_read(std::move(read)) {
+  m_format = format;
   register_stat();
 }
 

@@ -34,6 +34,11 @@ namespace m2 {
 // declared now so that one needs no change to the models.
 enum class StatReset { AfterWarmup, Never };
 
+// How tables (stats.tsv, the report) write the value: Auto, a whole number as
+// an integer (48) and any other with six decimals; Decimals, always six
+// decimals (a CPU's idle time, 0.000000 when it never dozed).
+enum class StatFormat { Auto, Decimals };
+
 class StatBase {
  public:
   // `owner` is the model's hierarchical name; "" for a top-level statistic.
@@ -59,6 +64,7 @@ class StatBase {
   bool reported() const { return !m_only_when_nonzero || value() != 0; }
   // Marks it as reported only while non-zero (see reported()).
   void only_when_nonzero() { m_only_when_nonzero = true; }
+  StatFormat format() const { return m_format; }
 
  protected:
   // Called by the typed constructors: registers the statistic (throws
@@ -69,6 +75,9 @@ class StatBase {
   std::string m_owner, m_local, m_name, m_unit, m_description;
   StatReset m_reset;
   bool m_only_when_nonzero = false;
+
+ protected:
+  StatFormat m_format = StatFormat::Auto;
 };
 
 // A statistic that owns its value: a counter or an accumulated amount.
@@ -105,10 +114,10 @@ class StatProbe : public StatBase {
  public:
   StatProbe(const sc_core::sc_object* owner, const std::string& local_name, const std::string& unit,
             const std::string& description, std::function<double()> read,
-            StatReset reset = StatReset::AfterWarmup);
+            StatReset reset = StatReset::AfterWarmup, StatFormat format = StatFormat::Auto);
   StatProbe(const std::string& owner, const std::string& local_name, const std::string& unit,
             const std::string& description, std::function<double()> read,
-            StatReset reset = StatReset::AfterWarmup);
+            StatReset reset = StatReset::AfterWarmup, StatFormat format = StatFormat::Auto);
 
   double value() const override { return m_read() - m_zero; }
   void reset() override { m_zero = m_read(); }

@@ -47,12 +47,14 @@ TEST_CASE("stats --list names every model statistic a run writes to stats.tsv, w
   REQUIRE_FALSE(lines.empty());
   CHECK(std::regex_match(lines[0], std::regex(R"(name +unit +description)")));
   const auto stats = listed(l.out);
-  // One declared by a model's header, one declared per PCI master once bound.
+  // One declared by a model's header, one declared per PCI master once bound, a CPU's.
   REQUIRE(stats.count("node0.ni.dma.descriptors"));
   CHECK(std::regex_match(stats.at("node0.ni.dma.descriptors"), std::regex(R"( +count +descriptors completed.*)")));
   REQUIRE(stats.count("node1.pci.bridge.busy_us"));
   CHECK(std::regex_match(stats.at("node1.pci.bridge.busy_us"), std::regex(R"( +us +time master bridge held.*)")));
   REQUIRE(stats.count("node0.link.ab.damaged"));
+  REQUIRE(stats.count("sb0.cpu.idle_us"));
+  CHECK(std::regex_match(stats.at("sb0.cpu.idle_us"), std::regex(R"( +us +time dozing.*)")));
   // LT: no grant waiting.
   CHECK_FALSE(stats.count("node0.pci.bridge.waiting_us"));
   // Every statistic has a unit and a description.
@@ -75,10 +77,11 @@ TEST_CASE("stats --list names every model statistic a run writes to stats.tsv, w
     INFO("listed statistic " << name);
     CHECK(written.count(name) == (only_when_nonzero(name) ? 0u : 1u));
   }
-  // The model rows: those of the sources the list knows (CPUs, results and the run's own come first).
+  // The models' rows (the run's own and the firmware's results are not a model's).
   for (const auto& row : rows) {
-    if (row.size() != 3 || !std::regex_match(row[0], std::regex(R"((node\d+\.(pci|bridge|ni\.dma|ni\.mlcx|link)|sb\d+|sb\d+\.port\d+\.mlx))")))
+    if (row.size() != 3 || !std::regex_match(row[0], std::regex(R"((node\d+\.(pci|bridge|ni\.dma|ni\.mlcx|ni\.cpu|link)|sb\d+|sb\d+\.cpu|sb\d+\.port\d+\.mlx))")))
       continue;
+    if (std::regex_match(row[1], std::regex(R"(fw_result\d+)"))) continue;  // the firmware's, not a model's
     INFO("stats.tsv row " << row[0] << " " << row[1]);
     CHECK(stats.count(row[0] + "." + row[1]) == 1);
   }
