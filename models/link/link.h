@@ -36,6 +36,7 @@
 
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/signals.h"
 #include "core/stats.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
@@ -150,6 +151,9 @@ class Link : public sc_core::sc_module {
   std::array<Resource, 2> m_res;
   std::array<DirectionStats, 2> m_stats;
   std::array<BusyLog, 2> m_busy_log;
+  // The VCD's busy lines per direction (core/signals.h).
+  Signal m_signal_ab_busy{this, "ab_busy", m_busy_log[0]};
+  Signal m_signal_ba_busy{this, "ba_busy", m_busy_log[1]};
   std::array<std::set<uint64_t>, 2> m_corrupt;
   std::array<std::set<uint64_t>, 2> m_damage;
   std::array<std::set<uint64_t>, 2> m_damaged;  // the listed frames that were damaged

@@ -27,6 +27,7 @@
 #include "core/address_map.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/signals.h"
 #include "core/stats.h"
 #include "core/timing_style.h"
 
@@ -133,6 +134,8 @@ class PciBus : public sc_core::sc_module {
   std::vector<std::vector<std::unique_ptr<StatProbe>>> m_master_stat_decls;  // by port
   void declare_master_stats(unsigned port);
   BusyLog m_busy_log;
+  // The VCD's busy line (core/signals.h).
+  Signal m_signal_busy{this, "busy", m_busy_log};
   bool m_owned = false;
   std::deque<Waiter*> m_waiters;
   uint64_t m_next_seq = 0;
