@@ -231,14 +231,15 @@ class ClusterPlatform : public Platform {
     for (auto& e : m_engines) add_mlx_signals(*e, e->name(), out);
     for (auto& l : m_links) add_link_signals(*l, out);
   }
-  std::vector<Statistic> statistics() override {
-    std::vector<Statistic> s;
-    for (auto& n : m_nodes) n->append_statistics(s);
-    for (auto& l : m_links) append_statistics_of(l->name(), s);
-    for (auto& sb : m_sbs) append_statistics_of(sb->name(), s);
-    for (auto& n : m_nodes) append_statistics_of(n->ni.mlcx->name(), s);
-    for (auto& e : m_engines) append_statistics_of(e->name(), s);
-    return s;
+  std::vector<std::string> statistics_models() override {
+    std::vector<std::string> m;
+    for (auto& n : m_nodes)
+      for (const std::string& model : n->statistics_models()) m.push_back(model);
+    for (auto& l : m_links) m.push_back(l->name());
+    for (auto& sb : m_sbs) m.push_back(sb->name());
+    for (auto& n : m_nodes) m.push_back(n->ni.mlcx->name());
+    for (auto& e : m_engines) m.push_back(e->name());
+    return m;
   }
 
  private:

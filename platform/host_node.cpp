@@ -49,11 +49,3 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
 }
 
 }  // namespace m2
-
-namespace m2 {
-
-void HostNode::append_statistics(std::vector<Statistic>& out) const {
-  for (const char* model : {pci.name(), bridge.name(), ni.dma.name()}) append_statistics_of(model, out);
-}
-
-}  // namespace m2

@@ -27,6 +27,12 @@ void append_statistics_of(const std::string& model, std::vector<Statistic>& out)
     if (s->reported()) out.push_back({s->owner(), s->local_name(), s->value(), s->format() == StatFormat::Decimals});
 }
 
+std::vector<Statistic> Platform::statistics() {
+  std::vector<Statistic> s;
+  for (const std::string& model : statistics_models()) append_statistics_of(model, s);
+  return s;
+}
+
 std::vector<std::string> platform_names() {
   std::vector<std::string> names;
   for (const auto& [name, builder] : builders()) names.push_back(name);

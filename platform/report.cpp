@@ -151,8 +151,10 @@ std::string format_params_table() {
   return r;
 }
 
-std::string format_stats_table() {
-  std::vector<const StatBase*> all(StatRegistry::instance().all().begin(), StatRegistry::instance().all().end());
+std::string format_stats_table(const std::vector<std::string>& models) {
+  std::vector<const StatBase*> all;
+  for (const std::string& m : models)
+    for (const StatBase* st : StatRegistry::instance().of(m)) all.push_back(st);
   std::sort(all.begin(), all.end(), [](const StatBase* a, const StatBase* b) { return a->name() < b->name(); });
   size_t wn = 4, wu = 4;
   for (const StatBase* st : all) {

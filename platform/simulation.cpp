@@ -177,7 +177,11 @@ int list_params(const RunOptions& opts) {
 
 int list_stats(const RunOptions& opts) {
   auto e = elaborate(opts, true);
-  std::cout << format_stats_table();
+  // Those of the models whose statistics a run reports (stats.tsv), the CPUs' first.
+  std::vector<std::string> models;
+  for (Processor* p : e->platform->processors()) models.push_back(p->name());
+  for (const std::string& m : e->platform->statistics_models()) models.push_back(m);
+  std::cout << format_stats_table(models);
   return 0;
 }
 

@@ -107,3 +107,23 @@ TEST_CASE("stats --list follows the timing style, and asks for --list", "[integr
   CHECK(typo.exited(EXIT_CONFIG));
   CHECK(contains(typo.err, "unknown key 'sim.timming'"));
 }
+
+TEST_CASE("stats --list of the single-NI platform names what its stats.tsv reports: the CPU's", "[integration]") {
+  Sandbox sb;
+  const SimResult l = sb.run({"stats", "--list", config("hello")}, false);
+  INFO(l.describe());
+  REQUIRE(l.exited(0));
+  const auto stats = listed(l.out);
+  CHECK(stats.size() == 3);
+  const SimResult r = sb.run({"run", config("hello"), "--quiet"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  std::set<std::string> written;
+  for (const auto& row : read_tsv(r.out_dir / "stats.tsv"))
+    if (row.size() == 3 && row[0] != "source" && row[0] != "run" && !std::regex_match(row[1], std::regex(R"(fw_result\d+)")))
+      written.insert(row[0] + "." + row[1]);
+  std::set<std::string> names;
+  for (const auto& [name, rest] : stats) names.insert(name);
+  CHECK(names == written);
+  CHECK(names == std::set<std::string>{"ni0.cpu.instructions", "ni0.cpu.idle_us", "ni0.cpu.io_syncs_skipped"});
+}
