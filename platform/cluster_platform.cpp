@@ -231,38 +231,15 @@ class ClusterPlatform : public Platform {
     for (auto& e : m_engines) add_mlx_signals(*e, e->name(), out);
     for (auto& l : m_links) add_link_signals(*l, out);
   }
-  std::vector<Statistic> statistics() override {
-    std::vector<Statistic> s;
-    for (auto& n : m_nodes) n->append_statistics(s);
-    for (auto& l : m_links)
-      for (unsigned d = 0; d < 2; ++d) {
-        const std::string dir = d == 0 ? "ab." : "ba.";
-        s.push_back({l->name(), dir + "frames", static_cast<double>(l->stats(d).frames)});
-        s.push_back({l->name(), dir + "info_frames", static_cast<double>(l->stats(d).info_frames)});
-        s.push_back({l->name(), dir + "busy_us", l->stats(d).busy.to_seconds() * 1e6});
-        s.push_back({l->name(), dir + "corrupted", static_cast<double>(l->stats(d).corrupted())});
-        // Only in runs that inject it (damage_frames_*): other runs' statistics stay as they were.
-        if (l->stats(d).damaged_data)
-          s.push_back({l->name(), dir + "damaged", static_cast<double>(l->stats(d).damaged_data)});
-        // Listed but not damaged: an info frame, or past the run's last frame.
-        if (const auto missed = l->damage_missed(d); !missed.empty())
-          s.push_back({l->name(), dir + "damage_missed", static_cast<double>(missed.size())});
-      }
-    for (auto& s2 : m_sbs) {
-      s.push_back({s2->name(), "messages", static_cast<double>(s2->controller().stats().messages)});
-      s.push_back({s2->name(), "bytes_out", static_cast<double>(s2->controller().stats().bytes_out)});
-      s.push_back({s2->name(), "stalls", static_cast<double>(s2->controller().stats().stalls)});
-      s.push_back({s2->name(), "bus_busy_us", s2->switching_bus().busy_time().to_seconds() * 1e6});
-    }
-    for (auto& n : m_nodes) {
-      s.push_back({n->ni.mlcx->name(), "retransmissions", static_cast<double>(n->ni.mlcx->stats().retransmissions)});
-      s.push_back({n->ni.mlcx->name(), "continues", static_cast<double>(n->ni.mlcx->stats().continues)});
-    }
-    for (auto& e : m_engines) {
-      s.push_back({e->name(), "retransmissions", static_cast<double>(e->stats().retransmissions)});
-      s.push_back({e->name(), "continues", static_cast<double>(e->stats().continues)});
-    }
-    return s;
+  std::vector<std::string> statistics_models() override {
+    std::vector<std::string> m;
+    for (auto& n : m_nodes)
+      for (const std::string& model : n->statistics_models()) m.push_back(model);
+    for (auto& l : m_links) m.push_back(l->name());
+    for (auto& sb : m_sbs) m.push_back(sb->name());
+    for (auto& n : m_nodes) m.push_back(n->ni.mlcx->name());
+    for (auto& e : m_engines) m.push_back(e->name());
+    return m;
   }
 
  private:

@@ -49,29 +49,3 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
 }
 
 }  // namespace m2
-
-namespace m2 {
-
-void HostNode::append_statistics(std::vector<Statistic>& out) const {
-  const auto us = [](const sc_core::sc_time& t) { return t.to_seconds() * 1e6; };
-  out.push_back({pci.name(), "busy_us", us(pci.busy_time())});
-  for (const PciBus::MasterStats& m : pci.master_stats()) {
-    out.push_back({pci.name(), m.name + ".transactions", static_cast<double>(m.transactions)});
-    out.push_back({pci.name(), m.name + ".bytes", static_cast<double>(m.bytes)});
-    out.push_back({pci.name(), m.name + ".busy_us", us(m.busy)});
-    if (pci.timing_style() == TimingStyle::AT) out.push_back({pci.name(), m.name + ".waiting_us", us(m.waiting)});
-  }
-  const HostBridge::Stats& b = bridge.stats();
-  out.push_back({bridge.name(), "cpu_reads", static_cast<double>(b.cpu_reads)});
-  out.push_back({bridge.name(), "cpu_writes", static_cast<double>(b.cpu_writes)});
-  out.push_back({bridge.name(), "write_stall_us", us(b.stall_time)});
-  out.push_back({bridge.name(), "dma_bytes", static_cast<double>(b.dma_bytes)});
-  out.push_back({bridge.name(), "dma_read_retries", static_cast<double>(b.dma_read_retries)});
-  const DmaEngine::Stats& d = ni.dma.stats();
-  out.push_back({ni.dma.name(), "descriptors", static_cast<double>(d.descriptors)});
-  out.push_back({ni.dma.name(), "errors", static_cast<double>(d.errors)});
-  out.push_back({ni.dma.name(), "bytes", static_cast<double>(d.bytes)});
-  out.push_back({ni.dma.name(), "partial_transactions", static_cast<double>(d.partial_transactions)});
-}
-
-}  // namespace m2

@@ -36,9 +36,9 @@ class HostNode : public sc_core::sc_module {
   HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle timing, int id, int count,
            const std::string& config_dir, bool with_link = false);
 
-  // What the PCI bus, the bridge and the NI's DMA engine and network buffer
-  // did, appended to `out`.
-  void append_statistics(std::vector<Statistic>& out) const;
+  // The models whose statistics a run reports: the PCI bus, the bridge and
+  // the NI's DMA engine, in that order.
+  std::vector<std::string> statistics_models() const { return {pci.name(), bridge.name(), ni.dma.name()}; }
 
  private:
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced bindings only

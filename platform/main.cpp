@@ -1,6 +1,7 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
 //   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR [--out-force]] [--quiet]
 //   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME] [--markdown MODULE]
+//   m2vp-sim stats --list CONFIG [--set NAME=VALUE]... [--case NAME]
 //   m2vp-sim cases CONFIG
 //   m2vp-sim clear-output DIR [--out-force]
 // (./m2vp at the top of the repository builds it and supplies defaults.)
@@ -23,6 +24,7 @@ const char* const USAGE =
     "usage: m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--trace PATTERN]...\n"
     "                    [--case NAME] [--out DIR] [--out-force] [--quiet]\n"
     "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME] [--markdown MODULE]\n"
+    "       m2vp-sim stats --list CONFIG [--set NAME=VALUE]... [--case NAME]  (the statistics a run reports)\n"
     "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
     "       m2vp-sim clear-output DIR [--out-force]  (removes what earlier runs wrote into DIR, as a run does first)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
@@ -83,8 +85,10 @@ int sc_main(int argc, char* argv[]) {
     }
     return 0;
   }
-  if (cmd != "run" && cmd != "params" && cmd != "cases") return usage_error("unknown command '" + cmd + "'");
+  if (cmd != "run" && cmd != "params" && cmd != "stats" && cmd != "cases")
+    return usage_error("unknown command '" + cmd + "'");
   m2::RunOptions opts;
+  bool list = false;  // stats --list
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* opt) -> std::string {
@@ -111,6 +115,7 @@ int sc_main(int argc, char* argv[]) {
       } else if (a == "--out-force") opts.out_force = true;
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
       else if (a == "--markdown" && cmd == "params") opts.params_markdown = value("--markdown");
+      else if (a == "--list" && cmd == "stats") list = true;
       else if (a == "--trace") opts.trace.push_back(value("--trace"));
       else if (a.rfind("--trace=", 0) == 0) opts.trace.push_back(a.substr(8));
       else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "'");
@@ -121,8 +126,11 @@ int sc_main(int argc, char* argv[]) {
     }
   }
   if (opts.config_path.empty()) return usage_error("no config file given");
+  // The values themselves are in a run's stats.tsv: only the list is asked for here.
+  if (cmd == "stats" && !list) return usage_error("stats needs --list (a run writes the values to stats.tsv)");
   try {
     if (cmd == "cases") return m2::list_cases(opts);
+    if (cmd == "stats") return m2::list_stats(opts);
     return cmd == "run" ? m2::run_simulation(opts) : m2::list_params(opts);
   } catch (const m2::ConfigError& e) {
     m2::Log::instance().error(e.what());

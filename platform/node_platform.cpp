@@ -15,11 +15,7 @@ class NodePlatform : public Platform {
     add_ni_signals(m_node.ni, out);
     add_pci_signals(m_node.pci, out);
   }
-  std::vector<Statistic> statistics() override {
-    std::vector<Statistic> s;
-    m_node.append_statistics(s);
-    return s;
-  }
+  std::vector<std::string> statistics_models() override { return m_node.statistics_models(); }
 
  private:
   HostNode m_node;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/params.h"
+#include "core/stats.h"
 #include "platform/cluster_platform.h"
 #include "platform/node_platform.h"
 #include "platform/single_ni_platform.h"
@@ -20,6 +21,17 @@ const std::map<std::string, PlatformBuilder>& builders() {
 }
 
 }  // namespace
+
+void append_statistics_of(const std::string& model, std::vector<Statistic>& out) {
+  for (const StatBase* s : StatRegistry::instance().of(model))
+    if (s->reported()) out.push_back({s->owner(), s->local_name(), s->value(), s->format() == StatFormat::Decimals});
+}
+
+std::vector<Statistic> Platform::statistics() {
+  std::vector<Statistic> s;
+  for (const std::string& model : statistics_models()) append_statistics_of(model, s);
+  return s;
+}
 
 std::vector<std::string> platform_names() {
   std::vector<std::string> names;

@@ -29,7 +29,12 @@ struct Statistic {
   std::string source;  // the model instance ("node0.pci")
   std::string key;     // "busy_us", "ni.bytes" ...
   double value;
+  bool always_decimals = false;  // six decimals even when whole (StatFormat::Decimals)
 };
+
+// The statistics model `model` declared (core/stats.h), in its order, those
+// it reports in this run, appended to `out`.
+void append_statistics_of(const std::string& model, std::vector<Statistic>& out);
 
 class Platform {
  public:
@@ -38,8 +43,11 @@ class Platform {
   virtual std::vector<TextOutput*> consoles() = 0;
   // Host CPUs running host software (none on NI-only platforms).
   virtual std::vector<HostCpu*> hosts() { return {}; }
-  // What the interconnect models did (collected at the end of the run).
-  virtual std::vector<Statistic> statistics() { return {}; }
+  // The models whose declared statistics (core/stats.h) a run reports after
+  // the CPUs' and the results (stats.tsv, the report), in this order.
+  virtual std::vector<std::string> statistics_models() { return {}; }
+  // What those models did (collected at the end of the run).
+  std::vector<Statistic> statistics();
   // Said at the end of the run: what the run was asked to do and did not
   // (e.g. a fault injection that found nothing to act on).
   virtual std::vector<std::string> end_of_run_warnings() { return {}; }

@@ -9,6 +9,9 @@
 
 #include "core/output_file.h"
 #include "core/params.h"
+#include "core/stats.h"
+
+#include <algorithm>
 
 namespace m2 {
 namespace {
@@ -100,18 +103,20 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
   f << "source\tkey\tvalue\n";
   f << "run\tsim_time_us\t" << fmt("%.6f", s.sim_seconds * 1e6) << "\n";
   f << "run\texit_code\t" << run.exit_code() << "\n";
-  for (Processor* p : cpus) {
-    f << p->name() << "\tinstructions\t" << p->instructions() << "\n";
-    f << p->name() << "\tidle_us\t" << fmt("%.6f", p->idle_time().to_seconds() * 1e6) << "\n";
-    f << p->name() << "\tio_syncs_skipped\t" << p->syncs_skipped() << "\n";
-  }
-  for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
   // Counts as integers (48, not 48.000000), times and rates with six decimals.
-  for (const Statistic& st : stats)
+  auto write = [&f](const Statistic& st) {
     f << st.source << "\t" << st.key << "\t"
-      << (st.value == std::floor(st.value) && std::fabs(st.value) < 1e15 ? fmt("%.0f", st.value)
-                                                                        : fmt("%.6f", st.value))
+      << (!st.always_decimals && st.value == std::floor(st.value) && std::fabs(st.value) < 1e15
+              ? fmt("%.0f", st.value)
+              : fmt("%.6f", st.value))
       << "\n";
+  };
+  // The CPUs' statistics (cpu/processor.h) first, then the results, then the other models'.
+  std::vector<Statistic> cpu_stats;
+  for (Processor* p : cpus) append_statistics_of(p->name(), cpu_stats);
+  for (const Statistic& st : cpu_stats) write(st);
+  for (const auto& res : run.results()) f << res.source << "\t" << res.key << "\t" << res.value << "\n";
+  for (const Statistic& st : stats) write(st);
   file.commit();
 }
 
@@ -142,6 +147,25 @@ std::string format_params_table() {
     if (p->origin().where != "default") desc += " (set at " + p->origin().where + ")";
     r += fmt("%-*s  %-*s  %-*s  %-*s  ", int(wn), p->name().c_str(), int(wv), p->value_string().c_str(), int(wu),
              p->unit().c_str(), int(wd), p->default_string().c_str()) + desc + "\n";
+  }
+  return r;
+}
+
+std::string format_stats_table(const std::vector<std::string>& models) {
+  std::vector<const StatBase*> all;
+  for (const std::string& m : models)
+    for (const StatBase* st : StatRegistry::instance().of(m)) all.push_back(st);
+  std::sort(all.begin(), all.end(), [](const StatBase* a, const StatBase* b) { return a->name() < b->name(); });
+  size_t wn = 4, wu = 4;
+  for (const StatBase* st : all) {
+    wn = std::max(wn, st->name().size());
+    wu = std::max(wu, st->unit().size());
+  }
+  std::string r = fmt("%-*s  %-*s  %s\n", int(wn), "name", int(wu), "unit", "description");
+  for (const StatBase* st : all) {
+    std::string desc = st->description();
+    if (st->reset_policy() == StatReset::Never) desc += " (not reset after warm-up)";
+    r += fmt("%-*s  %-*s  ", int(wn), st->name().c_str(), int(wu), st->unit().c_str()) + desc + "\n";
   }
   return r;
 }

@@ -39,5 +39,8 @@ void write_results_tsv(const std::string& path, const RunControl& run);
 void write_params_tsv(const std::string& path);
 // The parameter table of `m2vp params`.
 std::string format_params_table();
+// The statistics table of `m2vp stats --list`: every statistic the models
+// `models` declared (core/stats.h), by name, with unit and description.
+std::string format_stats_table(const std::vector<std::string>& models);
 
 }  // namespace m2

@@ -14,22 +14,6 @@
 namespace m2 {
 namespace {
 
-// A 1-bit signal, 1 when a transfer of `log` overlapped the time since the
-// last sample (the log keeps transfers only once the signal is chosen). A
-// counter of busy time would grow once per transfer, by its whole length: a
-// 1 us PCI burst then showed in one 100 ns sample of ten.
-SignalProbe busy_signal(const std::string& name, BusyLog& log) {
-  auto last = std::make_shared<sc_core::sc_time>(sc_core::SC_ZERO_TIME);
-  return {name, 1,
-          [&log, last] {
-            const sc_core::sc_time now = sc_core::sc_time_stamp();
-            const bool busy = log.overlaps(*last, now);
-            *last = now;
-            return uint64_t(busy);
-          },
-          [&log] { log.enable(); }};
-}
-
 // Bits a value up to `max` needs: a signal narrower than its values would
 // wrap in the VCD (a 128 KB channel once read 0 when full).
 unsigned bits_for(uint64_t max) {
@@ -58,15 +42,13 @@ void add_ni_signals(NiNode& ni, SignalProbes& out) {
   if (ni.mlcx) add_mlx_signals(*ni.mlcx, n + ".mlcx", out);
 }
 
-void add_pci_signals(PciBus& pci, SignalProbes& out) {
-  out.push_back(busy_signal(std::string(pci.name()) + ".busy", pci.busy_log()));
+void add_declared_signals(const std::string& model, SignalProbes& out) {
+  for (const Signal* s : SignalRegistry::instance().of(model)) out.push_back(s->probe());
 }
 
-void add_link_signals(Link& link, SignalProbes& out) {
-  const std::string n = link.name();
-  out.push_back(busy_signal(n + ".ab_busy", link.busy_log(0)));
-  out.push_back(busy_signal(n + ".ba_busy", link.busy_log(1)));
-}
+void add_pci_signals(PciBus& pci, SignalProbes& out) { add_declared_signals(pci.name(), out); }
+
+void add_link_signals(Link& link, SignalProbes& out) { add_declared_signals(link.name(), out); }
 
 void add_mlx_signals(MlxEngine& e, const std::string& name, SignalProbes& out) {
   for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ++ch) {
@@ -80,7 +62,7 @@ void add_mlx_signals(MlxEngine& e, const std::string& name, SignalProbes& out) {
 void add_switch_box_signals(SwitchBox& sb, SignalProbes& out) {
   const std::string n = sb.name();
   out.push_back({n + ".controller.stations_occupied", 8, [&sb] { return uint64_t(sb.controller().occupied()); }});
-  out.push_back(busy_signal(n + ".switching_bus.busy", sb.switching_bus().busy_log()));
+  out.push_back(busy_probe(n + ".switching_bus.busy", sb.switching_bus().busy_log()));
   out.push_back({n + ".cpu.idle", 1, [&sb] { return uint64_t(sb.cpu.core().idle()); }});
   for (unsigned p = 0; p < sb.port_count(); ++p)
     add_buffer_levels(sb.port_buffer(p), sb.port_buffer(p).name(), out);

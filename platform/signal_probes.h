@@ -1,13 +1,14 @@
 // Signals for the VCD file: what the platform can show over time (buffer fill
 // levels, credits, busy flags, station occupancy, CPU idle), as named probes
 // read by the signal sampler. A "busy" probe is 1 when the resource's busy
-// time grew since the previous sample.
+// time grew since the previous sample. Models that declare their signals
+// (core/signals.h: the PCI bus, links) need only their name here; the others'
+// are still listed below, a function per kind of model.
 #pragma once
 
-#include <cstdint>
-#include <functional>
 #include <string>
-#include <vector>
+
+#include "core/signals.h"
 
 namespace m2 {
 
@@ -17,14 +18,8 @@ class Link;
 class SwitchBox;
 class MlxEngine;
 
-struct SignalProbe {
-  std::string name;  // dotted: node0.ni.netbuf.tx0_used
-  unsigned width;    // bits
-  std::function<uint64_t()> read;
-  std::function<void()> enable;  // if set: called once when the signal is chosen for sampling
-};
-using SignalProbes = std::vector<SignalProbe>;
-
+// The signals `model` declared (core/signals.h), in its order.
+void add_declared_signals(const std::string& model, SignalProbes& out);
 void add_ni_signals(NiNode& ni, SignalProbes& out);
 void add_pci_signals(PciBus& pci, SignalProbes& out);
 void add_link_signals(Link& link, SignalProbes& out);

@@ -176,6 +176,16 @@ int list_params(const RunOptions& opts) {
   return 0;
 }
 
+int list_stats(const RunOptions& opts) {
+  auto e = elaborate(opts, true);
+  // Those of the models whose statistics a run reports (stats.tsv), the CPUs' first.
+  std::vector<std::string> models;
+  for (Processor* p : e->platform->processors()) models.push_back(p->name());
+  for (const std::string& m : e->platform->statistics_models()) models.push_back(m);
+  std::cout << format_stats_table(models);
+  return 0;
+}
+
 int list_cases(const RunOptions& opts) {
   const ConfigCases cases = load_config_cases(opts.config_path);
   // Nothing on stdout without cases: ./m2vp tells the two kinds of config apart by it.

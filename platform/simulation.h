@@ -24,6 +24,9 @@ int run_simulation(const RunOptions& opts);
 // Builds the platform without simulating and prints every parameter (of the
 // first case when the config declares cases and no --case is given).
 int list_params(const RunOptions& opts);
+// Builds the platform without simulating and prints every statistic a run
+// reports (format_stats_table), of the first case as list_params.
+int list_stats(const RunOptions& opts);
 // Prints the cases the config declares (format_cases_table; nothing on stdout if none).
 int list_cases(const RunOptions& opts);
 

@@ -21,6 +21,7 @@
 #include "debug/monitor_command.h"
 #include "core/elf_loader.h"
 #include "core/params.h"
+#include "core/stats.h"
 #include "core/run_control.h"
 #include "cpu/firmware_profile.h"
 #include "cpu/iss.h"
@@ -139,6 +140,14 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   GdbPlatformServer* m_platform_gdb = nullptr;  // use_platform_gdb
   size_t m_platform_thread = 0;
   bool m_platform_gdb_wait = true;
+  // What the run reports (core/stats.h).
+  StatProbe m_stat_instructions{this, "instructions", "count", "instructions executed",
+                                [this] { return double(instructions()); }};
+  StatProbe m_stat_idle{this, "idle_us", "us", "time dozing, waiting for an interrupt",
+                        [this] { return in_us(idle_time()); }, StatReset::AfterWarmup, StatFormat::Decimals};
+  StatProbe m_stat_syncs_skipped{this, "io_syncs_skipped", "count",
+                                 "device reads sent without a synchronisation first (no side effects)",
+                                 [this] { return double(m_syncs_skipped); }};
 };
 
 }  // namespace m2

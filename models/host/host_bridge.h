@@ -26,6 +26,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/params.h"
+#include "core/stats.h"
 #include "core/timing_style.h"
 #include "trace/message_tag.h"
 
@@ -93,6 +94,18 @@ class HostBridge : public sc_core::sc_module {
 
   const TimingStyle m_style;
   Stats m_stats;
+  // What the run reports of m_stats (core/stats.h).
+  StatProbe m_stat_cpu_reads{this, "cpu_reads", "count", "host CPU reads through the bridge",
+                             [this] { return double(m_stats.cpu_reads); }};
+  StatProbe m_stat_cpu_writes{this, "cpu_writes", "count", "host CPU writes through the bridge",
+                              [this] { return double(m_stats.cpu_writes); }};
+  StatProbe m_stat_stall{this, "write_stall_us", "us", "host CPU time lost to a full posted-write buffer",
+                         [this] { return in_us(m_stats.stall_time); }};
+  StatProbe m_stat_dma_bytes{this, "dma_bytes", "bytes", "bytes PCI masters read or wrote in host memory",
+                             [this] { return double(m_stats.dma_bytes); }};
+  StatProbe m_stat_retries{this, "dma_read_retries", "count",
+                           "DMA reads that did not continue the prefetch stream",
+                           [this] { return double(m_stats.dma_read_retries); }};
   sc_core::sc_time m_posted, m_read_latency, m_memory_latency, m_read_retry;
   // Where the bridge's read prefetch stands: the address right after the
   // last DMA read (a read starting there continues the stream).

@@ -305,4 +305,30 @@ std::string Link::describe_state() const {
   return o.str();
 }
 
+std::vector<std::unique_ptr<StatProbe>> Link::declare_stats() {
+  std::vector<std::unique_ptr<StatProbe>> d;
+  for (unsigned dir = 0; dir < 2; ++dir) {
+    const std::string p = dir == 0 ? "ab." : "ba.";
+    const std::string who = dir == 0 ? " sent by end A" : " sent by end B";
+    auto declare = [&](const char* what, const char* unit, const std::string& description, auto read) {
+      d.push_back(std::make_unique<StatProbe>(this, p + what, unit, description, read));
+      return d.back().get();
+    };
+    declare("frames", "count", "frames" + who + " (data and info)", [this, dir] { return double(m_stats[dir].frames); });
+    declare("info_frames", "count", "info frames" + who, [this, dir] { return double(m_stats[dir].info_frames); });
+    declare("busy_us", "us", "time the wire carried the frames" + who, [this, dir] { return in_us(m_stats[dir].busy); });
+    declare("corrupted", "count", "frames" + who + " corrupted (bit_error_rate, corrupt_frames_*)",
+            [this, dir] { return double(m_stats[dir].corrupted()); });
+    // Only in runs that inject it (damage_frames_*): other runs' tables stay as they were.
+    declare("damaged", "count", "data frames" + who + " damaged behind the checksum (damage_frames_*)",
+            [this, dir] { return double(m_stats[dir].damaged_data); })
+        ->only_when_nonzero();
+    // Listed but not damaged: an info frame, or past the run's last frame.
+    declare("damage_missed", "count", "damage_frames_* numbers" + who + " that damaged nothing",
+            [this, dir] { return double(damage_missed(dir).size()); })
+        ->only_when_nonzero();
+  }
+  return d;
+}
+
 }  // namespace m2

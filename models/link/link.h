@@ -36,6 +36,8 @@
 
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/signals.h"
+#include "core/stats.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
 
@@ -149,6 +151,9 @@ class Link : public sc_core::sc_module {
   std::array<Resource, 2> m_res;
   std::array<DirectionStats, 2> m_stats;
   std::array<BusyLog, 2> m_busy_log;
+  // The VCD's busy lines per direction (core/signals.h).
+  Signal m_signal_ab_busy{this, "ab_busy", m_busy_log[0]};
+  Signal m_signal_ba_busy{this, "ba_busy", m_busy_log[1]};
   std::array<std::set<uint64_t>, 2> m_corrupt;
   std::array<std::set<uint64_t>, 2> m_damage;
   std::array<std::set<uint64_t>, 2> m_damaged;  // the listed frames that were damaged
@@ -156,6 +161,9 @@ class Link : public sc_core::sc_module {
   std::array<std::deque<Delivery>, 2> m_queue;
   std::array<sc_core::sc_event, 2> m_queued;
   std::array<MlxFrameTransaction, 2> m_handover;  // LT: the receiver's copy, per direction
+  // What the run reports, per direction "ab." and "ba." (core/stats.h).
+  std::vector<std::unique_ptr<StatProbe>> declare_stats();
+  const std::vector<std::unique_ptr<StatProbe>> m_stat_decls = declare_stats();
 };
 
 }  // namespace m2

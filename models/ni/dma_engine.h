@@ -33,6 +33,7 @@
 
 #include "core/irq.h"
 #include "core/params.h"
+#include "core/stats.h"
 #include "core/register_bank.h"
 #include "ni/byte_fifo.h"
 #include "trace/message_tag.h"
@@ -155,6 +156,16 @@ class DmaEngine : public sc_core::sc_module {
   sc_core::sc_time m_setup, m_overhead, m_penalty;
   double m_ns_per_byte = 0;
   Stats m_stats;
+  // What the run reports of m_stats (core/stats.h).
+  StatProbe m_stat_descriptors{this, "descriptors", "count", "descriptors completed without error",
+                               [this] { return double(m_stats.descriptors); }};
+  StatProbe m_stat_errors{this, "errors", "count", "descriptors failed (LEN 0 included)",
+                          [this] { return double(m_stats.errors); }};
+  StatProbe m_stat_bytes{this, "bytes", "bytes", "bytes moved by completed descriptors",
+                         [this] { return double(m_stats.bytes); }};
+  StatProbe m_stat_partial{this, "partial_transactions", "count",
+                           "host transactions charged misalign_penalty_ns (not whole aligned words)",
+                           [this] { return double(m_stats.partial_transactions); }};
 };
 
 }  // namespace m2

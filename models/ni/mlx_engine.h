@@ -48,6 +48,7 @@
 #include "core/lazy_timer.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/stats.h"
 #include "core/register_bank.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
@@ -238,6 +239,12 @@ class MlxEngine : public sc_core::sc_module {
   uint16_t m_node_address = 0xFFFF;
   Stats m_stats;
   std::array<ChannelStats, kChannels> m_ch_stats;
+  // What the run reports of m_stats (core/stats.h).
+  StatProbe m_stat_retransmissions{this, "retransmissions", "count",
+                                   "data frames sent again",
+                                   [this] { return double(m_stats.retransmissions); }};
+  StatProbe m_stat_continues{this, "continues", "count", "continue commands appended to frames (each a burst after the first)",
+                             [this] { return double(m_stats.continues); }};
 };
 
 }  // namespace m2

@@ -50,9 +50,35 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
 
 void PciBus::end_of_elaboration() {
   if (m_stats.size() < target.size()) stats(target.size() - 1);
+  // Masters bound without a name report as "master<port>".
+  for (unsigned port = 0; port < m_stats.size(); ++port)
+    if (port >= m_master_stat_decls.size() || m_master_stat_decls[port].empty()) declare_master_stats(port);
 }
 
-void PciBus::name_master(unsigned port, const std::string& name) { stats(port).name = name; }
+void PciBus::name_master(unsigned port, const std::string& name) {
+  stats(port).name = name;
+  declare_master_stats(port);
+}
+
+void PciBus::declare_master_stats(unsigned port) {
+  if (m_master_stat_decls.size() <= port) m_master_stat_decls.resize(port + 1);
+  auto& decls = m_master_stat_decls[port];
+  decls.clear();  // renamed: the old names go
+  const std::string m = stats(port).name + ".";
+  auto declare = [&](const char* what, const char* unit, const std::string& description, auto read) {
+    decls.push_back(std::make_unique<StatProbe>(this, m + what, unit, description, read));
+  };
+  // By index: m_stats grows as masters are named.
+  declare("transactions", "count", "transactions of master " + stats(port).name,
+          [this, port] { return double(m_stats.at(port).transactions); });
+  declare("bytes", "bytes", "bytes master " + stats(port).name + " moved",
+          [this, port] { return double(m_stats.at(port).bytes); });
+  declare("busy_us", "us", "time master " + stats(port).name + " held the bus",
+          [this, port] { return in_us(m_stats.at(port).busy); });
+  if (m_style == TimingStyle::AT)
+    declare("waiting_us", "us", "time master " + stats(port).name + " waited for the grant",
+            [this, port] { return in_us(m_stats.at(port).waiting); });
+}
 
 PciBus::MasterStats& PciBus::stats(unsigned port) {
   while (m_stats.size() <= port) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@
 #include "core/address_map.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/signals.h"
+#include "core/stats.h"
 #include "core/timing_style.h"
 
 namespace m2 {
@@ -124,7 +127,15 @@ class PciBus : public sc_core::sc_module {
   AddressMap m_map;
   std::vector<MasterStats> m_stats;
   sc_core::sc_time m_busy;
+  // What the run reports (core/stats.h): the bus's busy time, and per master
+  // port, once it has its name, its figures under that name.
+  StatProbe m_stat_busy{this, "busy_us", "us", "time a master held the bus (LT: the transfer times charged)",
+                        [this] { return in_us(m_busy); }};
+  std::vector<std::vector<std::unique_ptr<StatProbe>>> m_master_stat_decls;  // by port
+  void declare_master_stats(unsigned port);
   BusyLog m_busy_log;
+  // The VCD's busy line (core/signals.h).
+  Signal m_signal_busy{this, "busy", m_busy_log};
   bool m_owned = false;
   std::deque<Waiter*> m_waiters;
   uint64_t m_next_seq = 0;

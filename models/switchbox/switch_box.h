@@ -23,6 +23,7 @@
 #include "core/memory.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/stats.h"
 #include "core/router.h"
 #include "core/run_control.h"
 #include "core/timing_style.h"
@@ -118,6 +119,16 @@ class SwitchBox : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<SwitchBox> m_loader;  // writes the routing tables
   SbRoutes m_routes;
   bool m_started = false;
+  // What the run reports of the switch controller and the switching bus (core/stats.h).
+  StatProbe m_stat_messages{this, "messages", "count", "messages switched to every destination",
+                            [this] { return double(m_controller->stats().messages); }};
+  StatProbe m_stat_bytes_out{this, "bytes_out", "bytes",
+                             "bytes written to destination channels (once per destination)",
+                             [this] { return double(m_controller->stats().bytes_out); }};
+  StatProbe m_stat_stalls{this, "stalls", "count", "times a started request could not move a packet",
+                          [this] { return double(m_controller->stats().stalls); }};
+  StatProbe m_stat_bus_busy{this, "bus_busy_us", "us", "time the switching bus carried transfers",
+                            [this] { return in_us(m_switching_bus->busy_time()); }};
 };
 
 }  // namespace m2
