@@ -6,6 +6,7 @@
 
 #include <ip/ni_memory_map.h>
 
+#include "core/bytes.h"
 #include "core/log.h"
 #include "ni/netbuf.h"
 
@@ -15,11 +16,6 @@ namespace {
 
 bool power_of_two(uint64_t v) { return v && !(v & (v - 1)); }
 
-std::string hex(uint64_t v) {
-  char s[24];
-  std::snprintf(s, sizeof s, "0x%08" PRIx64, v);
-  return s;
-}
 
 }  // namespace
 
@@ -161,7 +157,7 @@ void DmaEngine::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& 
   // that the firmware stops at the store that lost a descriptor.
   if (t.is_write() && t.get_address() == DMA_CTRL && t.get_data_length() == 4) {
     const uint8_t* d = t.get_data_ptr();
-    const uint32_t v = uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3];
+    const uint32_t v = load_be32(d);
     if ((v & DMA_CTRL_START) && !(v & DMA_CTRL_FLUSH) && m_len != 0 && m_queue.size() >= queue_depth.get()) {
       Log::instance().warning(std::string(name()) + ": CTRL START refused: the queue is full (" +
                               queue_depth.value_string() + " descriptors); descriptor " +
@@ -190,7 +186,7 @@ std::string DmaEngine::describe_state() const {
 }
 
 std::string DmaEngine::describe(const Descriptor& d) const {
-  return "src=" + hex(d.src) + " dst=" + hex(d.dst) + " len=" + std::to_string(d.len);
+  return "src=" + hex(d.src, 8) + " dst=" + hex(d.dst, 8) + " len=" + std::to_string(d.len);
 }
 
 // ---------------------------------------------------------------- engine
@@ -305,7 +301,7 @@ void DmaEngine::write_descriptor() {
     const uint64_t a = p.netbuf ? bus_addr : addr;
     if (!transact(m_wr_trans, tlm::TLM_WRITE_COMMAND, a, m_wr_buf.data(), n, partial)) {
       if (!m_abort)  // else the reader failed first
-        fail(DMA_ERR_WRITE, a, "write of " + std::to_string(n) + " bytes at " + hex(a) + " failed (" +
+        fail(DMA_ERR_WRITE, a, "write of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
                                    m_wr_trans.get_response_string() + ")");
       return;
     }
@@ -331,7 +327,7 @@ void DmaEngine::reader_thread() {
       const uint64_t a = p.netbuf ? bus_addr : addr;
       if (!transact(m_rd_trans, tlm::TLM_READ_COMMAND, a, m_rd_buf.data(), n, partial)) {
         if (!m_abort)
-          fail(DMA_ERR_READ, a, "read of " + std::to_string(n) + " bytes at " + hex(a) + " failed (" +
+          fail(DMA_ERR_READ, a, "read of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
                                     m_rd_trans.get_response_string() + ")");
         break;
       }

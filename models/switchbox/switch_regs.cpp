@@ -2,6 +2,7 @@
 
 #include <ip/sb_regs.h>
 
+#include "core/bytes.h"
 #include "core/log.h"
 
 namespace m2 {
@@ -88,7 +89,7 @@ void SwitchRegs::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& dela
   delay += m_access;
   if (t.is_write() && t.get_address() == SB_REQ_PUSH && t.get_data_length() == 4 && !t.get_byte_enable_ptr()) {
     const uint8_t* d = t.get_data_ptr();
-    const uint32_t flags = uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3];
+    const uint32_t flags = load_be32(d);
     const std::string why = m_controller.check(staged(flags));
     if (!why.empty()) {
       m_controller.refused();
