@@ -151,6 +151,7 @@ void DmaEngine::control(uint32_t v) {
     }
     m_probe(queued, d.msg, access_time().value());
   }
+  if (m_log.debug_enabled()) m_log.debug("descriptor " + describe(d) + " queued");
   m_queue.push_back(d);  // the CTRL write made sure there is room
   m_kick.notify(sc_core::SC_ZERO_TIME);
 }
