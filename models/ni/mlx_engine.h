@@ -46,8 +46,8 @@
 
 #include "core/irq.h"
 #include "core/lazy_timer.h"
-#include "core/module_log.h"
 #include "core/ip_variant.h"
+#include "core/module_log.h"
 #include "core/params.h"
 #include "core/peripheral.h"
 #include "core/timing_style.h"
