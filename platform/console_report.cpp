@@ -49,19 +49,6 @@ class KindTable {
 
 }  // namespace
 
-std::string component_kind(const std::string& name) {
-  std::string k;
-  for (size_t i = 0; i < name.size();) {
-    if (std::isdigit(static_cast<unsigned char>(name[i]))) {
-      k += '*';
-      while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
-    } else {
-      k += name[i++];
-    }
-  }
-  return k;
-}
-
 std::string format_kind_summary(const RunControl& run, const std::vector<Processor*>& cpus,
                                 const std::vector<Statistic>& stats) {
   KindTable t;

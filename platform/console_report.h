@@ -8,16 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "core/console_fold.h"  // component_kind
 #include "core/run_control.h"
 #include "cpu/processor.h"
 #include "platform/platform.h"
 #include "platform/report.h"
 
 namespace m2 {
-
-// The kind of a component: its name with each number replaced by '*'
-// ("node12.ni.cpu" -> "node*.ni.cpu", "sb0.port3.mlx" -> "sb*.port*.mlx").
-std::string component_kind(const std::string& name);
 
 // One line per kind of component and statistic: how many instances, the sum
 // over them and the largest value with its instance (just the value when the

@@ -45,8 +45,8 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   // plus the SDRAM's own latency (60 ns a read, 40 ns a write).
   bus.attach_view(NI_SDRAM_UNCACHED_BASE, sdram.size(), std::string(sdram.name()) + " (cache-inhibited)",
                   NI_SDRAM_BASE, false);
-  bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
-  bus.attach(simctrl->socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
+  bus.attach(console.regs, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
+  bus.attach(simctrl->regs, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
   bus.attach(netbuf.regs, NI_NETBUF_BASE, NI_DEVICE_SIZE, netbuf.name());
   bus.attach(netbuf.data, NI_NETBUF_DATA_BASE, NI_NETBUF_DATA_SIZE, std::string(netbuf.name()) + " data");
   bus.attach(dma.regs, NI_DMA_BASE, NI_DEVICE_SIZE, dma.name());

@@ -30,6 +30,9 @@ struct SimSettings {
   Param<bool> messages{"sim", "messages", false, "",
                         "per-message timing breakdown: messages.csv, a stage table in the report, message tracks "
                         "and flow arrows in trace.json (docs/models/message-breakdown.md)"};
+  Param<std::string> log{"sim", "log", "", "",
+                         "log levels per module: PATTERN=LEVEL, comma-separated (levels error, warning, info, "
+                         "debug; default info; the last matching pattern decides): node0.ni.*=debug"};
   Param<std::string> vcd{"sim", "vcd", "", "",
                          "signals for signals.vcd, name patterns with * (node0.ni.netbuf, sb*); empty: none"};
   Param<double> vcd_sample_ns{"sim", "vcd_sample_ns", 100.0, "ns", "sampling period of the VCD signals",

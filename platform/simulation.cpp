@@ -8,8 +8,10 @@
 #include <systemc>
 #include <tlm>
 
+#include "core/console_fold.h"
 #include "core/glob.h"
 #include "core/log.h"
+#include "core/log_levels.h"
 #include "core/output_file.h"
 #include "core/params.h"
 #include "core/run_control.h"
@@ -133,9 +135,13 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   const uint64_t to_ps =
       e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6) : UINT64_MAX;
   TraceRecorder::instance().configure(e->sim.trace.get(), from_ps, to_ps);
+  // Models log from their construction on.
+  LogLevels::instance().configure(e->sim.log.get(), e->sim.log.origin().where + ": key 'sim.log'");
   MessageLedger::instance().configure(e->sim.messages.get(), from_ps, to_ps, mmp_message_id);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
   e->platform = build_platform(e->sim.platform.get(), ctx);
+  // Many instances of a kind: their alike lines fold on the console.
+  ConsoleFold::instance().set_speakers(e->run.participants());
   // Said before the run, like the sim.vcd one below: not after minutes of it.
   if (!listing && TraceRecorder::instance().enabled() && TraceRecorder::instance().bindings().empty())
     Log::instance().warning("sim.trace = '" + e->sim.trace.get() + "' matches no binding of this platform");
@@ -283,6 +289,9 @@ int run_simulation(const RunOptions& opts) {
       for (const std::string& l : shown) t += "\n  " + l;
       log.always(t);
     }
+  }
+  if (!opts.quiet) {
+    for (const std::string& l : ConsoleFold::instance().summary()) log.out(l);
   }
   if (!opts.quiet || e->run.exit_code() != 0) {
     std::string console = format_console_report(summary, e->run, cpus, stats, out.string());

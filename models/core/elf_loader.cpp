@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/bytes.h"
 #include "core/input_file.h"
 #include "core/params.h"
 
@@ -25,12 +26,6 @@ constexpr uint64_t kMaxElfBytes = 256ull << 20;
 
 [[noreturn]] void corrupt(const std::string& path, const std::string& detail) {
   fail(path, "truncated or corrupt ELF (" + detail + ")");
-}
-
-std::string hex(uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
 }
 
 std::string libelf_error() {

@@ -3,23 +3,54 @@
 #include "core/read_hint.h"
 
 #include <cstdio>
+#include <stdexcept>
 
+#include "core/bytes.h"
 #include "core/log.h"
 
 namespace m2 {
 
+void RegisterBank::insert(uint32_t offset, const std::string& name, ReadFn read, CheckedWriteFn write) {
+  auto [it, added] = m_regs.try_emplace(offset, Reg{name, std::move(read), std::move(write), std::nullopt});
+  if (!added)
+    throw std::logic_error(m_owner + ": registers " + it->second.name + " and " + name + " both at offset " +
+                           hex(offset));
+}
+
 void RegisterBank::add(uint32_t offset, const std::string& name, ReadFn read, WriteFn write) {
-  m_regs[offset] = Reg{name, std::move(read), std::move(write)};
+  CheckedWriteFn checked;
+  if (write)
+    checked = [w = std::move(write)](uint32_t v) {
+      w(v);
+      return tlm::TLM_OK_RESPONSE;
+    };
+  insert(offset, name, std::move(read), std::move(checked));
+}
+
+void RegisterBank::add_checked(uint32_t offset, const std::string& name, ReadFn read, CheckedWriteFn write) {
+  insert(offset, name, std::move(read), std::move(write));
+}
+
+void RegisterBank::set_reset_value(uint32_t offset, uint32_t value) {
+  auto it = m_regs.find(offset);
+  if (it == m_regs.end() || !it->second.write)
+    throw std::logic_error(m_owner + ": reset value for offset " + hex(offset) + ", where no writable register is");
+  it->second.reset = value;
+}
+
+void RegisterBank::reset() {
+  for (auto& [offset, reg] : m_regs)
+    if (reg.reset) reg.write(*reg.reset);
 }
 
 void RegisterBank::access(tlm::tlm_generic_payload& t) {
   const uint64_t off = t.get_address();
   auto fail = [&](const char* why) {
     char msg[200];
-    std::snprintf(msg, sizeof msg, "%s: %u-byte %s at offset 0x%llx: %s", m_owner.c_str(), t.get_data_length(),
+    std::snprintf(msg, sizeof msg, "%u-byte %s at offset 0x%llx: %s", t.get_data_length(),
                   t.is_read() ? "read" : "write", static_cast<unsigned long long>(off), why);
-    m_last_error = msg;
-    Log::instance().warning(msg);
+    m_last_error = m_owner + ": " + msg;
+    m_log.warning(msg);
     t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
   };
   if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {
@@ -41,7 +72,9 @@ void RegisterBank::access(tlm::tlm_generic_payload& t) {
     if (!it->second.write) return fail(("register " + it->second.name + " is read-only").c_str());
     uint32_t v = 0;
     for (unsigned i = 0; i < 4; ++i) v |= uint32_t(d[i]) << shift(i);
-    it->second.write(v);
+    // A refused write leaves its status; the callback said why.
+    t.set_response_status(it->second.write(v));
+    return;
   }
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -1,6 +1,6 @@
 #include "core/text_output.h"
 
-#include "core/log.h"
+#include "core/console_fold.h"
 #include "core/result_table.h"
 
 namespace m2 {
@@ -8,7 +8,7 @@ namespace m2 {
 void TextOutput::put(char c) {
   if (c == '\n') {
     m_lines.push_back(m_current);
-    Log::instance().out("[" + m_speaker + "] " + m_current);
+    ConsoleFold::instance().line(m_speaker, m_current);  // the console, or run.log only when folded
     if (m_table_lines) ResultTable::instance().take_line(m_speaker, m_current);
     if (m_listener) m_listener(m_current + "\n");
     m_current.clear();

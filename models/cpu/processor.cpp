@@ -6,6 +6,7 @@
 
 #include <ip/ni_memory_map.h>
 
+#include "core/bytes.h"
 #include "core/log.h"
 #include "cpu/core_factory.h"
 #include "cpu/processor_debug.h"
@@ -13,11 +14,6 @@
 namespace m2 {
 namespace {
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%08" PRIx64, v);
-  return b;
-}
 
 }  // namespace
 
@@ -80,7 +76,7 @@ void Processor::end_of_elaboration() {
     t.set_data_ptr(const_cast<uint8_t*>(data));
     t.set_data_length(static_cast<unsigned>(len));
     if (socket->transport_dbg(t) != len)
-      throw ConfigError(m_image->path() + ": segment bytes at " + hex(addr) + "+" + std::to_string(len) +
+      throw ConfigError(m_image->path() + ": segment bytes at " + hex(addr, 8) + "+" + std::to_string(len) +
                         " do not fit in the memory of " + name());
   });
   for (const ElfSegment& s : m_image->segments())
@@ -243,12 +239,12 @@ std::string Processor::stack_note() const {
   if (!sp || !m_image) return "";
   const std::optional<uint64_t> limit = m_image->symbol("__stack_limit");
   std::string why;
-  if (limit && *sp < *limit) why = "below __stack_limit " + hex(*limit);
+  if (limit && *sp < *limit) why = "below __stack_limit " + hex(*limit, 8);
   for (const ElfSegment& seg : m_image->segments())
     if (why.empty() && *sp >= seg.paddr && *sp < seg.paddr + seg.memsz)
-      why = std::string("inside the firmware's ") + (seg.executable ? "code" : "data") + " segment at " + hex(seg.paddr);
+      why = std::string("inside the firmware's ") + (seg.executable ? "code" : "data") + " segment at " + hex(seg.paddr, 8);
   if (why.empty()) return "";
-  return "  stack:     the stack pointer " + hex(*sp) + " is " + why +
+  return "  stack:     the stack pointer " + hex(*sp, 8) + " is " + why +
          ": the stack has probably overflowed (too deep recursion or too large local arrays) and overwritten "
          "code or data\n";
 }
@@ -270,9 +266,8 @@ std::string Processor::code_note(uint64_t pc) {
     if (socket->transport_dbg(t) != 4) return "";
     m_core->hide_patches(pc, now, 4);  // breakpoints and intercepts are the simulator's, not a store's
     if (std::equal(now, now + 4, want)) return "";
-    auto word = [](const uint8_t* b) { return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3]; };
-    return "  code:      the word at " + hex(pc) + " is " + hex(word(now)) + ", the firmware has " + hex(word(want)) +
-           " there: the code was overwritten after loading (a stray store, e.g. through a null pointer plus an "
+    return "  code:      the word at " + hex(pc, 8) + " is " + hex(load_be32(now), 8) + ", the firmware has " +
+           hex(load_be32(want), 8) + " there: the code was overwritten after loading (a stray store, e.g. through a null pointer plus an "
            "offset)\n";
   }
   return "";
@@ -281,13 +276,13 @@ std::string Processor::code_note(uint64_t pc) {
 void Processor::report_fault() {
   const iss::Fault& f = m_core->fault();
   std::string r = "firmware fault on " + std::string(name()) + ": " + f.kind + "\n";
-  r += "  pc:        " + hex(f.pc);
+  r += "  pc:        " + hex(f.pc, 8);
   const std::string where = describe(f.pc);
   if (!where.empty()) r += " (" + where + ")";
   if (!f.pc_exact) r += " [approximate: in the block executing at the time]";
   r += "\n";
   if (f.address) {
-    r += "  address:   " + hex(*f.address) + "\n";
+    r += "  address:   " + hex(*f.address, 8) + "\n";
     if (m_address_note)
       if (const std::string note = m_address_note(*f.address); !note.empty()) r += "  device:    " + note + "\n";
   }

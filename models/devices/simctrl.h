@@ -9,11 +9,10 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "core/elf_loader.h"
 #include "core/params.h"
-#include "core/register_bank.h"
+#include "core/peripheral.h"
 #include "core/run_control.h"
 #include "trace/message_tag.h"
 
@@ -21,10 +20,9 @@
 
 namespace m2 {
 
-class SimCtrl : public sc_core::sc_module {
+// Registers: Peripheral::regs (SystemC name "socket").
+class SimCtrl : public Peripheral {
  public:
-  tlm_utils::simple_target_socket<SimCtrl> socket;
-  Param<double> access_ns;
   Param<std::string> args;
 
   // `participant` is the CPU whose firmware uses this device.
@@ -39,13 +37,10 @@ class SimCtrl : public sc_core::sc_module {
   static std::vector<std::string> result_names_of(const ElfImage& image);
 
  private:
-  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void trace_mark(uint32_t value);
 
   RunControl& m_run;
   std::string m_participant;
-  RegisterBank m_regs;
-  sc_core::sc_time m_access_time;  // time of the access being served
   uint32_t m_time_hi_latch = 0;
   std::vector<uint32_t> m_args;
   std::vector<std::string> m_result_names;

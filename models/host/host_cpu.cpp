@@ -285,7 +285,7 @@ void HostCpu::phys_free(void* p) {
   const auto* b = static_cast<const uint8_t*>(p);
   if (b < m_memory.host() || b >= m_memory.host() + m_memory.size() ||
       !m_alloc.free(static_cast<uint64_t>(b - m_memory.host())))
-    Log::instance().warning(std::string(name()) + ": m2host_phys_free of a pointer that m2host_phys_alloc did not return; ignored");
+    m_log.warning("m2host_phys_free of a pointer that m2host_phys_alloc did not return; ignored");
 }
 
 bool HostCpu::bus_address(const void* p, uint64_t* bus_addr) const {

@@ -19,6 +19,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/memory.h"
+#include "core/module_log.h"
 #include "core/params.h"
 #include "core/run_control.h"
 #include "cpu/local_time.h"
@@ -170,6 +171,7 @@ class HostCpu : public sc_core::sc_module {
   MessageProbe m_probe;
   std::string m_msg_phase;
   std::string m_activity[2];  // MMP library, the layer above (MPI)
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
 };
 
 }  // namespace m2

@@ -95,8 +95,8 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
   const unsigned side = static_cast<unsigned>(side_id), dir = side;
   MlxFrame* f = mlx_frame(t);
   if (!f) {
-    Log::instance().warning(std::string(name()) + ": a transaction without an MLX frame from side " +
-                            (side == A ? "A" : "B") + " was refused");
+    m_log.warning(std::string("a transaction without an MLX frame from side ") + (side == A ? "A" : "B") +
+                  " was refused");
     t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }

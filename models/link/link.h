@@ -35,6 +35,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/ip_variant.h"
+#include "core/module_log.h"
 #include "core/params.h"
 #include "core/signals.h"
 #include "core/stats.h"
@@ -146,6 +147,7 @@ class Link : public sc_core::sc_module {
   std::set<uint64_t> parse_frames(const Param<std::string>& p) const;
 
   const TimingStyle m_style;
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   sc_core::sc_time m_latency, m_arbitration;
   double m_ns_per_byte = 0;
   std::array<Resource, 2> m_res;

@@ -6,6 +6,7 @@
 
 #include <ip/ni_memory_map.h>
 
+#include "core/bytes.h"
 #include "core/log.h"
 #include "ni/netbuf.h"
 
@@ -15,18 +16,12 @@ namespace {
 
 bool power_of_two(uint64_t v) { return v && !(v & (v - 1)); }
 
-std::string hex(uint64_t v) {
-  char s[24];
-  std::snprintf(s, sizeof s, "0x%08" PRIx64, v);
-  return s;
-}
 
 }  // namespace
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name)
-    : sc_module(name),
+    : Peripheral(name),
       master("master"),
-      regs("regs"),
       queue_depth(this->name(), "queue_depth", 4, "descriptors",
                   "descriptors that can wait behind the active one (assumed)", Range<uint64_t>{1, 255}),
       burst_bytes(this->name(), "burst_bytes", 256, "B",
@@ -52,8 +47,6 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
                           "extra cost of a host transaction on a partial line (assumed: the host bridge's "
                           "read-modify-write of a PC133 line)",
                           Range<double>{0, 1e6}),
-      access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per register access", Range<double>{0, 1e6}),
-      m_regs(this->name()),
       m_fifo(2 * burst_bytes.get()),
       m_rd_buf(burst_bytes.get()),
       m_wr_buf(burst_bytes.get()) {
@@ -71,8 +64,6 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
   m_overhead = sc_core::sc_time(burst_overhead_ns.get(), sc_core::SC_NS);
   m_penalty = sc_core::sc_time(misalign_penalty_ns.get(), sc_core::SC_NS);
   m_ns_per_byte = 1000.0 / rate_mbyte_per_s.get();
-  regs.register_b_transport(this, &DmaEngine::b_transport_regs);
-  regs.register_transport_dbg(this, &DmaEngine::transport_dbg_regs);
   add_registers();
   m_rd_trans.set_extension(&m_rd_tag);
   m_wr_trans.set_extension(&m_wr_tag);
@@ -102,11 +93,21 @@ uint32_t DmaEngine::status() const {
 }
 
 void DmaEngine::add_registers() {
-  m_regs.add(DMA_SRC, "SRC", [this] { return m_src; }, [this](uint32_t v) { m_src = v; });
-  m_regs.add(DMA_DST, "DST", [this] { return m_dst; }, [this](uint32_t v) { m_dst = v; });
-  m_regs.add(DMA_LEN, "LEN", [this] { return m_len; }, [this](uint32_t v) { m_len = v; });
-  m_regs.add(DMA_CTRL, "CTRL", nullptr, [this](uint32_t v) { control(v); });
-  m_regs.add(DMA_STATUS, "STATUS", [this] { return status(); }, [this](uint32_t v) {
+  bank().add(DMA_SRC, "SRC", [this] { return m_src; }, [this](uint32_t v) { m_src = v; });
+  bank().add(DMA_DST, "DST", [this] { return m_dst; }, [this](uint32_t v) { m_dst = v; });
+  bank().add(DMA_LEN, "LEN", [this] { return m_len; }, [this](uint32_t v) { m_len = v; });
+  // A START with a full queue cannot be done: refuse the write itself, so
+  // that the firmware stops at the store that lost a descriptor.
+  bank().add_checked(DMA_CTRL, "CTRL", nullptr, [this](uint32_t v) {
+    if ((v & DMA_CTRL_START) && !(v & DMA_CTRL_FLUSH) && m_len != 0 && m_queue.size() >= queue_depth.get()) {
+      m_log.warning("CTRL START refused: the queue is full (" + queue_depth.value_string() +
+                    " descriptors); descriptor " + describe({m_src, m_dst, m_len, false}) + " not queued");
+      return tlm::TLM_GENERIC_ERROR_RESPONSE;
+    }
+    control(v);
+    return tlm::TLM_OK_RESPONSE;
+  });
+  bank().add(DMA_STATUS, "STATUS", [this] { return status(); }, [this](uint32_t v) {
     if (v & DMA_STATUS_DONE) m_done_flag = false;
     if ((v & DMA_STATUS_ERROR) && m_error) {
       m_error = false;
@@ -114,10 +115,10 @@ void DmaEngine::add_registers() {
     }
     update_irqs();
   });
-  m_regs.add(DMA_DONE_COUNT, "DONE_COUNT", [this] { return m_done_count; }, nullptr);
-  m_regs.add(DMA_ERR_ADDR, "ERR_ADDR", [this] { return m_err_addr; }, nullptr);
-  m_regs.add(DMA_ERR_CAUSE, "ERR_CAUSE", [this] { return m_err_cause; }, nullptr);
-  m_regs.add(DMA_CONFIG, "CONFIG", [this] {
+  bank().add(DMA_DONE_COUNT, "DONE_COUNT", [this] { return m_done_count; }, nullptr);
+  bank().add(DMA_ERR_ADDR, "ERR_ADDR", [this] { return m_err_addr; }, nullptr);
+  bank().add(DMA_ERR_CAUSE, "ERR_CAUSE", [this] { return m_err_cause; }, nullptr);
+  bank().add(DMA_CONFIG, "CONFIG", [this] {
     return static_cast<uint32_t>(queue_depth.get() | burst_bytes.get() << 16);
   }, nullptr);
 }
@@ -131,7 +132,7 @@ void DmaEngine::control(uint32_t v) {
     m_error = true;
     m_err_cause = DMA_ERR_LEN;
     m_err_addr = m_src;
-    Log::instance().warning(std::string(name()) + ": descriptor " + describe(d) + " refused: LEN is 0");
+    m_log.warning("descriptor " + describe(d) + " refused: LEN is 0");
     update_irqs();
     m_done_event.notify(sc_core::SC_ZERO_TIME);
     return;
@@ -148,29 +149,11 @@ void DmaEngine::control(uint32_t v) {
       queued = MessagePoint::RxDmaQueued;
       d.done_point = MessagePoint::RxDmaDone;
     }
-    m_probe(queued, d.msg, m_access_time.value());
+    m_probe(queued, d.msg, access_time().value());
   }
-  m_queue.push_back(d);  // b_transport_regs made sure there is room
+  if (m_log.debug_enabled()) m_log.debug("descriptor " + describe(d) + " queued");
+  m_queue.push_back(d);  // the CTRL write made sure there is room
   m_kick.notify(sc_core::SC_ZERO_TIME);
-}
-
-void DmaEngine::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-  m_access_time = sc_core::sc_time_stamp() + delay;  // the initiator may run ahead of SystemC time
-  delay += sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
-  // A START with a full queue cannot be done: refuse the write itself, so
-  // that the firmware stops at the store that lost a descriptor.
-  if (t.is_write() && t.get_address() == DMA_CTRL && t.get_data_length() == 4) {
-    const uint8_t* d = t.get_data_ptr();
-    const uint32_t v = uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3];
-    if ((v & DMA_CTRL_START) && !(v & DMA_CTRL_FLUSH) && m_len != 0 && m_queue.size() >= queue_depth.get()) {
-      Log::instance().warning(std::string(name()) + ": CTRL START refused: the queue is full (" +
-                              queue_depth.value_string() + " descriptors); descriptor " +
-                              describe({m_src, m_dst, m_len, false}) + " not queued");
-      t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-      return;
-    }
-  }
-  m_regs.access(t);
 }
 
 void DmaEngine::update_irqs() {
@@ -190,7 +173,7 @@ std::string DmaEngine::describe_state() const {
 }
 
 std::string DmaEngine::describe(const Descriptor& d) const {
-  return "src=" + hex(d.src) + " dst=" + hex(d.dst) + " len=" + std::to_string(d.len);
+  return "src=" + hex(d.src, 8) + " dst=" + hex(d.dst, 8) + " len=" + std::to_string(d.len);
 }
 
 // ---------------------------------------------------------------- engine
@@ -252,8 +235,7 @@ void DmaEngine::fail(uint32_t cause, uint64_t addr, const std::string& what) {
   m_abort = true;
   m_err_cause = cause;
   m_err_addr = static_cast<uint32_t>(addr);
-  Log::instance().warning(std::string(name()) + ": " + what + " in descriptor " + describe(m_cur) +
-                          "; the queue waits until STATUS.ERROR is cleared");
+  m_log.warning(what + " in descriptor " + describe(m_cur) + "; the queue waits until STATUS.ERROR is cleared");
   update_irqs();
   m_wake.notify();
 }
@@ -305,7 +287,7 @@ void DmaEngine::write_descriptor() {
     const uint64_t a = p.netbuf ? bus_addr : addr;
     if (!transact(m_wr_trans, tlm::TLM_WRITE_COMMAND, a, m_wr_buf.data(), n, partial)) {
       if (!m_abort)  // else the reader failed first
-        fail(DMA_ERR_WRITE, a, "write of " + std::to_string(n) + " bytes at " + hex(a) + " failed (" +
+        fail(DMA_ERR_WRITE, a, "write of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
                                    m_wr_trans.get_response_string() + ")");
       return;
     }
@@ -331,7 +313,7 @@ void DmaEngine::reader_thread() {
       const uint64_t a = p.netbuf ? bus_addr : addr;
       if (!transact(m_rd_trans, tlm::TLM_READ_COMMAND, a, m_rd_buf.data(), n, partial)) {
         if (!m_abort)
-          fail(DMA_ERR_READ, a, "read of " + std::to_string(n) + " bytes at " + hex(a) + " failed (" +
+          fail(DMA_ERR_READ, a, "read of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
                                     m_rd_trans.get_response_string() + ")");
         break;
       }

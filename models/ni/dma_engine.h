@@ -27,14 +27,14 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <ip/ni_dma.h>
 
 #include "core/irq.h"
+#include "core/module_log.h"
 #include "core/params.h"
+#include "core/peripheral.h"
 #include "core/stats.h"
-#include "core/register_bank.h"
 #include "ni/byte_fifo.h"
 #include "trace/message_tag.h"
 
@@ -42,12 +42,11 @@ namespace m2 {
 
 class NetBuf;
 
-class DmaEngine : public sc_core::sc_module {
+class DmaEngine : public Peripheral {
  public:
   // Bound by the platform to the NI bus.
   tlm_utils::simple_initiator_socket<DmaEngine> master;
-  // Registers; addresses relative to NI_DMA_BASE.
-  tlm_utils::simple_target_socket<DmaEngine> regs;
+  // Registers: Peripheral::regs, addresses relative to NI_DMA_BASE.
 
   Param<uint64_t> queue_depth;
   Param<uint64_t> burst_bytes;
@@ -57,7 +56,6 @@ class DmaEngine : public sc_core::sc_module {
   Param<uint64_t> host_align_bytes;
   Param<uint64_t> host_page_bytes;
   Param<double> misalign_penalty_ns;
-  Param<double> access_ns;
 
   IrqLine irq_done;   // STATUS.DONE: a descriptor queued with DMA_CTRL_IRQ completed
   IrqLine irq_error;  // STATUS.ERROR
@@ -116,8 +114,6 @@ class DmaEngine : public sc_core::sc_module {
     unsigned ch = 0;
   };
 
-  void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   void add_registers();
   void control(uint32_t v);
   void update_irqs();
@@ -133,7 +129,7 @@ class DmaEngine : public sc_core::sc_module {
   std::string describe(const Descriptor& d) const;
 
   NetBuf* m_netbuf = nullptr;
-  RegisterBank m_regs;
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   uint32_t m_src = 0, m_dst = 0, m_len = 0;
   std::deque<Descriptor> m_queue;
   Descriptor m_cur{};
@@ -151,7 +147,6 @@ class DmaEngine : public sc_core::sc_module {
   tlm::tlm_generic_payload m_rd_trans, m_wr_trans;
   MessageTag m_rd_tag, m_wr_tag;  // attached to m_rd_trans / m_wr_trans for their life
   MessageProbe m_probe;
-  sc_core::sc_time m_access_time;  // of the register access being served
 
   sc_core::sc_time m_setup, m_overhead, m_penalty;
   double m_ns_per_byte = 0;

@@ -9,23 +9,19 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <ip/ni_intc.h>
 
 #include "core/irq.h"
-#include "core/params.h"
-#include "core/register_bank.h"
+#include "core/peripheral.h"
 
 namespace m2 {
 
-class NiIntc : public sc_core::sc_module {
+class NiIntc : public Peripheral {
  public:
   static constexpr unsigned kSources = NI_IRQ_SOURCES;
 
-  // Registers; addresses relative to NI_INTC_BASE.
-  tlm_utils::simple_target_socket<NiIntc> regs;
-  Param<double> access_ns;
+  // Registers (Peripheral::regs); addresses relative to NI_INTC_BASE.
 
   // To the processor's external interrupt (Processor::set_irq(0, level)).
   IrqLine irq;
@@ -42,12 +38,9 @@ class NiIntc : public sc_core::sc_module {
   uint32_t status() const { return (m_pending | m_raw) & m_enable; }
 
  private:
-  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  unsigned transport_dbg(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   void update() { irq.set(status() != 0); }
 
   uint32_t m_raw = 0, m_pending = 0, m_enable = 0;
-  RegisterBank m_regs;
 };
 
 }  // namespace m2

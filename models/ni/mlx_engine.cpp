@@ -16,10 +16,13 @@ using sc_core::SC_NS;
 using sc_core::SC_ZERO_TIME;
 
 MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle style)
-    : sc_module(name),
+    : Peripheral(name, [] {
+        Options o;
+        o.socket_optional = true;  // a switch-box port has no register bus
+        return o;
+      }()),
       link_out("link_out"),
       link_in("link_in"),
-      regs("regs"),
       variant(this->name(), "variant", "maestro2",
               "protocol generation: maestro2 (continuous network burst), plain (network burst only)", mlcx_variants()),
       continuous(this->name(), "continuous", true, "",
@@ -52,10 +55,8 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
       credit_update_packets(this->name(), "credit_update_packets", 8, "packets",
                             "freed RX packets worth an info frame (any amount when the peer's credit is below this)",
                             Range<uint64_t>{1, 65535}),
-      access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per register access", Range<double>{0, 1e6}),
       m_buf(buffer),
-      m_style(style),
-      m_regs(this->name()) {
+      m_style(style) {
   if (burst_packets.get() > max_frame_packets.get())
     throw ConfigError(std::string(this->name()) + ": burst_packets (" + burst_packets.value_string() +
                       ") exceeds max_frame_packets (" + max_frame_packets.value_string() + ")");
@@ -68,8 +69,6 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
   m_ack_timeout = sc_time(ack_timeout_ns.get(), SC_NS);
   m_view.resize(m_buf.capacity());
   link_in.register_b_transport(this, &MlxEngine::b_transport_link);
-  regs.register_b_transport(this, &MlxEngine::b_transport_regs);
-  regs.register_transport_dbg(this, &MlxEngine::transport_dbg_regs);
   add_registers();
   SC_THREAD(tx_thread);
   SC_THREAD(rx_thread);
@@ -138,27 +137,27 @@ MlxEngine::ResendStreak MlxEngine::longest_resend_streak() const {
 // ---------------------------------------------------------------- registers
 
 void MlxEngine::add_registers() {
-  m_regs.add(MLCX_STATUS, "STATUS", [this] { return status(); }, nullptr);
-  m_regs.add(MLCX_NODE_ADDR, "NODE_ADDR", [this] { return uint32_t(m_node_address); }, nullptr);
-  m_regs.add(MLCX_CONFIG, "CONFIG", [this] {
+  bank().add(MLCX_STATUS, "STATUS", [this] { return status(); }, nullptr);
+  bank().add(MLCX_NODE_ADDR, "NODE_ADDR", [this] { return uint32_t(m_node_address); }, nullptr);
+  bank().add(MLCX_CONFIG, "CONFIG", [this] {
     return uint32_t(continuous.get() ? MLCX_CONFIG_CONTINUOUS : 0) | uint32_t(burst_packets.get()) << 8 |
            uint32_t(max_frame_packets.get() & 0xFFFF) << 16;
   }, nullptr);
-  m_regs.add(MLCX_EVENTS, "EVENTS", [this] { return m_events; }, [this](uint32_t v) {
+  bank().add(MLCX_EVENTS, "EVENTS", [this] { return m_events; }, [this](uint32_t v) {
     m_events &= ~v;
     update_irq();
   });
-  m_regs.add(MLCX_IRQ_ENABLE, "IRQ_ENABLE", [this] { return m_irq_enable; }, [this](uint32_t v) {
+  bank().add(MLCX_IRQ_ENABLE, "IRQ_ENABLE", [this] { return m_irq_enable; }, [this](uint32_t v) {
     m_irq_enable = v;
     update_irq();
   });
   for (unsigned c = 0; c < kChannels; ++c) {
     const std::string n = std::to_string(c);
-    m_regs.add(MLCX_TX_CREDIT(c), "TX_CREDIT" + n, [this, c] { return uint32_t(tx_credit(c)); }, nullptr);
-    m_regs.add(MLCX_RX_CREDIT(c), "RX_CREDIT" + n, [this, c] { return uint32_t(rx_credit(c)); }, nullptr);
+    bank().add(MLCX_TX_CREDIT(c), "TX_CREDIT" + n, [this, c] { return uint32_t(tx_credit(c)); }, nullptr);
+    bank().add(MLCX_RX_CREDIT(c), "RX_CREDIT" + n, [this, c] { return uint32_t(rx_credit(c)); }, nullptr);
   }
   auto counter = [this](uint32_t off, const char* name, const uint64_t& v) {
-    m_regs.add(off, name, [&v] { return uint32_t(v); }, nullptr);
+    bank().add(off, name, [&v] { return uint32_t(v); }, nullptr);
   };
   counter(MLCX_DATA_FRAMES_SENT, "DATA_FRAMES_SENT", m_stats.data_frames_sent);
   counter(MLCX_INFO_FRAMES_SENT, "INFO_FRAMES_SENT", m_stats.info_frames_sent);
@@ -172,11 +171,6 @@ void MlxEngine::add_registers() {
   counter(MLCX_CONTINUES, "CONTINUES", m_stats.continues);
   counter(MLCX_BAD_FRAMES, "BAD_FRAMES", m_stats.bad_frames);
   counter(MLCX_DUPLICATES, "DUPLICATES", m_stats.duplicates);
-}
-
-void MlxEngine::b_transport_regs(tlm::tlm_generic_payload& t, sc_time& delay) {
-  m_regs.access(t);
-  delay += sc_time(access_ns.get(), SC_NS);
 }
 
 void MlxEngine::raise(uint32_t events) {
@@ -399,7 +393,7 @@ void MlxEngine::send(MlxFrame& f, sc_time latency) {
   m_tr.reset();
   link_out->b_transport(m_tr.payload(), delay);
   if (m_tr.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
-    Log::instance().error(std::string(name()) + ": the link refused frame " + f.describe());
+    m_log.error("the link refused frame " + f.describe());
   if (delay != SC_ZERO_TIME) {
     if (m_style == TimingStyle::LT && delay < sc_core::sc_time_to_pending_activity())
       m_ahead = delay;
@@ -442,7 +436,7 @@ void MlxEngine::check_timers() {
 void MlxEngine::b_transport_link(tlm::tlm_generic_payload& t, sc_time& delay) {
   const MlxFrame* f = mlx_frame(t);
   if (!f) {
-    Log::instance().warning(std::string(name()) + ": a transaction without an MLX frame came from the link");
+    m_log.warning("a transaction without an MLX frame came from the link");
     t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
@@ -496,8 +490,8 @@ void MlxEngine::receive(const MlxFrame& f) {
   if (!f.is_data()) {
     ++m_stats.info_frames_received;
   } else if (f.channel >= kChannels) {
-    Log::instance().warning(std::string(name()) + ": data frame for channel " + std::to_string(f.channel) +
-                            " dropped (" + std::to_string(kChannels) + " channels)");
+    m_log.warning("data frame for channel " + std::to_string(f.channel) + " dropped (" + std::to_string(kChannels) +
+                  " channels)");
   } else {
     RxChannel& rx = m_rx[f.channel];
     const uint32_t expected = rx.any ? rx.last_seq + 1 : 0;
@@ -510,8 +504,8 @@ void MlxEngine::receive(const MlxFrame& f) {
     } else if (f.seq == expected) {
       accept(rx, f.channel, f);
     } else {
-      Log::instance().warning(std::string(name()) + ": data frame " + f.describe() + " out of sequence (expected " +
-                              std::to_string(expected) + "), dropped");
+      m_log.warning("data frame " + f.describe() + " out of sequence (expected " + std::to_string(expected) +
+                    "), dropped");
     }
   }
   m_wake.notify(SC_ZERO_TIME);

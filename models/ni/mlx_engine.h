@@ -47,9 +47,10 @@
 #include "core/irq.h"
 #include "core/lazy_timer.h"
 #include "core/ip_variant.h"
+#include "core/module_log.h"
 #include "core/params.h"
+#include "core/peripheral.h"
 #include "core/stats.h"
-#include "core/register_bank.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
 #include "ni/mlx_packets.h"
@@ -59,7 +60,7 @@ namespace m2 {
 
 class NetBuf;
 
-class MlxEngine : public sc_core::sc_module {
+class MlxEngine : public Peripheral {
  public:
   static constexpr unsigned kChannels = MlxFrame::kChannels;
 
@@ -67,9 +68,8 @@ class MlxEngine : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<MlxEngine> link_out;
   // Frames from the link (the link side's initiator, e.g. Link::a_out, binds here).
   tlm_utils::simple_target_socket<MlxEngine> link_in;
-  // Registers (ip/ni_mlcx.h); addresses relative to NI_MLCX_BASE. May stay
-  // unbound (a switch-box port without a register bus).
-  tlm_utils::simple_target_socket_optional<MlxEngine> regs;
+  // Registers: Peripheral::regs (ip/ni_mlcx.h), addresses relative to
+  // NI_MLCX_BASE. May stay unbound (a switch-box port without a register bus).
 
   VariantParam variant;  // first: its values (ip/mlcx_variants.h) preset the others
 
@@ -85,7 +85,6 @@ class MlxEngine : public sc_core::sc_module {
   Param<uint64_t> rx_cycles;
   Param<double> ack_timeout_ns;
   Param<uint64_t> credit_update_packets;
-  Param<double> access_ns;
 
   // High while (EVENTS & IRQ_ENABLE) != 0; to the intc's NI_IRQ_MLCX(0).
   IrqLine irq;
@@ -182,8 +181,6 @@ class MlxEngine : public sc_core::sc_module {
   };
 
   void b_transport_link(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   void add_registers();
   void raise(uint32_t events);
   void update_irq();
@@ -214,7 +211,7 @@ class MlxEngine : public sc_core::sc_module {
 
   NetBuf& m_buf;
   const TimingStyle m_style;
-  RegisterBank m_regs;
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   std::array<TxChannel, kChannels> m_tx;
   std::array<RxChannel, kChannels> m_rx;
   unsigned m_next_ch = 0;

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/bytes.h"
+
 namespace m2 {
 
 MlxHeader MlxHeader::read(const uint8_t* p) {
-  auto be32 = [](const uint8_t* q) { return uint32_t(q[0]) << 24 | uint32_t(q[1]) << 16 | uint32_t(q[2]) << 8 | q[3]; };
-  return {be32(p), be32(p + 4)};
+  return {load_be32(p), load_be32(p + 4)};
 }
 
 unsigned MlxPacketizer::ready(const uint8_t* data, size_t avail, unsigned max, size_t* bytes) const {

@@ -21,9 +21,8 @@ constexpr unsigned kPacketBytes = 32;
 }  // namespace
 
 NetBuf::NetBuf(sc_core::sc_module_name name)
-    : sc_module(name),
+    : Peripheral(name),
       data("data"),
-      regs("regs"),
       total_bytes(this->name(), "total_bytes", 8192, "B", "size of the FIFO memory shared by the channels",
                   Range<uint64_t>{16, 1u << 24}),
       channel_bytes(this->name(), "channel_bytes", 2048, "B",
@@ -38,12 +37,10 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
                     "fixed cost of one window access before its first word (calibrated: a block RAM reads in one "
                     "clock)",
                     Range<uint64_t>{0, 1000}),
-      access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per register access", Range<double>{0, 1e6}),
       loopback(this->name(), "loopback", false, "", "move TX channel c's data into RX channel c (no link: testing)"),
       loopback_mbyte_per_s(this->name(), "loopback_mbyte_per_s", 400.0, "MB/s",
                     "loopback rate, shared by the channels (0: instant); default the 3.2 Gbit/s link",
-                    Range<double>{0, 1e6}),
-      m_regs(this->name()) {
+                    Range<double>{0, 1e6}) {
   if (4 * channel_bytes.get() > total_bytes.get()) {
     char msg[256];
     std::snprintf(msg, sizeof msg,
@@ -59,37 +56,35 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
   m_cycle = sc_core::sc_time(1000.0 / clock_mhz.get(), sc_core::SC_NS);
   data.register_b_transport(this, &NetBuf::b_transport_data);
   data.register_transport_dbg(this, &NetBuf::transport_dbg_data);
-  regs.register_b_transport(this, &NetBuf::b_transport_regs);
-  regs.register_transport_dbg(this, &NetBuf::transport_dbg_regs);
   add_registers();
   if (loopback.get()) SC_THREAD(loopback_thread);
 }
 
 void NetBuf::add_registers() {
-  m_regs.add(NETBUF_CHANNEL_BYTES, "CHANNEL_BYTES", [this] { return capacity(); }, nullptr);
-  m_regs.add(NETBUF_FLUSH, "FLUSH", nullptr, [this](uint32_t v) {
+  bank().add(NETBUF_CHANNEL_BYTES, "CHANNEL_BYTES", [this] { return capacity(); }, nullptr);
+  bank().add(NETBUF_FLUSH, "FLUSH", nullptr, [this](uint32_t v) {
     for (unsigned c = 0; c < kChannels; ++c) {
       if (v & NETBUF_CH_TX(c)) flush_tx(c);
       if (v & NETBUF_CH_RX(c)) flush_rx(c);
     }
   });
-  m_regs.add(NETBUF_IRQ_LEVELS, "IRQ_LEVELS", [this] { return irq_levels(); }, nullptr);
+  bank().add(NETBUF_IRQ_LEVELS, "IRQ_LEVELS", [this] { return irq_levels(); }, nullptr);
   for (unsigned c = 0; c < kChannels; ++c) {
     const std::string tx_n = "TX" + std::to_string(c) + "_", rx_n = "RX" + std::to_string(c) + "_";
     Channel& t = m_tx[c];
     Channel& r = m_rx[c];
-    m_regs.add(NETBUF_TX_FREE(c), tx_n + "FREE", [this, c] { return tx_free(c); }, nullptr);
-    m_regs.add(NETBUF_TX_USED(c), tx_n + "USED", [this, c] { return tx_available(c); }, nullptr);
-    m_regs.add(NETBUF_TX_THRESHOLD(c), tx_n + "THRESHOLD", [&t] { return t.threshold; },
+    bank().add(NETBUF_TX_FREE(c), tx_n + "FREE", [this, c] { return tx_free(c); }, nullptr);
+    bank().add(NETBUF_TX_USED(c), tx_n + "USED", [this, c] { return tx_available(c); }, nullptr);
+    bank().add(NETBUF_TX_THRESHOLD(c), tx_n + "THRESHOLD", [&t] { return t.threshold; },
                [this, &t](uint32_t v) { t.threshold = v; update_irqs(); });
-    m_regs.add(NETBUF_TX_BYTES_IN(c), tx_n + "BYTES_IN", [&t] { return uint32_t(t.bytes_in); }, nullptr);
-    m_regs.add(NETBUF_TX_BYTES_OUT(c), tx_n + "BYTES_OUT", [&t] { return uint32_t(t.bytes_out); }, nullptr);
-    m_regs.add(NETBUF_RX_AVAIL(c), rx_n + "AVAIL", [this, c] { return rx_available(c); }, nullptr);
-    m_regs.add(NETBUF_RX_FREE(c), rx_n + "FREE", [this, c] { return rx_free(c); }, nullptr);
-    m_regs.add(NETBUF_RX_THRESHOLD(c), rx_n + "THRESHOLD", [&r] { return r.threshold; },
+    bank().add(NETBUF_TX_BYTES_IN(c), tx_n + "BYTES_IN", [&t] { return uint32_t(t.bytes_in); }, nullptr);
+    bank().add(NETBUF_TX_BYTES_OUT(c), tx_n + "BYTES_OUT", [&t] { return uint32_t(t.bytes_out); }, nullptr);
+    bank().add(NETBUF_RX_AVAIL(c), rx_n + "AVAIL", [this, c] { return rx_available(c); }, nullptr);
+    bank().add(NETBUF_RX_FREE(c), rx_n + "FREE", [this, c] { return rx_free(c); }, nullptr);
+    bank().add(NETBUF_RX_THRESHOLD(c), rx_n + "THRESHOLD", [&r] { return r.threshold; },
                [this, &r](uint32_t v) { r.threshold = v; update_irqs(); });
-    m_regs.add(NETBUF_RX_BYTES_IN(c), rx_n + "BYTES_IN", [&r] { return uint32_t(r.bytes_in); }, nullptr);
-    m_regs.add(NETBUF_RX_BYTES_OUT(c), rx_n + "BYTES_OUT", [&r] { return uint32_t(r.bytes_out); }, nullptr);
+    bank().add(NETBUF_RX_BYTES_IN(c), rx_n + "BYTES_IN", [&r] { return uint32_t(r.bytes_in); }, nullptr);
+    bank().add(NETBUF_RX_BYTES_OUT(c), rx_n + "BYTES_OUT", [&r] { return uint32_t(r.bytes_out); }, nullptr);
   }
 }
 
@@ -218,11 +213,11 @@ bool NetBuf::decode(uint64_t offset, unsigned len, Window& w) const {
 
 void NetBuf::refuse(tlm::tlm_generic_payload& t, tlm::tlm_response_status status, const std::string& why) {
   char msg[320];
-  std::snprintf(msg, sizeof msg, "%s: %u-byte %s at window offset 0x%" PRIx64 " refused: %s", name(),
+  std::snprintf(msg, sizeof msg, "%u-byte %s at window offset 0x%" PRIx64 " refused: %s",
                 t.get_data_length(), t.is_read() ? "read" : "write", static_cast<uint64_t>(t.get_address()),
                 why.c_str());
-  m_last_error = msg;
-  Log::instance().warning(msg);
+  m_last_error = m_log.name() + ": " + msg;
+  m_log.warning(msg);
   t.set_response_status(status);
 }
 
@@ -275,11 +270,6 @@ unsigned NetBuf::transport_dbg_data(tlm::tlm_generic_payload& t) {
   const unsigned n = std::min<unsigned>(t.get_data_length(), static_cast<unsigned>(f.size()));
   f.peek(t.get_data_ptr(), n);
   return n;
-}
-
-void NetBuf::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-  m_regs.access(t);
-  delay += sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
 }
 
 // ------------------------------------------------------------- loopback

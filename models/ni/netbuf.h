@@ -18,29 +18,28 @@
 #include <ip/ni_netbuf.h>
 
 #include "core/irq.h"
+#include "core/module_log.h"
 #include "core/params.h"
-#include "core/register_bank.h"
+#include "core/peripheral.h"
 #include "ni/byte_fifo.h"
 #include "trace/message_tag.h"
 
 namespace m2 {
 
-class NetBuf : public sc_core::sc_module {
+class NetBuf : public Peripheral {
  public:
   static constexpr unsigned kChannels = NI_NETBUF_CHANNELS;
 
   // Data windows; addresses relative to NI_NETBUF_DATA_BASE (the platform
   // attaches it over NI_NETBUF_DATA_BASE + NI_NETBUF_DATA_SIZE).
   tlm_utils::simple_target_socket<NetBuf> data;
-  // Registers; addresses relative to NI_NETBUF_BASE.
-  tlm_utils::simple_target_socket<NetBuf> regs;
+  // Registers: Peripheral::regs, addresses relative to NI_NETBUF_BASE.
 
   Param<uint64_t> total_bytes;
   Param<uint64_t> channel_bytes;
   Param<double> clock_mhz;
   Param<uint64_t> width_bytes;
   Param<uint64_t> access_cycles;
-  Param<double> access_ns;
   Param<bool> loopback;
   Param<double> loopback_mbyte_per_s;
 
@@ -125,8 +124,6 @@ class NetBuf : public sc_core::sc_module {
 
   void b_transport_data(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   unsigned transport_dbg_data(tlm::tlm_generic_payload& t);
-  void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_regs.debug_read(t); }  // GDB
   bool decode(uint64_t offset, unsigned len, Window& w) const;
   void refuse(tlm::tlm_generic_payload& t, tlm::tlm_response_status status, const std::string& why);
   Channel& tx(unsigned ch);
@@ -145,9 +142,9 @@ class NetBuf : public sc_core::sc_module {
   void loopback_thread();
 
   std::array<Channel, kChannels> m_tx, m_rx;
-  RegisterBank m_regs;
   sc_core::sc_time m_cycle;
   std::string m_last_error;
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   MessageProbe m_probe;
   std::array<Stream, kChannels> m_tx_streams, m_rx_streams;
 };

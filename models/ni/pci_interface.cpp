@@ -38,34 +38,31 @@ bool fits(const tlm::tlm_generic_payload& t, uint64_t size) {
 }  // namespace
 
 NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
-    : sc_module(name),
+    : Peripheral(name, [] {
+        Options o;
+        o.access_description = "device latency per NI-side register access";
+        return o;
+      }()),
       bar0("bar0"),
       bar1("bar1"),
       local("local"),
       host_window("host_window"),
       pci_master("pci_master"),
-      regs("regs"),
       target_latency_ns(this->name(), "target_latency_ns", 0.0, "ns",
                         "added to each host access through BAR0/BAR1 (the PCI bus charges the protocol)",
                         Range<double>{0, 1e6}),
       master_latency_ns(this->name(), "master_latency_ns", 0.0, "ns",
                         "added to each NI access through the host window (the PCI bus charges the protocol)",
                         Range<double>{0, 1e6}),
-      access_ns(this->name(), "access_ns", 0.0, "ns", "device latency per NI-side register access",
-                Range<double>{0, 1e6}),
-      m_ni_regs(this->name(), ByteOrder::Big),
       m_host_regs(std::string(this->name()) + ".bar1", ByteOrder::Little) {
   bar0.register_b_transport(this, &NiPciInterface::b_transport_bar0);
   bar0.register_transport_dbg(this, &NiPciInterface::transport_dbg_bar0);
   bar1.register_b_transport(this, &NiPciInterface::b_transport_bar1);
   host_window.register_b_transport(this, &NiPciInterface::b_transport_window);
   host_window.register_transport_dbg(this, &NiPciInterface::transport_dbg_window);
-  regs.register_b_transport(this, &NiPciInterface::b_transport_regs);
-  regs.register_transport_dbg(this, &NiPciInterface::transport_dbg_regs);
   bar1.register_transport_dbg(this, &NiPciInterface::transport_dbg_bar1);
   m_target_latency = sc_core::sc_time(target_latency_ns.get(), sc_core::SC_NS);
   m_master_latency = sc_core::sc_time(master_latency_ns.get(), sc_core::SC_NS);
-  m_access = sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
   add_registers();
   SC_METHOD(apply_due_host_writes);
   sensitive << m_host_write_due;
@@ -73,19 +70,19 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
 }
 
 void NiPciInterface::add_registers() {
-  for (RegisterBank* bank : {&m_ni_regs, &m_host_regs})
+  for (RegisterBank* bank : {&bank(), &m_host_regs})
     bank->add(NIPCI_ID, "ID", [] { return NIPCI_ID_VALUE; }, nullptr);
   // The host rings, the NI acknowledges.
   m_host_regs.add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
     m_doorbell |= v;
     update_irqs();
   });
-  m_ni_regs.add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
+  bank().add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
     m_doorbell &= ~v;
     update_irqs();
   });
   // The NI raises, the host acknowledges.
-  m_ni_regs.add(NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; }, [this](uint32_t v) {
+  bank().add(NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; }, [this](uint32_t v) {
     m_host_irq |= v;
     update_irqs();
   });
@@ -95,7 +92,7 @@ void NiPciInterface::add_registers() {
   });
   for (unsigned i = 0; i < NIPCI_MAILBOXES; ++i) {
     uint32_t& m = m_mailbox[i];
-    for (RegisterBank* bank : {&m_ni_regs, &m_host_regs})
+    for (RegisterBank* bank : {&bank(), &m_host_regs})
       bank->add(NIPCI_MAILBOX(i), "MAILBOX" + std::to_string(i), [&m] { return m; }, [&m](uint32_t v) { m = v; });
   }
 }
@@ -177,11 +174,6 @@ void NiPciInterface::b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc
 unsigned NiPciInterface::transport_dbg_window(tlm::tlm_generic_payload& t) {
   if (t.get_address() >= NI_HOST_WINDOW_SIZE) return 0;
   return forward_dbg(pci_master, t, t.get_address());
-}
-
-void NiPciInterface::b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
-  m_ni_regs.access(t);
-  delay += m_access;
 }
 
 }  // namespace m2

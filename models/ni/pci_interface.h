@@ -28,12 +28,13 @@
 
 #include "core/irq.h"
 #include "core/params.h"
+#include "core/peripheral.h"
 #include "core/register_bank.h"
 #include "trace/message_tag.h"
 
 namespace m2 {
 
-class NiPciInterface : public sc_core::sc_module {
+class NiPciInterface : public Peripheral {
  public:
   // PCI target side: attached by the platform on the PCI bus at
   // PCI_NI_BAR0(n) (PCI_NI_BAR0_SIZE) and PCI_NI_BAR1(n) (PCI_NI_BAR1_SIZE);
@@ -49,12 +50,11 @@ class NiPciInterface : public sc_core::sc_module {
   tlm_utils::simple_target_socket<NiPciInterface> host_window;
   tlm_utils::simple_initiator_socket<NiPciInterface> pci_master;
 
-  // The NI's view of the register page, attached at NI_PCIIF_BASE.
-  tlm_utils::simple_target_socket<NiPciInterface> regs;
+  // The NI's view of the register page: Peripheral::regs (bank()), attached
+  // at NI_PCIIF_BASE; access_ns is its latency per access.
 
   Param<double> target_latency_ns;
   Param<double> master_latency_ns;
-  Param<double> access_ns;
 
   IrqLine irq_doorbell;  // to the NI interrupt controller: a doorbell is pending
   IrqLine inta;          // PCI INTA# to the host: HOST_IRQ != 0
@@ -77,8 +77,6 @@ class NiPciInterface : public sc_core::sc_module {
   void b_transport_bar1(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   unsigned transport_dbg_window(tlm::tlm_generic_payload& t);
-  void b_transport_regs(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  unsigned transport_dbg_regs(tlm::tlm_generic_payload& t) { return m_ni_regs.debug_read(t); }  // GDB
   unsigned transport_dbg_bar1(tlm::tlm_generic_payload& t) { return m_host_regs.debug_read(t); }
   void add_registers();
   void update_irqs();
@@ -96,10 +94,10 @@ class NiPciInterface : public sc_core::sc_module {
   std::deque<HostWrite> m_host_writes;  // in bus order, so in order of `due`
   sc_core::sc_event m_host_write_due;
 
-  sc_core::sc_time m_target_latency, m_master_latency, m_access;  // the parameters, as times
+  sc_core::sc_time m_target_latency, m_master_latency;  // the parameters, as times
   uint32_t m_doorbell = 0, m_host_irq = 0;
   std::array<uint32_t, NIPCI_MAILBOXES> m_mailbox{};
-  RegisterBank m_ni_regs, m_host_regs;
+  RegisterBank m_host_regs;  // the host's view (BAR1), little-endian
   MessageProbe m_probe;
 };
 

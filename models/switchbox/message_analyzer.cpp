@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/bytes.h"
 #include "ni/netbuf.h"
 
 namespace m2 {
@@ -51,8 +52,8 @@ void MessageAnalyzer::run() {
     SbHeader h;
     h.port = s->port;
     h.channel = s->channel;
-    h.word0 = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-    h.word1 = uint32_t(b[4]) << 24 | uint32_t(b[5]) << 16 | uint32_t(b[6]) << 8 | b[7];
+    h.word0 = load_be32(b);
+    h.word1 = load_be32(b + 4);
     h.position = s->next;
     if (m_probe) {
       // Packets arrive whole: the header's packet (the wire header) is in.

@@ -4,6 +4,7 @@
 
 #include <ip/sb_routes.h>
 
+#include "core/bytes.h"
 #include "core/params.h"
 
 namespace m2 {
@@ -12,12 +13,6 @@ namespace {
 
 void put32(std::vector<uint8_t>& img, uint32_t off, uint32_t v) {
   for (unsigned i = 0; i < 4; ++i) img.at(off + i) = static_cast<uint8_t>(v >> (24 - 8 * i));
-}
-
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%x", v);
-  return b;
 }
 
 void check_masks(const std::vector<uint32_t>& masks, unsigned ports, const std::string& what) {

@@ -66,8 +66,8 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
   cpu.socket.bind(bus.target);
   m_loader.bind(bus.target);
   bus.attach(sdram.socket, SB_SDRAM_BASE, sdram.size(), sdram.name());
-  bus.attach(console.socket, SB_CONSOLE_BASE, SB_DEVICE_SIZE, console.name());
-  bus.attach(simctrl->socket, SB_SIMCTRL_BASE, SB_DEVICE_SIZE, simctrl->name());
+  bus.attach(console.regs, SB_CONSOLE_BASE, SB_DEVICE_SIZE, console.name());
+  bus.attach(simctrl->regs, SB_SIMCTRL_BASE, SB_DEVICE_SIZE, simctrl->name());
   console.on_line([this](const std::string& line) { cpu.console_output(line); });
 
   // Data path.

@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/bytes.h"
 #include "core/params.h"
 #include "ni/netbuf.h"
 
 namespace m2 {
 
 namespace {
-
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%x", v);
-  return b;
-}
 
 std::string where(unsigned port, unsigned ch) { return "port " + std::to_string(port) + " ch " + std::to_string(ch); }
 

@@ -41,9 +41,19 @@ void SwitchRegs::add_registers(uint32_t config) {
   m_regs.add(SB_REQ_SOURCE, "REQ_SOURCE", [this] { return m_source; }, [this](uint32_t v) { m_source = v; });
   m_regs.add(SB_REQ_DEST, "REQ_DEST", [this] { return m_dest; }, [this](uint32_t v) { m_dest = v; });
   m_regs.add(SB_REQ_BYTES, "REQ_BYTES", [this] { return m_bytes; }, [this](uint32_t v) { m_bytes = v; });
-  // Checked in b_transport before it gets here.
-  m_regs.add(SB_REQ_PUSH, "REQ_PUSH", nullptr, [this](uint32_t flags) {
-    m_controller.accept(staged(flags), m_access_time);
+  // A request the controller cannot take is refused (a bus error for the
+  // firmware) with the reason logged.
+  m_regs.add_checked(SB_REQ_PUSH, "REQ_PUSH", nullptr, [this](uint32_t flags) {
+    const SbRequest r = staged(flags);
+    const std::string why = m_controller.check(r);
+    if (!why.empty()) {
+      m_controller.refused();
+      m_log.warning("switching request refused: " + why);
+      m_last_error = m_log.name() + ": switching request refused: " + why;
+      return tlm::TLM_GENERIC_ERROR_RESPONSE;
+    }
+    m_controller.accept(r, m_access_time);
+    return tlm::TLM_OK_RESPONSE;
   });
   m_regs.add(SB_UP_PORTS, "UP_PORTS", [this] { return m_controller.up_ports(); },
              [this](uint32_t v) { m_controller.set_up_ports(v); });
@@ -86,18 +96,6 @@ void SwitchRegs::update_irq() { irq.set((irq_status() & m_enable) != 0); }
 void SwitchRegs::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   m_access_time = sc_core::sc_time_stamp() + delay;  // the manager may run ahead of SystemC time
   delay += m_access;
-  if (t.is_write() && t.get_address() == SB_REQ_PUSH && t.get_data_length() == 4 && !t.get_byte_enable_ptr()) {
-    const uint8_t* d = t.get_data_ptr();
-    const uint32_t flags = uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3];
-    const std::string why = m_controller.check(staged(flags));
-    if (!why.empty()) {
-      m_controller.refused();
-      m_last_error = std::string(name()) + ": switching request refused: " + why;
-      Log::instance().warning(m_last_error);
-      t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-      return;
-    }
-  }
   m_regs.access(t);
 }
 

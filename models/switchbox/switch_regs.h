@@ -14,6 +14,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/irq.h"
+#include "core/module_log.h"
 #include "core/register_bank.h"
 #include "switchbox/bounded_fifo.h"
 #include "switchbox/switch_controller.h"
@@ -48,6 +49,7 @@ class SwitchRegs : public sc_core::sc_module {
   sc_core::sc_time m_access_time;  // of the access being served
   uint32_t m_source = 0, m_dest = 0, m_bytes = 0, m_enable = 0, m_watch = 0;
   std::string m_last_error;
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
 };
 
 }  // namespace m2

@@ -57,9 +57,40 @@ TEST_CASE("console: a 16-node run shows the outcome, the results and one line pe
   CHECK(contains(report, "model statistics:"));
   // The run log keeps the full report too.
   CHECK(contains(r.file("run.log"), "model statistics:"));
-  // Hosts' applications are programs, NIs run firmware.
-  CHECK(contains(r.out, "[node3.host] program exited with code 0"));
-  CHECK(contains(r.out, "[node3.ni.cpu] firmware exited with code 0"));
+  // Hosts' applications are programs, NIs run firmware; with 16 of each the
+  // console folds their exits into one line per kind, run.log has each.
+  CHECK(contains(r.out, "[node*.host] 15 more lines like 'program exited with code 0 at # ps' (16 of 16 instances"));
+  CHECK(contains(r.out, "[node*.ni.cpu] 15 more lines like 'firmware exited with code 0 at # ps' (16 of 16 instances"));
+  CHECK(contains(r.file("run.log"), "[node3.host] program exited with code 0"));
+  CHECK(contains(r.file("run.log"), "[node3.ni.cpu] firmware exited with code 0"));
+}
+
+TEST_CASE("console: a 16-node run's per-node chatter folds into one line per kind, at most 120 lines in all",
+          "[integration][console]") {
+  Sandbox sb;
+  // One size, one message per pair: the same per-node lines as the default
+  // run (138 console lines before the fold with this setting, 156 without).
+  const SimResult r = sb.run({"run", config("scale-16"), "--set", "node*.host.args=--sizes 16 --msgs 1"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  const auto lines = split_lines(r.out);
+  CHECK(lines.size() <= 120);
+  // One instance's exit shows as it happens, the other 15 as one line that
+  // counts them; alike firmware lines fold the same way.
+  size_t exits = 0, folded = 0;
+  for (const std::string& l : lines) {
+    if (std::regex_match(l, std::regex(R"(\[node\d+\.ni\.cpu\] firmware exited with code 0 at \d+ ps)"))) ++exits;
+    if (l.rfind("[node*.ni.cpu] ", 0) == 0 && contains(l, " more line")) ++folded;
+  }
+  CHECK(exits == 1);
+  CHECK(contains(r.out, "[node*.ni.cpu] 15 more lines like 'firmware exited with code 0 at # ps' (16 of 16 instances; "
+                        "each in run.log)"));
+  CHECK(folded >= 2);
+  // The folded lines are all in run.log, and the results are whole on the console.
+  const std::string log = r.file("run.log");
+  for (int n = 0; n < 16; ++n)
+    CHECK(contains(log, "[node" + std::to_string(n) + ".ni.cpu] firmware exited with code 0 at "));
+  CHECK(contains(r.out, "[node0.host] @row hotspot 16 16 "));
 }
 
 TEST_CASE("console: --quiet keeps the outcome and the results table, drops the firmware output",

@@ -186,7 +186,7 @@ TEST_CASE("message trace: a simctrl trace mark reports its event at the store's 
   m2::RunControl run;
   m2::SimCtrl simctrl("simctrl", run, "cpu", 100000000, 300000000);
   m2test::TestInitiator cpu("cpu");
-  cpu.socket.bind(simctrl.socket);
+  cpu.socket.bind(simctrl.regs);
   m2test::FakeObserver obs;
   simctrl.set_message_probe({&obs, 4});
   simulate([&] {

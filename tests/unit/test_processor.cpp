@@ -67,8 +67,8 @@ struct MiniNode {
   explicit MiniNode(const std::string& fw) {
     cpu.socket.bind(bus.target);
     bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
-    bus.attach(console.socket, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
-    bus.attach(simctrl.socket, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl.name());
+    bus.attach(console.regs, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
+    bus.attach(simctrl.regs, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl.name());
     image = std::make_shared<m2::ElfImage>(m2::ElfImage::load(firmware_path(fw)));
     cpu.load_firmware(image);
     run.add_participant(cpu.name());

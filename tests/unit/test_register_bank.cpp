@@ -246,3 +246,55 @@ TEST_CASE("register bank: a debugger reads registers by their getters, any lengt
   CHECK(d.ctrl == 0x11223344u);
   CHECK(d.writes.empty());
 }
+
+TEST_CASE("register bank: a checked write may refuse with a response status", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  m2::RegisterBank regs("top.dev");
+  std::vector<uint32_t> taken;
+  regs.add_checked(0x0C, "PUSH", nullptr, [&taken](uint32_t v) {
+    if (v == 0) return tlm::TLM_GENERIC_ERROR_RESPONSE;  // the device cannot take it
+    taken.push_back(v);
+    return tlm::TLM_OK_RESPONSE;
+  });
+  Access ok(tlm::TLM_WRITE_COMMAND, 0x0C);
+  ok.data[3] = 5;
+  regs.access(ok.t);
+  CHECK(ok.t.get_response_status() == tlm::TLM_OK_RESPONSE);
+  Access refused(tlm::TLM_WRITE_COMMAND, 0x0C);
+  regs.access(refused.t);
+  CHECK(refused.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
+  REQUIRE(taken.size() == 1);
+  CHECK(taken[0] == 5u);
+  // The refusal is the device's: the bank's own error text is untouched.
+  CHECK(regs.last_error().empty());
+}
+
+TEST_CASE("register bank: two registers at one offset are refused, naming both", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  m2::RegisterBank regs("top.dev");
+  regs.add(0x10, "CTRL", [] { return 0u; }, nullptr);
+  CHECK_THROWS_WITH(regs.add(0x10, "STATUS", [] { return 1u; }, nullptr),
+                    Contains("top.dev") && Contains("CTRL") && Contains("STATUS") && Contains("0x10"));
+  CHECK_THROWS_WITH(regs.add_checked(0x10, "PUSH", nullptr, [](uint32_t) { return tlm::TLM_OK_RESPONSE; }),
+                    Contains("PUSH") && Contains("0x10"));
+  // The first register is still there.
+  Access r(tlm::TLM_READ_COMMAND, 0x10);
+  r.data[3] = 0xFF;
+  regs.access(r.t);
+  CHECK(r.t.get_response_status() == tlm::TLM_OK_RESPONSE);
+  CHECK(r.data[3] == 0);
+}
+
+TEST_CASE("register bank: reset() writes the declared reset values", "[model][register_bank]") {
+  m2::ParamRegistry::instance().clear();
+  Dev d;
+  d.regs.set_reset_value(0x00, 0x80000001u);
+  CHECK_THROWS_WITH(d.regs.set_reset_value(0x04, 1), Contains("top.dev") && Contains("0x4"));  // read-only
+  CHECK_THROWS_WITH(d.regs.set_reset_value(0x40, 1), Contains("0x40"));                       // no register
+  d.ctrl = 7;
+  d.regs.reset();
+  CHECK(d.ctrl == 0x80000001u);
+  // Only CTRL declared one: TXDATA was not written.
+  REQUIRE(d.writes.size() == 1);
+  CHECK(d.writes[0] == 0x80000001u);
+}

@@ -32,6 +32,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/bytes.h"
 #include "cpu/ppc_decode.h"
 #include "cpu/ppc_fault_location.h"
 #include "cpu/ppc_timers.h"
@@ -48,14 +49,6 @@ constexpr uint64_t UNTIL_NEVER = 0xFFFFFFFFull;  // odd: never a PC
 constexpr uint32_t MARKER = 0x00004D32;        // "M2": an intercepted instruction
 constexpr uint32_t BREAK_MARKER = 0x00004250;  // "BP": a breakpoint
 constexpr uint32_t STUB_END = 0x00005354;      // "ST": end of a private stub
-
-uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3]; }
-
-std::string hex32(uint64_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08" PRIx64, v);
-  return b;
-}
 
 // Words of the private stub page.
 constexpr uint32_t STUB_SET_SRR = 0x000;  // mtspr SRR0,r3 ; mtspr SRR1,r4
@@ -119,7 +112,7 @@ class UnicornPpc603e final : public Core {
       const uint64_t n = std::min<uint64_t>(buf.size(), end - a);
       if (!is_ram(a) || uc_mem_read(m_uc, a, buf.data(), n) != UC_ERR_OK) continue;  // not RAM: nothing to scan
       for (uint64_t i = 0; i + 4 <= n; i += 4) {
-        const uint32_t insn = be32(&buf[i]);
+        const uint32_t insn = load_be32(&buf[i]);
         if (insn != MARKER && insn != BREAK_MARKER && ppc::classify(insn).kind != ppc::Intercept::None) {
           m_patches[a + i] = insn;
           write_word(a + i, MARKER);
@@ -440,7 +433,8 @@ class UnicornPpc603e final : public Core {
   void write_reg(int id, uint32_t v) { uc_reg_write(m_uc, id, &v); }
   uint32_t msr() const { return read_reg(UC_PPC_REG_MSR); }
   void write_word(uint64_t addr, uint32_t v) {
-    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+    uint8_t b[4];
+    store_be32(b, v);
     uc_mem_write(m_uc, addr, b, 4);
   }
 
@@ -467,7 +461,7 @@ class UnicornPpc603e final : public Core {
   uint32_t read_word(uint64_t addr) const {
     uint8_t b[4] = {0, 0, 0, 0};
     uc_mem_read(m_uc, addr, b, 4);
-    return be32(b);
+    return load_be32(b);
   }
   // Direct memory: reading or patching it has no side effects (MMIO would).
   bool is_ram(uint64_t addr) const {
@@ -511,11 +505,11 @@ class UnicornPpc603e final : public Core {
     const uint64_t page = 4096;
     for (const MemRegion& r : m_env.memory_map()) {
       if ((r.base | r.size) & (page - 1))
-        throw std::runtime_error(m_cfg.name + ": region '" + r.name + "' at " + hex32(r.base) + " size " +
-                                 hex32(r.size) + " is not 4 KB aligned (the ISS maps whole pages)");
+        throw std::runtime_error(m_cfg.name + ": region '" + r.name + "' at " + hex(r.base, 8) + " size " +
+                                 hex(r.size, 8) + " is not 4 KB aligned (the ISS maps whole pages)");
       if (r.base < m_cfg.private_page + page && m_cfg.private_page < r.base + r.size)
         throw std::runtime_error(m_cfg.name + ": region '" + r.name + "' overlaps the ISS private page at " +
-                                 hex32(m_cfg.private_page));
+                                 hex(m_cfg.private_page, 8));
       auto dm = m_env.direct_memory(r.base);
       if (dm && dm->base <= r.base && r.base + r.size <= dm->base + dm->size) {
         const uint32_t perms = UC_PROT_READ | UC_PROT_EXEC | (dm->writable ? UC_PROT_WRITE : 0);
@@ -654,13 +648,13 @@ class UnicornPpc603e final : public Core {
     const bool user_mode = msr() & MSR_PR;
     if (a.kind == ppc::Intercept::Mtmsr) {
       if (user_mode) {
-        set_fault("privileged instruction in user mode", addr, true, std::nullopt, "mtmsr " + hex32(insn));
+        set_fault("privileged instruction in user mode", addr, true, std::nullopt, "mtmsr " + hex(insn, 8));
         return;
       }
       const uint32_t v = read_reg(UC_PPC_REG_0 + a.reg);
       if (v & (MSR_IR | MSR_DR)) {
         set_fault("unsupported MSR setting", addr, true, std::nullopt,
-                  "mtmsr enables address translation (MSR[IR/DR] = " + hex32(v) +
+                  "mtmsr enables address translation (MSR[IR/DR] = " + hex(v, 8) +
                       "); this model runs firmware with the MMU off");
         return;
       }
@@ -676,7 +670,7 @@ class UnicornPpc603e final : public Core {
     const bool privileged = !(a.kind == ppc::Intercept::ReadSpr &&
                               (a.spr == ppc::SPR_TBL_READ || a.spr == ppc::SPR_TBU_READ));
     if (privileged && user_mode) {
-      set_fault("privileged instruction in user mode", addr, true, std::nullopt, "insn " + hex32(insn));
+      set_fault("privileged instruction in user mode", addr, true, std::nullopt, "insn " + hex(insn, 8));
       return;
     }
     if (a.kind == ppc::Intercept::ReadSpr) {
@@ -749,7 +743,7 @@ class UnicornPpc603e final : public Core {
     } else if (intno == 7) {
       kind = "floating-point unavailable (MSR[FP] = 0)";
     }
-    set_fault(kind, at, true, std::nullopt, "insn " + hex32(insn) + ppc::describe_exception_vector(at));
+    set_fault(kind, at, true, std::nullopt, "insn " + hex(insn, 8) + ppc::describe_exception_vector(at));
   }
 
   static bool on_unmapped(uc_engine*, uc_mem_type type, uint64_t addr, int size, int64_t, void* user) {
