@@ -4,7 +4,9 @@
  * buffer's READY, NODE and REQ_FREE words, and the control block. A fake driver plays the NI and takes every answer from the
  * fuzz input; the library must never read or write outside the buffers it
  * owns, never return more bytes than the receive buffer holds, and finish
- * every call (errors such as MMP_ENI / MMP_ETIMEDOUT are fine).
+ * every call (errors such as MMP_ENI / MMP_ETIMEDOUT are fine), and every
+ * request it posts with data must name pages it entered into the NI's
+ * translation table (an inline send: its own slot).
  *
  * The library's files are included, not linked: each input starts from a
  * fresh per-host state (mmp.c's statics), as a fresh simulated host would. */
@@ -43,12 +45,36 @@ int m2host_count(void) { return 2; }
 double m2host_now_us(void) { return g_now_us += 100.0; } /* time runs: every wait ends */
 void m2host_compute_ns(double ns) { g_now_us += ns / 1000.0; }
 void m2host_compute_cycles(uint64_t cycles) { g_now_us += (double)cycles / 1000.0; }
-/* Pinned buffers come from calloc here, their bus address is their address
- * (as m2drv_alloc_pinned below says). */
+/* Nothing here is host physical memory but what m2drv_alloc_pinned gives
+ * (the library no longer asks this for its own buffers). */
 int m2host_bus_address(const void *p, uint64_t *bus_addr)
 {
-  *bus_addr = (uint64_t)(uintptr_t)p;
-  return 0;
+  (void)p, (void)bus_addr;
+  return -1;
+}
+
+/* The fake bus: pinned buffers get 32-bit bus addresses of their own (the
+ * library refuses addresses above 4 GB, where a PIE's heap pointers are),
+ * and the translation entries the library writes are kept, so that every
+ * posted request's NI address can be checked against them. */
+static uint64_t g_next_bus;
+static uint32_t g_xlate[MMP_XLATE_ENTRIES];
+
+static void check_posted(const uint8_t *desc)
+{
+  uint32_t w[8];
+  memcpy(w, desc, sizeof w);
+  const uint32_t op = m2drv_from_be32(w[MMP_REQ_OP / 4]), len = m2drv_from_be32(w[MMP_REQ_LEN / 4]);
+  const uint32_t addr = m2drv_from_be32(w[MMP_REQ_ADDR / 4]);
+  const unsigned kind = MMP_REQ_GET_OP(op);
+  if ((kind != MMP_OP_SEND && kind != MMP_OP_RECV) || len == 0) return;
+  if (kind == MMP_OP_SEND && (MMP_REQ_GET_FLAGS(op) & MMP_REQF_INLINE)) {
+    if (addr != MMP_REQ_INLINE(m2drv_from_be32(w[MMP_REQ_SEQ / 4]) - 1) || len > MMP_INLINE_MAX) abort();
+    return;
+  }
+  /* Every page of the data must be entered in the NI's table. */
+  for (uint64_t a = addr; a < (uint64_t)addr + len; a = (a / MMP_XLATE_PAGE + 1) * MMP_XLATE_PAGE)
+    if (a / MMP_XLATE_PAGE >= MMP_XLATE_ENTRIES || !(g_xlate[a / MMP_XLATE_PAGE] & MMP_XLATE_VALID)) abort();
 }
 void *m2host_memcpy(void *dst, const void *src, size_t bytes) { return memmove(dst, src, bytes); }
 void m2host_printf(const char *fmt, ...) { (void)fmt; }
@@ -84,6 +110,7 @@ void m2drv_reg_write(m2drv *d, uint32_t offset, uint32_t value)
   struct host *H = g_hosts[0];
   if (offset != NIPCI_MAILBOX(MMP_MAILBOX_POSTED) || !H || !H->comm.addr || value == 0) return;
   const uint8_t *desc = (const uint8_t *)H->comm.addr + MMP_REQ_DESC(value - 1);
+  check_posted(desc);
   uint32_t op;
   memcpy(&op, desc + MMP_REQ_OP, 4);
   if (MMP_REQ_GET_OP(m2drv_from_be32(op)) == MMP_OP_FINALIZE) g_finalize_posted = 1;
@@ -94,7 +121,17 @@ void m2drv_reg_write(m2drv *d, uint32_t offset, uint32_t value)
 
 int m2drv_sdram_write(m2drv *d, uint32_t ni_addr, const void *src, size_t bytes)
 {
-  (void)d, (void)ni_addr, (void)src, (void)bytes; /* the control block, translation entries */
+  (void)d;
+  /* Translation entries are kept (big-endian, as the NI reads them); the
+   * control block is not needed. */
+  if (ni_addr >= MMP_NI_XLATE_BASE && ni_addr - MMP_NI_XLATE_BASE + bytes <= sizeof g_xlate) {
+    const uint8_t *b = src;
+    for (size_t i = 0; i + 4 <= bytes; i += 4) {
+      uint32_t raw;
+      memcpy(&raw, b + i, 4);
+      g_xlate[(ni_addr - MMP_NI_XLATE_BASE + i) / 4] = m2drv_from_be32(raw);
+    }
+  }
   return 0;
 }
 
@@ -129,9 +166,11 @@ int m2drv_sdram_read(m2drv *d, uint32_t ni_addr, void *dst, size_t bytes)
 int m2drv_alloc_pinned(m2drv *d, size_t bytes, m2drv_buffer *out)
 {
   (void)d;
+  if (g_next_bus + bytes > 0xF0000000ull) return -1; /* the fake bus is full */
   out->addr = calloc(1, bytes);
   if (!out->addr) return -1;
-  out->bus = (uint64_t)(uintptr_t)out->addr;
+  out->bus = g_next_bus;
+  g_next_bus += (bytes + 2 * 4096 - 1) / 4096 * 4096; /* page-aligned, a page apart */
   out->bytes = bytes;
   return 0;
 }
@@ -198,12 +237,19 @@ static void reset_host(void)
   g_hosts[0] = NULL;
 }
 
+static void reset_bus(void)
+{
+  g_next_bus = 0x10000000u;
+  memset(g_xlate, 0, sizeof g_xlate);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   g_in = data;
   g_left = size;
   g_now_us = 0;
   g_requests = g_finalize_posted = 0;
+  reset_bus();
   struct MMP_options o;
   MMP_get_options(&o);
   o.msgbuf_bytes = MMP_MSGBUF_BLOCK * 4;
