@@ -342,6 +342,17 @@ std::map<unsigned, double> published_mmp_curve() {
   return published;
 }
 
+// NetPIPE's method up to 4 KB: one-way latency per size (the c row of a
+// size measured more than once: its last).
+std::map<unsigned, double> netpipe_latencies(Sandbox& sb) {
+  const SimResult r = sb.run({"run", config("netpipe"), "--quiet", "--set", "node*.host.args=--max 4k"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  std::map<unsigned, double> us;
+  for (const auto& row : table(r)) us[static_cast<unsigned>(row[0])] = row[1];
+  return us;
+}
+
 bool in_band(unsigned bytes, double model_us, double published_us) {
   return bytes < 256 ? std::abs(model_us - published_us) <= 1.0 : std::abs(model_us - published_us) <= 0.10 * published_us;
 }
@@ -353,14 +364,10 @@ bool in_band(unsigned bytes, double model_us, double published_us) {
 TEST_CASE("NetPIPE over MMP (host level): every published size within its band", "[integration][mmp][calibration]") {
   const auto published = published_mmp_curve();
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("netpipe"), "--quiet", "--set", "node*.host.args=--max 4k"});
-  INFO(r.describe());
-  REQUIRE(r.exited(0));
-  std::map<unsigned, double> model;
-  for (const auto& row : table(r)) model[static_cast<unsigned>(row[0])] = row[1];  // the c row: last of a size
+  const auto model = netpipe_latencies(sb);
   for (const auto& [bytes, pub] : published) {
-    INFO(bytes << " B: model " << model[bytes] << " us, published " << pub << " us");
     REQUIRE(model.count(bytes));
+    INFO(bytes << " B: model " << model.at(bytes) << " us, published " << pub << " us");
     CHECK(in_band(bytes, model.at(bytes), pub));
   }
 }
@@ -375,11 +382,7 @@ TEST_CASE("MMP ping-pong (host level): below NetPIPE's method by one request, in
           "[integration][mmp][calibration]") {
   const auto published = published_mmp_curve();
   Sandbox sb;
-  const SimResult np = sb.run({"run", config("netpipe"), "--quiet", "--set", "node*.host.args=--max 4k"});
-  INFO(np.describe());
-  REQUIRE(np.exited(0));
-  std::map<unsigned, double> by_netpipe;
-  for (const auto& row : table(np)) by_netpipe[static_cast<unsigned>(row[0])] = row[1];
+  const auto by_netpipe = netpipe_latencies(sb);
   const SimResult r = pingpong(sb, "--sizes 32,64,128,256,512,1k,2k,4k,512k,1M,2M --iters 3 --warmup 1");
   INFO(r.describe());
   const auto rows = table(r);
@@ -387,7 +390,7 @@ TEST_CASE("MMP ping-pong (host level): below NetPIPE's method by one request, in
   double peak = 0;
   for (const auto& row : rows) {
     const auto bytes = static_cast<unsigned>(row[0]);
-    INFO(bytes << " B: " << row[1] << " us, " << row[2] << " Mbit/s; NetPIPE's method " << by_netpipe[bytes] << " us");
+    INFO(bytes << " B: " << row[1] << " us, " << row[2] << " Mbit/s");
     if (bytes >= 512 * 1024) peak = std::max(peak, row[2]);
     if (!published.count(bytes)) continue;
     REQUIRE(by_netpipe.count(bytes));
