@@ -357,6 +357,17 @@ static void handles(struct ctx *c)
     struct MMP_send_handle *s = MMP_Send(b, 16, 4999, c->me, c->peer);
     CHECK(c, s && MMP_Wait_send(s) == 0 && MMP_Wait_send(s) == MMP_EINVAL, "second wait on a send");
     CHECK(c, MMP_Wait_recv((struct MMP_recv_handle *)(void *)s) == MMP_EINVAL, "a send handle given to wait_recv");
+    /* Pinned memory that a receive still uses stays pinned (the NI may still
+     * write it), and is unpinned once the receive is done. */
+    uint8_t *pinned = MMP_Pindown_malloc(64, c->me);
+    struct MMP_recv_handle *into = pinned ? MMP_Recv(pinned, 64, 4998, c->peer, c->me) : NULL;
+    MMP_Pindown_free(pinned, c->me);
+    CHECK(c, into && MMP_last_error() == MMP_EBUSY, "unpinning memory a receive still uses: MMP_EBUSY");
+    uint8_t want[64];
+    fill(want, 64, 4998);
+    CHECK(c, into && MMP_Wait_recv(into) == 64 && memcmp(pinned, want, 64) == 0, "the receive completes after all");
+    MMP_Pindown_free(pinned, c->me);
+    CHECK(c, MMP_last_error() == MMP_OK, "unpinned once the receive is done");
   } else {
     sync2(c);
     int bad = 0;
@@ -368,6 +379,10 @@ static void handles(struct ctx *c)
     uint8_t b[16];
     struct MMP_recv_handle *r = MMP_Recv(b, 16, 4999, c->peer, c->me);
     CHECK(c, r && MMP_Wait_recv(r) == 16, "receive after the pool was full");
+    uint8_t b64[64];
+    fill(b64, 64, 4998);
+    struct MMP_send_handle *s = MMP_Send(b64, 64, 4998, c->me, c->peer);
+    CHECK(c, s && MMP_Wait_send(s) == 0, "the send into the peer's pinned buffer");
   }
   sync2(c);
 }

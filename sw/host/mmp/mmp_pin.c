@@ -157,6 +157,22 @@ static int region_room(struct host *H)
   return 1;
 }
 
+/* A send or receive still outstanding in region r: the NI may still move its
+ * data, so the region must not be unpinned (its pages could be reused). */
+static int region_busy(const struct host *H, const struct region *r)
+{
+  const uintptr_t a = (uintptr_t)r->addr;
+  for (int i = 0; i < 2 * MMP_MAX_SENDS; i++) {
+    const struct op *o = &H->sends[i].op;
+    if (o->in_use && o->mode == BUF_PINNED && (uintptr_t)o->user - a < r->bytes) return 1;
+  }
+  for (int i = 0; i < 2 * MMP_MAX_RECVS; i++) {
+    const struct op *o = &H->recvs[i].op;
+    if (o->in_use && o->mode == BUF_PINNED && (uintptr_t)o->user - a < r->bytes) return 1;
+  }
+  return 0;
+}
+
 void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
 {
   struct host *H = mmp_self();
@@ -180,6 +196,10 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
   }
   for (size_t i = 0; i < H->n_regions; i++) {
     if (H->regions[i].addr != p || !H->regions[i].buf.addr) continue;
+    if (region_busy(H, &H->regions[i])) {
+      mmp_fail(H, MMP_EBUSY);
+      return;
+    }
     pin_free_mapped(H, &H->regions[i].buf, H->regions[i].nia);
     H->regions[i] = H->regions[--H->n_regions];
     mmp_fail(H, MMP_OK);
@@ -216,6 +236,7 @@ int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
   if (!mmp_local_ok(H, me)) return mmp_fail(H, MMP_ENOTINIT);
   for (size_t i = 0; i < H->n_regions; i++) {
     if (H->regions[i].addr != p || H->regions[i].buf.addr) continue;
+    if (region_busy(H, &H->regions[i])) return mmp_fail(H, MMP_EBUSY);
     mmp_xlate_unmap(H, H->regions[i].nia, H->regions[i].bytes);
     m2drv_unpin(H->drv, p, H->regions[i].bytes);
     H->pinned_bytes -= mmp_round_up(H->regions[i].bytes, 4096);
