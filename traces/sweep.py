@@ -23,8 +23,9 @@ import sys
 from output_files import OutputError, output_folder
 from plots import figure
 from plots.readers import LARGEST
-from runs import (EXIT_USAGE, UsageParser, TableError, choose_metric, declared_cases, is_number, metric_by_size,
-                  print_aligned, read_tsv, run_parallel, run_stats, sizes_of, table_problem, unknown_metric, write_tsv)
+from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases, is_number,
+                  metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, start_run_manifest,
+                  table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
@@ -111,7 +112,11 @@ def main(argv):
         return EXIT_USAGE
     try:
         output_folder(out)
-    except OutputError as e:
+        # As a run's folder: refused when it holds what no run wrote (unless
+        # --out-force), an earlier sweep's tables and plots go, and the folder
+        # stays locked until this process ends (docs/usage.md).
+        start_run_manifest(out, a.sim, a.out_force)
+    except (OutputError, RuntimeError) as e:
         print(f"m2vp sweep: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     for v in variants:  # a variant that fails early must not show an earlier sweep's table
@@ -159,6 +164,7 @@ def main(argv):
         table.append([row["variant"], str(row["exit"]), row["sim_time_us"]] + [vals.get(s, "") for s in sizes])
     try:
         write_tsv(summary, table)
+        add_to_run_manifest(out, [summary])
         # Side by side on the terminal.
         print_aligned(table)
         for row in rows:

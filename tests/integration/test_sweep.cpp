@@ -121,7 +121,7 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
   CHECK(fs::exists(folder / "results.tsv"));
 }
 
-TEST_CASE("sweeps: a variant's folder holding what no run wrote is refused, --out-force reaches the variants",
+TEST_CASE("sweeps: a sweep folder holding what no run wrote is refused, --out-force reaches the variants",
           "[integration][sweep]") {
   Sandbox sb;
   std::string text;
@@ -130,10 +130,10 @@ TEST_CASE("sweeps: a variant's folder holding what no run wrote is refused, --ou
                            "/configs/cluster-2.yaml' --vary '**.link.variant=lvds' --out '" + folder.string() + "'";
   fs::create_directories(folder / "xx.link.variant-lvds");
   write_text(folder / "xx.link.variant-lvds" / "notes.txt", "the user's");
-  CHECK(run_script(sb, "sweep.py", args, text) == 1);
-  CHECK(contains(text, "variant **.link.variant=lvds: exit code 64 error: " +
-                           (folder / "xx.link.variant-lvds").string() +
-                           ": the output folder holds what no run wrote (notes.txt)"));
+  // The sweep's own folder is a run's folder: refused before any variant runs.
+  CHECK(run_script(sb, "sweep.py", args, text) == 64);
+  CHECK(contains(text, folder.string() + ": the output folder holds what no run wrote (xx.link.variant-lvds/)"));
+  CHECK_FALSE(fs::exists(folder / "xx.link.variant-lvds" / "results.tsv"));
   REQUIRE(run_script(sb, "sweep.py", args + " --out-force", text) == 0);
   CHECK(fs::exists(folder / "xx.link.variant-lvds" / "results.tsv"));
   CHECK(read_text(folder / "xx.link.variant-lvds" / "notes.txt") == "the user's");
