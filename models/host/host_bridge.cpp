@@ -177,10 +177,10 @@ void HostBridge::write_thread() {
 void HostBridge::check_posted(const tlm::tlm_generic_payload& t) {
   if (t.get_response_status() == tlm::TLM_OK_RESPONSE) return;
   m_stats.posted_write_errors++;
-  char msg[192];
-  std::snprintf(msg, sizeof msg, "%s: posted write of %u bytes to PCI address 0x%08" PRIx64 " lost: %s", name(),
+  char msg[160];
+  std::snprintf(msg, sizeof msg, "posted write of %u bytes to PCI address 0x%08" PRIx64 " lost: %s",
                 t.get_data_length(), static_cast<uint64_t>(t.get_address()), t.get_response_string().c_str());
-  Log::instance().warning(msg);
+  m_log.warning(msg);
 }
 
 unsigned int HostBridge::cpu_transport_dbg(tlm::tlm_generic_payload& t) { return pci_master->transport_dbg(t); }

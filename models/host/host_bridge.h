@@ -25,6 +25,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/module_log.h"
 #include "core/params.h"
 #include "core/stats.h"
 #include "core/timing_style.h"
@@ -94,6 +95,7 @@ class HostBridge : public sc_core::sc_module {
 
   const TimingStyle m_style;
   Stats m_stats;
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   // What the run reports of m_stats (core/stats.h).
   StatProbe m_stat_cpu_reads{this, "cpu_reads", "count", "host CPU reads through the bridge",
                              [this] { return double(m_stats.cpu_reads); }};
