@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
+#include "core/output_file.h"
 
 namespace calibration_fit {
 
@@ -180,19 +180,10 @@ inline void write_header(const fs::path& header, const Fit& f, const std::string
     }
   }
   if (!seen || inside) throw std::runtime_error(header.string() + ": no 'fit: begin' ... 'fit: end' markers");
-  // A new file beside it, renamed over it only when written whole.
-  const fs::path tmp = header.string() + ".fit-" + std::to_string(::getpid());
-  {
-    std::ofstream o(tmp);
-    o << out.str();
-    o.close();
-    if (!o) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + tmp.string());
-    }
-  }
-  fs::rename(tmp, header);
+  // Written whole or not at all (core/output_file.h: a new file, renamed).
+  m2::OutputFile o(header.string(), "the fitted counts");
+  o.stream() << out.str();
+  o.commit();
 }
 
 }  // namespace calibration_fit
