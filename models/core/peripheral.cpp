@@ -10,7 +10,8 @@ Peripheral::Peripheral(sc_core::sc_module_name name, const Options& options)
       access_ns(this->name(), "access_ns", 0.0, "ns", options.access_description, Range<double>{0, 1e6}),
       m_bank(this->name(), options.order),
       m_socket_optional(options.socket_optional),
-      m_debug_reads(options.debug_reads) {
+      m_debug_reads(options.debug_reads),
+      m_access_delay(access_ns.get(), sc_core::SC_NS) {
   regs.register_b_transport(this, &Peripheral::b_transport);
   regs.register_transport_dbg(this, &Peripheral::transport_dbg);
 }
@@ -24,7 +25,7 @@ void Peripheral::before_end_of_elaboration() {
 
 void Peripheral::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
   m_access_time = sc_core::sc_time_stamp() + delay;
-  delay += sc_core::sc_time(access_ns.get(), sc_core::SC_NS);
+  delay += m_access_delay;
   m_bank.access(t);
 }
 

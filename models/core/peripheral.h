@@ -48,6 +48,9 @@ class Peripheral : public sc_core::sc_module {
 
   RegisterBank m_bank;
   bool m_socket_optional, m_debug_reads;
+  // access_ns as a time, once: every register access adds it (parameters
+  // take their value when constructed).
+  const sc_core::sc_time m_access_delay;
   sc_core::sc_time m_access_time;
 };
 
