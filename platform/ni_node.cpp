@@ -34,7 +34,7 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
       netbuf("netbuf"),
       dma("dma"),
       intc("intc"),
-      pci("pci") {
+      pci("pci", timing) {
   simctrl = std::make_unique<SimCtrl>("simctrl", run, cpu.name(),
                                       static_cast<uint32_t>(cpu.timebase_hz.get()),
                                       static_cast<uint32_t>(cpu.clock_mhz.get() * 1e6));

@@ -39,7 +39,9 @@ HostBridge::HostBridge(sc_core::sc_module_name name, TimingStyle style)
                     "memory_latency_ns, 450 ns to first data, as Myricom's ~60 PCI-X clocks at 133 MHz for hosts "
                     "of 2003)",
                     Range<double>{0, 1e6}),
-      m_style(style) {
+      m_style(style),
+      m_nb_master(this->name()),
+      m_dma_peq(this, &HostBridge::dma_act) {
   m_posted = sc_time(posted_write_ns.get(), sc_core::SC_NS);
   m_read_latency = sc_time(read_latency_ns.get(), sc_core::SC_NS);
   m_memory_latency = sc_time(memory_latency_ns.get(), sc_core::SC_NS);
@@ -51,7 +53,16 @@ HostBridge::HostBridge(sc_core::sc_module_name name, TimingStyle style)
   pci_target.register_get_direct_mem_ptr(this, &HostBridge::dma_get_direct_mem_ptr);
   pci_target.register_transport_dbg(this, &HostBridge::dma_transport_dbg);
   memory_side.register_invalidate_direct_mem_ptr(this, &HostBridge::memory_invalidate);
-  if (m_style == TimingStyle::AT) SC_THREAD(write_thread);
+  if (m_style == TimingStyle::AT) {
+    pci_master.register_nb_transport_bw(this, &HostBridge::master_nb_transport_bw);
+    pci_target.register_nb_transport_fw(this, &HostBridge::dma_nb_transport_fw);
+    SC_THREAD(write_thread);
+  }
+}
+
+void HostBridge::bus_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
+  if (m_style == TimingStyle::AT) m_nb_master.transport(*pci_master.operator->(), t, delay);
+  else pci_master->b_transport(t, delay);
 }
 
 // --- CPU side ---------------------------------------------------------------
@@ -76,7 +87,7 @@ void HostBridge::cpu_read(tlm::tlm_generic_payload& t, sc_time& delay) {
     const sc_time asked = sc_core::sc_time_stamp();
     while (!m_buffer.empty()) sc_core::wait(m_write_done_event);
     m_stats.drain_time += sc_core::sc_time_stamp() - asked;
-    pci_master->b_transport(t, delay);  // the bus waits for arbitration and transfer
+    bus_transport(t, delay);  // arbitration and transfer, in SystemC time
   } else {
     // The read starts on the bus once the posted writes are through.
     const sc_time now = sc_core::sc_time_stamp() + delay;
@@ -163,7 +174,7 @@ void HostBridge::write_thread() {
     tag.id = w.msg;
     t.set_extension(&tag);
     sc_time delay = SC_ZERO_TIME;
-    pci_master->b_transport(t, delay);
+    bus_transport(t, delay);
     t.clear_extension(&tag);
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     check_posted(t);
@@ -205,6 +216,31 @@ void HostBridge::dma_b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
   if (t.is_read()) m_stats.dma_reads++;
   else if (t.is_write()) m_stats.dma_writes++;
   m_stats.dma_bytes += t.get_data_length();
+}
+
+// AT target: the bridge claims the transaction at once (END_REQ); at the
+// time the bus annotates it acts on host memory, as dma_b_transport does,
+// and answers BEGIN_RESP after that access's latency (host memory, and for a
+// read that does not continue the prefetch stream the delayed transaction):
+// the bus holds those as wait states.
+tlm::tlm_sync_enum HostBridge::dma_nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                                   sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) {
+    m_dma_peq.notify(t, phase, delay);
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+  m_log.error("phase other than BEGIN_REQ or END_RESP on the host-memory target's forward path");
+  return tlm::TLM_COMPLETED;
+}
+
+void HostBridge::dma_act(tlm::tlm_generic_payload& t, const tlm::tlm_phase&) {
+  sc_time latency = SC_ZERO_TIME;
+  dma_b_transport(t, latency);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  pci_target->nb_transport_bw(t, phase, latency);  // taken at once, or ended later by END_RESP
 }
 
 bool HostBridge::dma_get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {

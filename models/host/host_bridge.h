@@ -11,7 +11,10 @@
 //  - memory_side: the host's memory (an m2::Memory).
 // LT: posted writes are done at once (data visible immediately) but their bus
 // time is booked, so that a later read or a full buffer waits behind them.
-// AT: a bridge thread issues the buffered writes on the bus.
+// AT: a bridge thread issues the buffered writes on the bus. The bridge
+// speaks the base protocol's four phases on the bus (core/nb_caller.h as a
+// master; as a target, END_REQ at once and BEGIN_RESP after host memory's
+// latency) and answers b_transport as well.
 // See docs/models/host-bridge.md.
 #pragma once
 
@@ -23,9 +26,11 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/module_log.h"
+#include "core/nb_caller.h"
 #include "core/params.h"
 #include "core/stats.h"
 #include "core/timing_style.h"
@@ -73,10 +78,19 @@ class HostBridge : public sc_core::sc_module {
   void cpu_write_lt(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void cpu_write_at(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   void check_posted(const tlm::tlm_generic_payload& t);
+  // A transaction on the bus as a master: b_transport in LT, the four phases in AT.
+  void bus_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum master_nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                            sc_core::sc_time& delay) {
+    return m_nb_master.nb_transport_bw(t, phase, delay);
+  }
   void ignore_invalidate(sc_dt::uint64, sc_dt::uint64) {}  // cpu_side grants no DMI
 
   // PCI target side (DMA into host memory).
   void dma_b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum dma_nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                         sc_core::sc_time& delay);
+  void dma_act(tlm::tlm_generic_payload& t, const tlm::tlm_phase& phase);  // m_dma_peq's callback
   bool dma_get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
   unsigned int dma_transport_dbg(tlm::tlm_generic_payload& t);
   void memory_invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
@@ -94,6 +108,8 @@ class HostBridge : public sc_core::sc_module {
   };
 
   const TimingStyle m_style;
+  NbCaller m_nb_master;
+  tlm_utils::peq_with_cb_and_phase<HostBridge> m_dma_peq;  // AT: DMA requests at their annotated time
   Stats m_stats;
   ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   // What the run reports of m_stats (core/stats.h).

@@ -37,7 +37,7 @@ bool fits(const tlm::tlm_generic_payload& t, uint64_t size) {
 
 }  // namespace
 
-NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
+NiPciInterface::NiPciInterface(sc_core::sc_module_name name, TimingStyle style)
     : Peripheral(name, [] {
         Options o;
         o.access_description = "device latency per NI-side register access";
@@ -54,7 +54,11 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name)
       master_latency_ns(this->name(), "master_latency_ns", 0.0, "ns",
                         "added to each NI access through the host window (the PCI bus charges the protocol)",
                         Range<double>{0, 1e6}),
-      m_host_regs(std::string(this->name()) + ".bar1", ByteOrder::Little) {
+      m_host_regs(std::string(this->name()) + ".bar1", ByteOrder::Little),
+      m_style(style),
+      m_nb_master(this->name()) {
+  if (m_style == TimingStyle::AT)
+    pci_master.register_nb_transport_bw(this, &NiPciInterface::master_nb_transport_bw);
   bar0.register_b_transport(this, &NiPciInterface::b_transport_bar0);
   bar0.register_transport_dbg(this, &NiPciInterface::transport_dbg_bar0);
   bar1.register_b_transport(this, &NiPciInterface::b_transport_bar1);
@@ -168,7 +172,14 @@ void NiPciInterface::b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc
     return;
   }
   delay += m_master_latency;
-  forward(pci_master, t, t.get_address(), delay);  // PCI address = window offset
+  if (m_style == TimingStyle::LT) {
+    forward(pci_master, t, t.get_address(), delay);  // PCI address = window offset
+    return;
+  }
+  // AT: the same transaction, through the four phases; the window offset is
+  // already the PCI address.
+  m_nb_master.transport(*pci_master.operator->(), t, delay);
+  t.set_dmi_allowed(false);
 }
 
 unsigned NiPciInterface::transport_dbg_window(tlm::tlm_generic_payload& t) {

@@ -7,6 +7,10 @@
 // The register page (doorbell, host interrupt, mailboxes) is one register file
 // seen by the NI's PowerPC at NI_PCIIF_BASE (big-endian) and by the host
 // through BAR1; a write's effect depends on the side.
+// In AT the master side speaks the base protocol's four phases on the PCI
+// bus (core/nb_caller.h): the DMA engine's transactions to the host window
+// are AT transactions there. The BARs answer b_transport (the standard's
+// simple socket converts a BEGIN_REQ into it).
 // Forwarding keeps the payload (data, length, response) and the caller's
 // delay, adds this interface's latency, restores the address; no DMI (every
 // PCI access is timed by the bus).
@@ -27,9 +31,11 @@
 #include <ip/ni_pci.h>
 
 #include "core/irq.h"
+#include "core/nb_caller.h"
 #include "core/params.h"
 #include "core/peripheral.h"
 #include "core/register_bank.h"
+#include "core/timing_style.h"
 #include "trace/message_tag.h"
 
 namespace m2 {
@@ -60,7 +66,7 @@ class NiPciInterface : public Peripheral {
   IrqLine inta;          // PCI INTA# to the host: HOST_IRQ != 0
 
   SC_HAS_PROCESS(NiPciInterface);
-  explicit NiPciInterface(sc_core::sc_module_name name);
+  explicit NiPciInterface(sc_core::sc_module_name name, TimingStyle style = TimingStyle::LT);
 
   uint32_t doorbell() const { return m_doorbell; }
   uint32_t host_irq() const { return m_host_irq; }
@@ -78,6 +84,10 @@ class NiPciInterface : public Peripheral {
   void b_transport_window(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   unsigned transport_dbg_window(tlm::tlm_generic_payload& t);
   unsigned transport_dbg_bar1(tlm::tlm_generic_payload& t) { return m_host_regs.debug_read(t); }
+  tlm::tlm_sync_enum master_nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                            sc_core::sc_time& delay) {
+    return m_nb_master.nb_transport_bw(t, phase, delay);
+  }
   void add_registers();
   void update_irqs();
   void report_request(const tlm::tlm_generic_payload& t, const sc_core::sc_time& delay);
@@ -99,6 +109,8 @@ class NiPciInterface : public Peripheral {
   std::array<uint32_t, NIPCI_MAILBOXES> m_mailbox{};
   RegisterBank m_host_regs;  // the host's view (BAR1), little-endian
   MessageProbe m_probe;
+  const TimingStyle m_style;
+  NbCaller m_nb_master;
 };
 
 }  // namespace m2

@@ -39,13 +39,19 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
       turnaround_clocks(this->name(), "turnaround_clocks", 1, "clocks", "idle clock(s) after each burst",
                         Range<uint64_t>{0, 8}),
       m_style(style),
-      m_map(this->name()) {
+      m_map(this->name()),
+      m_request_peq(this, &PciBus::request_arrived) {
   if (width_bits.get() != 32 && width_bits.get() != 64)
     throw ConfigError(std::string(this->name()) + ".width_bits: expected 32 or 64, got " + width_bits.value_string());
   target.register_b_transport(this, &PciBus::b_transport);
   target.register_get_direct_mem_ptr(this, &PciBus::get_direct_mem_ptr);
   target.register_transport_dbg(this, &PciBus::transport_dbg);
   initiator.register_invalidate_direct_mem_ptr(this, &PciBus::invalidate_direct_mem_ptr);
+  if (m_style == TimingStyle::AT) {
+    target.register_nb_transport_fw(this, &PciBus::nb_transport_fw);
+    initiator.register_nb_transport_bw(this, &PciBus::nb_transport_bw);
+    SC_THREAD(sequencer);
+  }
 }
 
 void PciBus::end_of_elaboration() {
@@ -131,6 +137,10 @@ sc_time PciBus::target_time(const tlm::tlm_generic_payload& t, const sc_time& tr
 
 void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
   const unsigned port = static_cast<unsigned>(id);
+  if (m_style == TimingStyle::AT) {
+    b_transport_at(port, t, delay);
+    return;
+  }
   const AddressMap::Range* r = m_map.decode_access(t.get_address(), t.get_data_length());
   if (!r) {
     // A master abort: no target claims the address.
@@ -146,12 +156,6 @@ void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
   s.transactions++;
   s.bytes += t.get_data_length();
   s.bursts += p.bursts;
-  if (m_style == TimingStyle::AT) {
-    if (delay != sc_core::SC_ZERO_TIME) sc_core::wait(delay);  // the caller's local time becomes SystemC time
-    delay = sc_core::SC_ZERO_TIME;
-    transport_at(port, *r, p, t);
-    return;
-  }
   // LT: the target's own latency counts as wait states on the bus. It sees
   // the time the access takes effect (see target_time) and returns it plus
   // its own latency.
@@ -164,66 +168,6 @@ void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
   delay += busy;
   s.busy += busy;
   m_busy += busy;
-}
-
-void PciBus::transport_at(unsigned port, const AddressMap::Range& r, const Plan& p, tlm::tlm_generic_payload& t) {
-  // No reference into m_stats is kept across a wait(): name_master() may grow it.
-  const bool read = t.is_read();
-  const uint64_t per_burst = max_burst_phases(read);
-  uint64_t left = p.data_phases;
-  for (uint64_t b = 0; b < p.bursts; ++b) {
-    const sc_time asked = sc_core::sc_time_stamp();
-    const bool waited = acquire(port);
-    stats(port).waiting += sc_core::sc_time_stamp() - asked;
-    const uint64_t phases = std::min(left, per_burst);
-    left -= phases;
-    sc_time hold = clocks((waited ? 0 : arbitration_clocks.get()) + burst_overhead(read) + phases);
-    if (b == 0) {
-      // The data moves when the master first owns the bus; a target that
-      // waits or annotates a delay holds the bus meanwhile (wait states).
-      sc_time at_target = target_time(t, hold);
-      const sc_time arrival = at_target;
-      AddressMap::b_transport(*initiator[r.port], r, t, at_target);
-      hold += at_target - arrival;
-    }
-    if (m_busy_log.enabled()) m_busy_log.add(sc_core::sc_time_stamp(), sc_core::sc_time_stamp() + hold);
-    sc_core::wait(hold);
-    stats(port).busy += hold;
-    m_busy += hold;
-    release(port);
-    if (t.get_response_status() != tlm::TLM_OK_RESPONSE) return;  // target abort: no further bursts
-  }
-}
-
-bool PciBus::acquire(unsigned port) {
-  if (!m_owned && m_waiters.empty()) {
-    m_owned = true;
-    return false;
-  }
-  Waiter w;
-  w.port = port;
-  w.seq = m_next_seq++;
-  m_waiters.push_back(&w);
-  while (!w.granted) sc_core::wait(w.event);
-  return true;
-}
-
-void PciBus::release(unsigned port) {
-  if (m_waiters.empty()) {
-    m_owned = false;
-    return;
-  }
-  // Round-robin: the next port after the one releasing, cyclically; the same
-  // port's own requests come last, in order of arrival. The bus stays owned
-  // during the hand-over so that no newcomer slips in.
-  const uint64_t n = std::max<uint64_t>(target.size(), 1);
-  auto rank = [&](const Waiter* w) { return std::make_pair((w->port + n - port - 1) % n, w->seq); };
-  auto next = std::min_element(m_waiters.begin(), m_waiters.end(),
-                               [&](const Waiter* a, const Waiter* b) { return rank(a) < rank(b); });
-  Waiter* w = *next;
-  m_waiters.erase(next);
-  w->granted = true;
-  w->event.notify(sc_core::SC_ZERO_TIME);
 }
 
 bool PciBus::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {

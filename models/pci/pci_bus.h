@@ -6,13 +6,17 @@
 // turnaround, long transfers split into bursts at the latency timer.
 //  - LT: the time is added to the caller's delay; masters do not wait for
 //    each other.
-//  - AT: the caller's delay is waited first; masters then contend for the bus
-//    in SystemC time (round-robin between bursts). Callers are SC_THREADs.
+//  - AT: the TLM-2.0 base protocol (pci_bus_at.cpp). Masters send BEGIN_REQ
+//    (nb_transport_fw) and contend for the bus in SystemC time, round-robin
+//    between bursts; END_REQ is the grant, BEGIN_RESP the end of the last
+//    burst. Targets are called with nb_transport_fw as well. A master may
+//    also call b_transport: it then waits inside for the same sequence.
 // See docs/models/pci-bus.md.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +27,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/peq_with_cb_and_phase.h>
 
 #include "core/address_map.h"
 #include "core/ip_variant.h"
@@ -50,6 +55,7 @@ class PciBus : public sc_core::sc_module {
   Param<uint64_t> latency_timer_clocks;
   Param<uint64_t> turnaround_clocks;
 
+  SC_HAS_PROCESS(PciBus);
   PciBus(sc_core::sc_module_name name, TimingStyle style);
 
   // Binds `socket` (a target) to the next initiator port and maps
@@ -107,21 +113,41 @@ class PciBus : public sc_core::sc_module {
   uint64_t burst_overhead(bool read) const;  // clocks per burst besides arbitration and data
 
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  void transport_at(unsigned port, const AddressMap::Range& r, const Plan& p, tlm::tlm_generic_payload& t);
   bool get_direct_mem_ptr(int port, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(int port, tlm::tlm_generic_payload& trans);
   void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
 
-  // AT arbitration. acquire() returns true when the master had to wait: its
-  // arbitration then overlapped the previous owner's transfer (hidden).
-  bool acquire(unsigned port);
-  void release(unsigned port);
-  struct Waiter {
+  // --- AT: the base protocol (pci_bus_at.cpp) ---
+  // One master transaction on the bus, from its BEGIN_REQ to its response.
+  struct AtTransaction {
+    tlm::tlm_generic_payload* t = nullptr;
     unsigned port = 0;
-    uint64_t seq = 0;
-    bool granted = false;
-    sc_core::sc_event event;
+    const AddressMap::Range* range = nullptr;
+    uint64_t phases_left = 0;  // data phases still to move
+    uint64_t bursts_done = 0;
+    uint64_t seq = 0;          // order of the current bus request (round-robin tie-break)
+    bool waited = false;       // the bus was busy when it asked: its arbitration is hidden
+    bool blocking = false;     // came by b_transport: `done` wakes the caller
+    sc_core::sc_time asked;    // when the current bus request was made
+    sc_core::sc_event done;
   };
+  tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int port, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void b_transport_at(unsigned port, tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+  // Decodes and counts a transaction; nullptr when it is answered at once
+  // (an address no target claims, TLM_IGNORE_COMMAND).
+  AtTransaction* admit(unsigned port, tlm::tlm_generic_payload& t, bool blocking);
+  void request_arrived(tlm::tlm_generic_payload& t, const tlm::tlm_phase& phase);  // m_request_peq's callback
+  void request_bus(AtTransaction* x);
+  void sequencer();  // SC_THREAD: grants the bus, one burst at a time
+  AtTransaction* next_owner(unsigned after_port);
+  sc_core::sc_time call_target(AtTransaction& x, const sc_core::sc_time& at_target);
+  void respond(AtTransaction* x);
+  void send_response(AtTransaction* x);
+  void finish(AtTransaction* x);
+  [[noreturn]] void protocol_error(const std::string& what) const;
 
   const TimingStyle m_style;
   AddressMap m_map;
@@ -136,9 +162,23 @@ class PciBus : public sc_core::sc_module {
   BusyLog m_busy_log;
   // The VCD's busy line (core/signals.h).
   Signal m_signal_busy{this, "busy", m_busy_log};
-  bool m_owned = false;
-  std::deque<Waiter*> m_waiters;
+  // AT state.
+  tlm_utils::peq_with_cb_and_phase<PciBus> m_request_peq;  // BEGIN_REQs at their annotated time
+  std::map<tlm::tlm_generic_payload*, std::unique_ptr<AtTransaction>> m_at;  // in flight, by payload
+  std::deque<AtTransaction*> m_requests;  // asking for the bus
+  sc_core::sc_event m_request_event;
+  bool m_owned = false;                    // a burst is on the bus
+  unsigned m_last_owner = 0;               // port of the last burst (round-robin)
   uint64_t m_next_seq = 0;
+  // The target's answer to the transaction on the bus (one at a time).
+  tlm::tlm_generic_payload* m_at_target = nullptr;
+  bool m_target_responded = false;
+  sc_core::sc_time m_target_response_at;
+  sc_core::sc_event m_target_event;
+  // Per master port: a response waiting for the master's END_RESP, and the
+  // responses queued behind it (response exclusion).
+  std::vector<AtTransaction*> m_in_response;
+  std::vector<std::deque<AtTransaction*>> m_response_queue;
 };
 
 }  // namespace m2

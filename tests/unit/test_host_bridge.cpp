@@ -45,7 +45,8 @@ void preset(const std::string& key, const std::string& value) {
   m2::ParamRegistry::instance().preset(key, value, m2::ValueOrigin{"test"});
 }
 
-// A target that logs the writes it receives, in order, with their time, and
+// A target that logs the writes it receives, in order, with the time each is
+// to take effect (its annotation: a write's data phases are through), and
 // answers reads from what was written (one 4 KB page, like BAR1).
 struct Recorder : sc_core::sc_module {
   struct Write {
@@ -59,11 +60,11 @@ struct Recorder : sc_core::sc_module {
   explicit Recorder(sc_core::sc_module_name n) : sc_module(n) {
     socket.register_b_transport(this, &Recorder::b_transport);
   }
-  void b_transport(tlm::tlm_generic_payload& t, sc_time&) {
+  void b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
     uint8_t* p = page.data() + t.get_address();
     if (t.is_write()) {
       std::memcpy(p, t.get_data_ptr(), t.get_data_length());
-      writes.push_back({t.get_address(), t.get_data_ptr()[0], sc_core::sc_time_stamp()});
+      writes.push_back({t.get_address(), t.get_data_ptr()[0], sc_core::sc_time_stamp() + delay});
     } else {
       std::memcpy(t.get_data_ptr(), p, t.get_data_length());
     }
@@ -351,8 +352,10 @@ TEST_CASE("host bridge: AT: posted writes and an NI's DMA share the bus round-ro
   CHECK(dma_done == clk(298));
   CHECK(dma_done > h.bus.transfer_time(false, 0, 2048));  // 286c alone
   REQUIRE(h.regs.writes.size() == 4);
-  CHECK(h.regs.writes[0].at == clk(67));  // the first write got the bus after the NI's first burst
-  CHECK(h.regs.writes[3].at == clk(67 + 5 + 65 + 5 + 65 + 5 + 65));
+  // The first write got the bus after the NI's first burst and takes effect
+  // when its 5 clocks are through.
+  CHECK(h.regs.writes[0].at == clk(67 + 5));
+  CHECK(h.regs.writes[3].at == clk(67 + 5 + 65 + 5 + 65 + 5 + 65 + 5));
   CHECK(h.host_mem.host()[0x8000 + 2047] == 0xD7);
   CHECK(h.bus.busy_time() == clk(298));
 }
