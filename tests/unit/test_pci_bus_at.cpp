@@ -1,0 +1,330 @@
+// The PCI bus in AT as the TLM-2.0 base protocol (models/pci/pci_bus_at.cpp):
+// the phases a master sees and when, pipelined requests and response
+// exclusion, targets that answer only nb_transport or only b_transport,
+// memory-managed payloads and their reference counts, and the errors a
+// master that breaks the protocol gets.
+//
+// Clocks (pci64-66 defaults): write burst = 2 arbitration + 1 address +
+// 2 initial + 1 turnaround + data phases; read burst = 2 + 1 + 10 + 1 + data
+// phases; the arbitration is hidden for a master that waited.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/peq_with_cb_and_phase.h>
+
+#include "core/memory.h"
+#include "pci/pci_bus.h"
+
+using Catch::Matchers::Contains;
+using m2::TimingStyle;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+
+constexpr uint64_t kMemBase = 0x10000000, kMemSize = 0x10000;
+constexpr uint64_t kDevBase = 0xC0000000, kDevSize = 0x1000;
+
+const sc_time k66 = sc_time(1000.0 / 66, SC_NS);
+sc_time clk(uint64_t n) { return k66 * static_cast<double>(n); }
+sc_time now() { return sc_core::sc_time_stamp(); }
+
+std::string phase_name(const tlm::tlm_phase& p) {
+  if (p == tlm::BEGIN_REQ) return "BEGIN_REQ";
+  if (p == tlm::END_REQ) return "END_REQ";
+  if (p == tlm::BEGIN_RESP) return "BEGIN_RESP";
+  return "END_RESP";
+}
+
+// Counts the payloads it gets back.
+struct CountingMm : tlm::tlm_mm_interface {
+  int freed = 0;
+  void free(tlm::tlm_generic_payload* t) override {
+    ++freed;
+    t->reset();  // drops extensions; the payload object belongs to the test
+  }
+};
+
+// A hand-written AT initiator: sends BEGIN_REQs from its thread and logs the
+// phases the bus sends back, with their times. It answers BEGIN_RESP with
+// TLM_COMPLETED, or, with hold_response, with TLM_ACCEPTED and sends END_RESP
+// hold_response later.
+struct NbMaster : sc_core::sc_module, tlm::tlm_bw_transport_if<> {
+  struct Seen {
+    std::string phase;
+    tlm::tlm_generic_payload* t;
+    sc_time at;
+  };
+  tlm::tlm_initiator_socket<> socket{"socket"};
+  std::vector<Seen> seen;
+  sc_time hold_response = SC_ZERO_TIME;
+  std::function<void(NbMaster&)> body;
+  sc_core::sc_event end_req, responded;
+  std::deque<tlm::tlm_generic_payload*> to_end;
+  sc_core::sc_event end_resp_due;
+
+  SC_HAS_PROCESS(NbMaster);
+  explicit NbMaster(sc_core::sc_module_name n) : sc_module(n) {
+    socket.bind(*this);
+    SC_THREAD(run);
+    SC_METHOD(send_end_resp);
+    sensitive << end_resp_due;
+    dont_initialize();
+  }
+  void run() {
+    if (body) body(*this);
+  }
+  tlm::tlm_sync_enum begin(tlm::tlm_generic_payload& t, sc_time delay = SC_ZERO_TIME) {
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    return socket->nb_transport_fw(t, phase, delay);
+  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_time& d) override {
+    seen.push_back({phase_name(phase), &t, now() + d});
+    if (phase == tlm::END_REQ) {
+      end_req.notify(d);
+      return tlm::TLM_ACCEPTED;
+    }
+    responded.notify(d);
+    if (hold_response == SC_ZERO_TIME) return tlm::TLM_COMPLETED;
+    to_end.push_back(&t);
+    end_resp_due.notify(hold_response);
+    return tlm::TLM_ACCEPTED;
+  }
+  void send_end_resp() {
+    tlm::tlm_generic_payload* t = to_end.front();
+    to_end.pop_front();
+    tlm::tlm_phase phase = tlm::END_RESP;
+    sc_time d = SC_ZERO_TIME;
+    seen.push_back({"END_RESP", t, now()});
+    CHECK(socket->nb_transport_fw(*t, phase, d) == tlm::TLM_COMPLETED);
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+  const Seen* find(const std::string& phase, const tlm::tlm_generic_payload& t) const {
+    for (const Seen& s : seen)
+      if (s.phase == phase && s.t == &t) return &s;
+    return nullptr;
+  }
+};
+
+// A target that answers only nb_transport (its b_transport fails the test):
+// END_REQ one clock after BEGIN_REQ, BEGIN_RESP `latency` after it acts,
+// through its own payload event queue. It records when it acted.
+struct NbTarget : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
+  tlm::tlm_target_socket<> socket{"socket"};
+  sc_time latency = sc_time(100, SC_NS);
+  std::vector<uint8_t> mem = std::vector<uint8_t>(kDevSize, 0);
+  std::vector<sc_time> acted;
+  bool got_end_resp = false;
+  tlm_utils::peq_with_cb_and_phase<NbTarget> peq{this, &NbTarget::act};
+
+  explicit NbTarget(sc_core::sc_module_name n) : sc_module(n) { socket.bind(*this); }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_time& d) override {
+    if (phase == tlm::BEGIN_REQ) {
+      peq.notify(t, phase, d);
+      return tlm::TLM_ACCEPTED;
+    }
+    got_end_resp = phase == tlm::END_RESP;
+    return tlm::TLM_COMPLETED;
+  }
+  void act(tlm::tlm_generic_payload& t, const tlm::tlm_phase&) {
+    acted.push_back(now());
+    tlm::tlm_phase phase = tlm::END_REQ;
+    sc_time d = clk(1);
+    REQUIRE(socket->nb_transport_bw(t, phase, d) == tlm::TLM_ACCEPTED);
+    uint8_t* p = mem.data() + t.get_address();
+    if (t.is_write()) std::memcpy(p, t.get_data_ptr(), t.get_data_length());
+    else std::memcpy(t.get_data_ptr(), p, t.get_data_length());
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+    phase = tlm::BEGIN_RESP;
+    d = latency;
+    socket->nb_transport_bw(t, phase, d);
+  }
+  void b_transport(tlm::tlm_generic_payload&, sc_time&) override { FAIL("b_transport on an nb-only target"); }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+};
+
+void setup(tlm::tlm_generic_payload& t, tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned len) {
+  t.set_command(cmd);
+  t.set_address(addr);
+  t.set_data_ptr(data);
+  t.set_data_length(len);
+  t.set_streaming_width(len);
+  t.set_byte_enable_ptr(nullptr);
+  t.set_byte_enable_length(0);
+  t.set_dmi_allowed(false);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+
+// One nb master, host-like memory (b_transport only: the simple socket
+// converts) and an nb-only device.
+struct Bench {
+  m2::PciBus bus{"bus", TimingStyle::AT};
+  NbMaster master{"master"};
+  m2::Memory mem{"mem", kMemSize};
+  NbTarget dev{"dev"};
+  Bench() {
+    bus.bind_master(master.socket, "m");
+    bus.attach(mem.socket, kMemBase, kMemSize, "mem");
+    bus.attach(dev.socket, kDevBase, kDevSize, "dev");
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pci bus AT: END_REQ is the grant after the arbitration, BEGIN_RESP the end of the last burst",
+          "[model][pci][at]") {
+  Bench b;
+  std::vector<uint8_t> data(1024), back(1024);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 13 + 5);
+  tlm::tlm_generic_payload w, r;
+  tlm::tlm_sync_enum first = tlm::TLM_COMPLETED;
+  b.master.body = [&](NbMaster& m) {
+    setup(w, tlm::TLM_WRITE_COMMAND, kMemBase + 0x100, data.data(), 1024);
+    first = m.begin(w);
+    sc_core::wait(m.responded);
+    setup(r, tlm::TLM_READ_COMMAND, kMemBase + 0x100, back.data(), 1024);
+    m.begin(r, clk(10));  // annotated: the request reaches the bus 10 clocks later
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  CHECK(first == tlm::TLM_ACCEPTED);
+  REQUIRE(b.master.seen.size() == 4);
+  // 1 KB write: 128 data phases in bursts of 61, 61, 6; the first burst pays
+  // the idle bus's 2 arbitration clocks, the later ones find the bus free
+  // again and pay them too (nobody else held it).
+  CHECK(b.master.find("END_REQ", w)->at == clk(2));
+  CHECK(b.master.find("BEGIN_RESP", w)->at == b.bus.transfer_time(false, 0x100, 1024));
+  CHECK(w.get_response_status() == tlm::TLM_OK_RESPONSE);
+  CHECK(w.get_address() == kMemBase + 0x100);  // restored
+  // The read's request waits its 10 clocks of annotation, then the same.
+  const sc_time read_start = b.master.find("BEGIN_RESP", w)->at + clk(10);
+  CHECK(b.master.find("END_REQ", r)->at == read_start + clk(2));
+  CHECK(b.master.find("BEGIN_RESP", r)->at == read_start + b.bus.transfer_time(true, 0x100, 1024));
+  CHECK(back == data);
+  CHECK(b.bus.master_stats()[0].transactions == 2);
+  CHECK(b.bus.master_stats()[0].bursts == 6);
+}
+
+TEST_CASE("pci bus AT: pipelined requests of one master: a response waits for the previous END_RESP",
+          "[model][pci][at]") {
+  Bench b;
+  b.master.hold_response = clk(40);  // the master takes its time with each response
+  std::vector<uint8_t> a(64, 0xA5), got(64);
+  tlm::tlm_generic_payload t1, t2;
+  b.master.body = [&](NbMaster& m) {
+    setup(t1, tlm::TLM_WRITE_COMMAND, kMemBase, a.data(), 64);
+    REQUIRE(m.begin(t1) == tlm::TLM_ACCEPTED);
+    sc_core::wait(m.end_req);  // request exclusion: the next BEGIN_REQ after END_REQ
+    setup(t2, tlm::TLM_READ_COMMAND, kMemBase, got.data(), 64);
+    REQUIRE(m.begin(t2) == tlm::TLM_ACCEPTED);
+  };
+  sc_core::sc_start();
+  // t1: 2 + 4 + 8 = 14 clocks. t2 asked while t1 held the bus: its
+  // arbitration is hidden, 12 + 8 = 20 clocks from 14.
+  CHECK(b.master.find("END_REQ", t1)->at == clk(2));
+  CHECK(b.master.find("BEGIN_RESP", t1)->at == clk(14));
+  CHECK(b.master.find("END_REQ", t2)->at == clk(14));
+  // t2's data phases end at 34, but t1's response phase lasts until its
+  // END_RESP at 14 + 40: response exclusion holds t2's BEGIN_RESP until then.
+  CHECK(b.master.find("END_RESP", t1)->at == clk(14) + clk(40));
+  CHECK(b.master.find("BEGIN_RESP", t2)->at == clk(14) + clk(40));
+  CHECK(b.master.find("END_RESP", t2) != nullptr);
+  CHECK(got == a);
+}
+
+TEST_CASE("pci bus AT: a target answering only nb_transport acts at the annotated time and its latency holds the bus",
+          "[model][pci][at]") {
+  Bench b;
+  std::vector<uint8_t> data(64, 0x3C), back(64);
+  tlm::tlm_generic_payload w, r;
+  b.master.body = [&](NbMaster& m) {
+    setup(w, tlm::TLM_WRITE_COMMAND, kDevBase + 0x40, data.data(), 64);
+    m.begin(w);
+    sc_core::wait(m.responded);
+    setup(r, tlm::TLM_READ_COMMAND, kDevBase + 0x40, back.data(), 64);
+    m.begin(r);
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  REQUIRE(b.dev.acted.size() == 2);
+  // The write acts when its data phases are through (4 + 8 clocks after the
+  // grant); its response comes 100 ns later: wait states.
+  CHECK(b.dev.acted[0] == clk(2) + clk(12));
+  const sc_time w_end = clk(2) + clk(12) + sc_time(100, SC_NS);
+  CHECK(b.master.find("BEGIN_RESP", w)->at == w_end);
+  // The read acts at its grant (the bus was free again: 2 arbitration
+  // clocks); its 12 + 8 clocks run with the target's 100 ns on top.
+  CHECK(b.dev.acted[1] == w_end + clk(2));
+  CHECK(b.master.find("BEGIN_RESP", r)->at == w_end + clk(2) + clk(20) + sc_time(100, SC_NS));
+  CHECK(back == data);
+  CHECK(b.bus.busy_time() == b.master.find("BEGIN_RESP", r)->at);
+}
+
+TEST_CASE("pci bus AT: the bus holds a memory-managed payload by its reference count until the response is taken",
+          "[model][pci][at]") {
+  Bench b;
+  CountingMm mm;
+  std::vector<uint8_t> data(32, 0x11);
+  tlm::tlm_generic_payload t(&mm);
+  int count_in_flight = -1, count_at_response = -1;
+  b.master.body = [&](NbMaster& m) {
+    setup(t, tlm::TLM_WRITE_COMMAND, kMemBase, data.data(), 32);
+    t.acquire();  // the master's own reference
+    m.begin(t);
+    sc_core::wait(m.end_req);
+    count_in_flight = t.get_ref_count();
+    sc_core::wait(m.responded);
+    sc_core::wait(SC_ZERO_TIME);  // the bus has finished with it
+    count_at_response = t.get_ref_count();
+    t.release();
+  };
+  sc_core::sc_start();
+  CHECK(count_in_flight == 2);    // the master's and the bus's
+  CHECK(count_at_response == 1);  // the bus released its own
+  CHECK(mm.freed == 1);           // and the master's release freed it, once
+}
+
+TEST_CASE("pci bus AT: an unclaimed address completes at once, a master that breaks the protocol is named",
+          "[model][pci][at]") {
+  Bench b;
+  std::vector<uint8_t> data(8, 0);
+  tlm::tlm_generic_payload lost, t;
+  tlm::tlm_sync_enum lost_sync = tlm::TLM_ACCEPTED;
+  std::string reuse_error, phase_error;
+  b.master.body = [&](NbMaster& m) {
+    setup(lost, tlm::TLM_READ_COMMAND, 0x80000000, data.data(), 8);
+    lost_sync = m.begin(lost);
+    setup(t, tlm::TLM_READ_COMMAND, kMemBase, data.data(), 8);
+    m.begin(t);
+    try {
+      m.begin(t);  // the same object again while in flight
+    } catch (const std::logic_error& e) {
+      reuse_error = e.what();
+    }
+    try {
+      tlm::tlm_phase wrong = tlm::END_REQ;
+      sc_time d = SC_ZERO_TIME;
+      m.socket->nb_transport_fw(t, wrong, d);
+    } catch (const std::logic_error& e) {
+      phase_error = e.what();
+    }
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  CHECK(lost_sync == tlm::TLM_COMPLETED);
+  CHECK(lost.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(b.master.find("END_REQ", lost) == nullptr);
+  CHECK_THAT(reuse_error, Contains("bus: base protocol violated") && Contains("still in flight"));
+  CHECK_THAT(phase_error, Contains("END_REQ from master m") && Contains("BEGIN_REQ and END_RESP only"));
+  CHECK(t.get_response_status() == tlm::TLM_OK_RESPONSE);
+}
