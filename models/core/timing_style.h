@@ -3,9 +3,10 @@
 //  - LT: loosely timed. b_transport with temporal decoupling; a shared
 //    resource adds its transfer time to the caller's delay but callers do not
 //    wait for each other. Fast; the same data, close timing.
-//  - AT: approximately timed. Transfers on a shared resource (PCI bus,
-//    switching bus, link direction) really wait for each other in SystemC
-//    time, so contention and occupancy show.
+//  - AT: approximately timed in the TLM-2.0 sense. Shared resources speak
+//    the base protocol's four phases (nb_transport; the PCI bus, its masters
+//    and targets) and transfers really wait for each other in SystemC time,
+//    so contention and occupancy show. docs/usage.md, "LT and AT".
 #pragma once
 
 #include <string>
