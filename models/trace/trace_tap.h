@@ -3,9 +3,12 @@
 // records each transaction in the TraceRecorder. DMI passes through: an ISS
 // must keep fetching code from SDRAM directly, so a CPU's direct SDRAM
 // accesses are not recorded, its device accesses are. Untraced bindings get
-// no tap and cost nothing.
+// no tap and cost nothing. AT transactions (nb_transport) pass through both
+// ways with their phases; one is recorded from its BEGIN_REQ's time to its
+// BEGIN_RESP's (or its early completion's).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <systemc>
@@ -29,7 +32,15 @@ class TraceTap : public sc_core::sc_module {
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(tlm::tlm_generic_payload& t);
   void invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  void record(tlm::tlm_generic_payload& t, uint64_t start_ps, uint64_t address, uint64_t end_ps);
 
+  // AT transactions in flight: their BEGIN_REQ's time and address.
+  struct Open {
+    uint64_t start_ps, address;
+  };
+  std::map<const tlm::tlm_generic_payload*, Open> m_open;
   TraceRecorder& m_recorder;
   unsigned m_binding;
 };
