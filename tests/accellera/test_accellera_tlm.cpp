@@ -251,7 +251,7 @@ struct ByteEnableProbe : sc_core::sc_module {
 
 }  // namespace
 
-TEST_CASE("their finding, their memory ignores byte enables and answers OK", "[accellera]") {
+TEST_CASE("their memory ignores byte enables and answers OK (a finding against their target)", "[accellera]") {
   g_reports.clear();
   sc_core::sc_report_handler::set_handler(capture_report);
   REPORT_DISABLE_ALL_REPORTING();

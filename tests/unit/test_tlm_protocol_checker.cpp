@@ -19,6 +19,9 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "core/tlm_protocol_checker.h"
 
@@ -724,4 +727,133 @@ TEST_CASE("protocol checker: by default a finding is an SC_REPORT_ERROR of type 
     CHECK_THAT(r.get_msg(), Contains("request exclusion"));
   }
   CHECK(checker.finding_count() == 1);
+}
+
+// ---------------------------------------------------------------------------
+// The checker between a multi-passthrough initiator socket (as the platform's
+// buses have) and two kinds of target socket: a simple_target_socket that
+// answers only b_transport (its own nb-to-b adapter runs the 4 phases) and a
+// multi_passthrough_target_socket. Both backward paths reach the right port,
+// and an invalidation reaches the initiator with its port number.
+namespace {
+
+struct MultiInitiator : sc_core::sc_module {
+  tlm_utils::multi_passthrough_initiator_socket<MultiInitiator> socket{"socket"};
+  std::vector<int> invalidated_ports;
+  sc_core::sc_event response_ev;
+  tlm::tlm_generic_payload* responded = nullptr;
+  unsigned ok_reads = 0;
+
+  SC_HAS_PROCESS(MultiInitiator);
+  explicit MultiInitiator(sc_core::sc_module_name n) : sc_module(n) {
+    socket.register_nb_transport_bw(this, &MultiInitiator::nb_transport_bw);
+    socket.register_invalidate_direct_mem_ptr(this, &MultiInitiator::invalidate);
+    SC_THREAD(run);
+  }
+  tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_time&) {
+    if (phase == tlm::BEGIN_RESP) {
+      responded = &gp;
+      response_ev.notify();
+    }
+    return tlm::TLM_ACCEPTED;
+  }
+  void invalidate(int port, sc_dt::uint64, sc_dt::uint64) { invalidated_ports.push_back(port); }
+  // One 4-phase transaction on `port`, waiting for the response if it is not immediate.
+  void transact(int port, tlm::tlm_command command, uint64_t address, unsigned char* data) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(command);
+    gp.set_address(address);
+    gp.set_data_ptr(data);
+    gp.set_data_length(4);
+    gp.set_streaming_width(4);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_time delay = SC_ZERO_TIME;
+    responded = nullptr;
+    tlm::tlm_sync_enum s = socket[port]->nb_transport_fw(gp, phase, delay);
+    if (s == tlm::TLM_COMPLETED) return;
+    if (s == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP) responded = &gp;
+    while (responded != &gp) wait(response_ev);
+    phase = tlm::END_RESP;
+    delay = SC_ZERO_TIME;
+    socket[port]->nb_transport_fw(gp, phase, delay);
+    if (command == tlm::TLM_READ_COMMAND && gp.is_response_ok()) ++ok_reads;
+  }
+  void run() {
+    for (int port = 0; port < 2; ++port) {
+      unsigned char out[4] = {static_cast<unsigned char>(0xA0 + port), 0xB1, 0xC2, 0xD3}, in[4] = {};
+      transact(port, tlm::TLM_WRITE_COMMAND, 0x20, out);
+      transact(port, tlm::TLM_READ_COMMAND, 0x20, in);
+      if (std::memcmp(in, out, 4) != 0) ok_reads = 1000;  // a wrong byte: fails the count below
+    }
+  }
+};
+
+// A 16-byte memory answering b_transport (and, on the multi socket, nb_transport
+// through TLM_COMPLETED).
+struct SmallMemory {
+  unsigned char bytes[16] = {};
+  void access(tlm::tlm_generic_payload& gp) {
+    unsigned char* m = bytes + (gp.get_address() & 0xF);
+    if (gp.is_write())
+      std::memcpy(m, gp.get_data_ptr(), 4);
+    else
+      std::memcpy(gp.get_data_ptr(), m, 4);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+
+struct SimpleSocketTarget : sc_core::sc_module {
+  tlm_utils::simple_target_socket<SimpleSocketTarget> socket{"socket"};
+  SmallMemory mem;
+  explicit SimpleSocketTarget(sc_core::sc_module_name n) : sc_module(n) {
+    socket.register_b_transport(this, &SimpleSocketTarget::b_transport);
+  }
+  void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+    mem.access(gp);
+    delay += sc_time(20, SC_NS);
+  }
+};
+
+struct MultiSocketTarget : sc_core::sc_module {
+  tlm_utils::multi_passthrough_target_socket<MultiSocketTarget> socket{"socket"};
+  SmallMemory mem;
+  explicit MultiSocketTarget(sc_core::sc_module_name n) : sc_module(n) {
+    socket.register_nb_transport_fw(this, &MultiSocketTarget::nb_transport_fw);
+  }
+  tlm::tlm_sync_enum nb_transport_fw(int, tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_time& delay) {
+    if (phase != tlm::BEGIN_REQ) return tlm::TLM_COMPLETED;
+    mem.access(gp);
+    phase = tlm::BEGIN_RESP;
+    delay += sc_time(20, SC_NS);
+    return tlm::TLM_UPDATED;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("protocol checker: between a multi-passthrough initiator socket and simple and multi target sockets",
+          "[tlm_checker]") {
+  MultiInitiator init("init");
+  m2::ProtocolChecker<> check0("check0"), check1("check1");
+  SimpleSocketTarget simple("simple");
+  MultiSocketTarget multi("multi");
+  init.socket.bind(check0.target_socket);  // port 0
+  check0.initiator_socket.bind(simple.socket);
+  init.socket.bind(check1.target_socket);  // port 1
+  check1.initiator_socket.bind(multi.socket);
+  Collected c0, c1;
+  c0.attach(check0);
+  c1.attach(check1);
+  sc_core::sc_start();
+  CHECK(c0.findings.empty());
+  CHECK(c1.findings.empty());
+  CHECK(init.ok_reads == 2);
+  CHECK(simple.mem.bytes[0] == 0xA0);
+  CHECK(multi.mem.bytes[0] == 0xA1);
+  CHECK(check0.rules().responses() == 2);
+  CHECK(check1.rules().responses() == 2);
+  multi.socket[0]->invalidate_direct_mem_ptr(0, 0xF);
+  REQUIRE(init.invalidated_ports.size() == 1);
+  CHECK(init.invalidated_ports[0] == 1);
 }
