@@ -708,6 +708,21 @@ TEST_CASE("protocol checker: debug transport, more bytes than the data length", 
   b.expect_one(m2::kRuleDebugTransport);
 }
 
+DECLARE_EXTENDED_PHASE(CHECKER_TEST_RETRY);
+
+TEST_CASE("protocol checker: an ignorable phase passes without a finding or a change of state", "[tlm_checker]") {
+  Bench b;
+  b.start();
+  Txn t(0x10);
+  b.init.fw(t.gp, tlm::BEGIN_REQ);
+  b.target.bw(t.gp, CHECKER_TEST_RETRY);  // e.g. a bus's retry, as an extension phase
+  b.init.fw(t.gp, CHECKER_TEST_RETRY);
+  CHECK(b.c.findings.empty());
+  b.target.bw(t.gp, tlm::END_REQ);  // still in its request phase: END_REQ is in order
+  CHECK(b.c.findings.empty());
+  CHECK(b.checker.rules().transactions_in_flight() == 1);
+}
+
 TEST_CASE("protocol checker: by default a finding is an SC_REPORT_ERROR of type m2/tlm_protocol", "[tlm_checker]") {
   StubInitiator init("init");
   m2::ProtocolChecker<> checker("checker");
