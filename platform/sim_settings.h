@@ -21,6 +21,10 @@ struct SimSettings {
                              "timing style: lt (loosely timed, fast) or at (shared buses and links contend)",
                              {"lt", "at"}};
   TimingStyle timing_style() const { return timing.get() == "at" ? TimingStyle::AT : TimingStyle::LT; }
+  Param<bool> check_protocol{"sim", "check_protocol", false, "",
+                             "put the project's TLM-2.0 base-protocol checker on the PCI buses' bindings (the AT "
+                             "bindings: the four phases in AT); a broken rule stops the run naming the rule, the "
+                             "binding and the transaction; results unchanged"};
   Param<std::string> trace{"sim", "trace", "", "",
                            "bindings to trace, name patterns with * (node*.pci, node0.ni.dma); empty: none"};
   Param<double> trace_from_us{"sim", "trace_from_us", 0.0, "us", "start of the traced time window",

@@ -14,6 +14,7 @@
 #include "core/log_levels.h"
 #include "core/output_file.h"
 #include "core/params.h"
+#include "core/protocol_checking.h"
 #include "core/run_control.h"
 #include "host/host_cpu.h"
 #include "platform/config_cases.h"
@@ -135,6 +136,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   const uint64_t to_ps =
       e->sim.trace_to_us.get() > 0 ? static_cast<uint64_t>(e->sim.trace_to_us.get() * 1e6) : UINT64_MAX;
   TraceRecorder::instance().configure(e->sim.trace.get(), from_ps, to_ps);
+  ProtocolChecking::set(e->sim.check_protocol.get());
   // Models log from their construction on.
   LogLevels::instance().configure(e->sim.log.get(), e->sim.log.origin().where + ": key 'sim.log'");
   MessageLedger::instance().configure(e->sim.messages.get(), from_ps, to_ps, mmp_message_id);

@@ -1,9 +1,11 @@
 #include "pci/pci_bus.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "core/ip_variant.h"
+#include "core/module_scope.h"
 #include "ip/pci_variants.h"
 
 namespace m2 {
@@ -59,6 +61,15 @@ void PciBus::end_of_elaboration() {
   // Masters bound without a name report as "master<port>".
   for (unsigned port = 0; port < m_stats.size(); ++port)
     if (port >= m_master_stat_decls.size() || m_master_stat_decls[port].empty()) declare_master_stats(port);
+}
+
+ProtocolChecker<>& PciBus::add_checker(const std::string& binding) {
+  std::string n = "check_" + binding;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  ModuleScope inside(*this);  // node0.pci.check_bridge
+  m_checkers.push_back(std::make_unique<ProtocolChecker<>>(n.c_str()));
+  return *m_checkers.back();
 }
 
 void PciBus::name_master(unsigned port, const std::string& name) {

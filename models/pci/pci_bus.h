@@ -32,6 +32,8 @@
 #include "core/address_map.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/protocol_checking.h"
+#include "core/tlm_protocol_checker.h"
 #include "core/signals.h"
 #include "core/stats.h"
 #include "core/timing_style.h"
@@ -60,16 +62,30 @@ class PciBus : public sc_core::sc_module {
 
   // Binds `socket` (a target) to the next initiator port and maps
   // [base, base+size) of the bus to it. Throws ConfigError on overlap.
+  // With sim.check_protocol (core/protocol_checking.h) the binding gets a
+  // protocol checker, named check_<name>; port numbers are unchanged.
   template <typename TargetSocket>
   void attach(TargetSocket& socket, uint64_t base, uint64_t size, const std::string& name) {
     m_map.add(base, size, name);
-    initiator.bind(socket);
+    if (ProtocolChecking::enabled()) {
+      ProtocolChecker<>& c = add_checker(name);
+      initiator.bind(c.target_socket);
+      c.initiator_socket.bind(socket);
+    } else {
+      initiator.bind(socket);
+    }
   }
   // Binds a master's initiator socket to `target` and names its port for the
   // statistics; returns the port. Masters bound directly are "master<port>".
   template <typename InitiatorSocket>
   unsigned bind_master(InitiatorSocket& socket, const std::string& name) {
-    socket.bind(target);
+    if (ProtocolChecking::enabled()) {
+      ProtocolChecker<>& c = add_checker(name);
+      socket.bind(c.target_socket);
+      c.initiator_socket.bind(target);
+    } else {
+      socket.bind(target);
+    }
     // After the bind: before the first one, size() counts the binder that
     // registering the callbacks created, which the first bind then takes.
     const unsigned port = target.size() - 1;
@@ -77,6 +93,8 @@ class PciBus : public sc_core::sc_module {
     return port;
   }
   void name_master(unsigned port, const std::string& name);
+  // The protocol checkers on the bus's bindings (sim.check_protocol), in binding order.
+  const std::vector<std::unique_ptr<ProtocolChecker<>>>& checkers() const { return m_checkers; }
 
   // Uncontended cost of one transaction, from the parameters alone.
   struct Plan {
@@ -109,6 +127,8 @@ class PciBus : public sc_core::sc_module {
 
  private:
   void end_of_elaboration() override;
+  ProtocolChecker<>& add_checker(const std::string& binding);
+  std::vector<std::unique_ptr<ProtocolChecker<>>> m_checkers;
   MasterStats& stats(unsigned port);
   uint64_t burst_overhead(bool read) const;  // clocks per burst besides arbitration and data
 

@@ -54,6 +54,10 @@ void PciBus::protocol_error(const std::string& what) const {
 }
 
 PciBus::AtTransaction* PciBus::admit(unsigned port, tlm::tlm_generic_payload& t, bool blocking) {
+  // First: while it is in flight its address is the target's, not the master's.
+  if (m_at.count(&t))
+    protocol_error("BEGIN_REQ of a transaction that is still in flight on the bus (master " + stats(port).name +
+                   "): a transaction object is not reused before its response (IEEE 1666-2011, 14.5)");
   const AddressMap::Range* r = m_map.decode_access(t.get_address(), t.get_data_length());
   if (!r) {
     // A master abort: no target claims the address.
@@ -65,9 +69,6 @@ PciBus::AtTransaction* PciBus::admit(unsigned port, tlm::tlm_generic_payload& t,
     AddressMap::b_transport(*initiator[r->port], *r, t, none);
     return nullptr;
   }
-  if (m_at.count(&t))
-    protocol_error("BEGIN_REQ of a transaction that is still in flight on the bus (master " + stats(port).name +
-                   "): a transaction object is not reused before its response (IEEE 1666-2011, 14.5)");
   const Plan p = plan(t.is_read(), t.get_address(), t.get_data_length());
   MasterStats& s = stats(port);
   s.transactions++;
@@ -165,6 +166,12 @@ void PciBus::sequencer() {
     const sc_time start = sc_core::sc_time_stamp();
     stats(x->port).waiting += start - x->asked;
     const sc_time arbitration = x->waited ? SC_ZERO_TIME : clocks(arbitration_clocks.get());
+    const bool read = x->t->is_read();
+    const uint64_t phases = std::min(x->phases_left, max_burst_phases(read));
+    x->phases_left -= phases;
+    sc_time hold = clocks(burst_overhead(read) + phases);
+    // Booked now, before any wait: a sampler reads the log as time passes.
+    if (m_busy_log.enabled()) m_busy_log.add(start, start + arbitration + hold);
     if (arbitration != SC_ZERO_TIME) sc_core::wait(arbitration);
     const bool first = x->bursts_done == 0;
     if (first && !x->blocking) {
@@ -173,16 +180,15 @@ void PciBus::sequencer() {
       if (target[x->port]->nb_transport_bw(*x->t, phase, d) != tlm::TLM_ACCEPTED)
         protocol_error("master " + stats(x->port).name + " did not answer END_REQ with TLM_ACCEPTED");
     }
-    const bool read = x->t->is_read();
-    const uint64_t phases = std::min(x->phases_left, max_burst_phases(read));
-    x->phases_left -= phases;
-    sc_time hold = clocks(burst_overhead(read) + phases);
     // The data moves when the master first owns the bus; a target that takes
     // longer than that holds the bus meanwhile (wait states).
-    if (first) hold += call_target(*x, target_time(*x->t, hold));
+    if (first) {
+      const sc_time waits = call_target(*x, target_time(*x->t, hold));
+      if (m_busy_log.enabled()) m_busy_log.add(start + arbitration + hold, start + arbitration + hold + waits);
+      hold += waits;
+    }
     x->bursts_done++;
     const sc_time end = start + arbitration + hold;
-    if (m_busy_log.enabled()) m_busy_log.add(start, end);
     if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
     stats(x->port).busy += arbitration + hold;
     m_busy += arbitration + hold;

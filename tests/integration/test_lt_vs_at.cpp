@@ -25,10 +25,13 @@ const std::vector<std::string> kKeys{"pattern", "nodes", "bytes", "messages"};
 
 std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR) + "/configs/" + name + ".yaml"; }
 
+// AT runs carry the protocol checker on every AT binding (sim.check_protocol):
+// a broken base-protocol rule fails the run, and the checker changes no result.
 SimResult run_style(Sandbox& sb, const std::string& cfg, const std::string& args_key, const std::string& args,
                     const std::string& timing, const std::string& perturb_ns = "0") {
   SimResult r = sb.run({"run", config(cfg), "--quiet", "--set", "sim.timing=" + timing, "--set", args_key + "=" + args,
-                        "--set", "sim.perturb_ns=" + perturb_ns},
+                        "--set", "sim.perturb_ns=" + perturb_ns, "--set",
+                        std::string("sim.check_protocol=") + (timing == "at" ? "true" : "false")},
                        true, 240);
   INFO(r.describe());
   REQUIRE(r.exited(0));

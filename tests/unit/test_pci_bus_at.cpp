@@ -21,6 +21,7 @@
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
 #include "core/memory.h"
+#include "core/protocol_checking.h"
 #include "pci/pci_bus.h"
 
 using Catch::Matchers::Contains;
@@ -327,4 +328,69 @@ TEST_CASE("pci bus AT: an unclaimed address completes at once, a master that bre
   CHECK_THAT(reuse_error, Contains("bus: base protocol violated") && Contains("still in flight"));
   CHECK_THAT(phase_error, Contains("END_REQ from master m") && Contains("BEGIN_REQ and END_RESP only"));
   CHECK(t.get_response_status() == tlm::TLM_OK_RESPONSE);
+}
+
+// sim.check_protocol (core/protocol_checking.h): the bus puts a checker on
+// every binding, masters' and targets', named after it; a correct run has no
+// finding, a master that sends a payload again while it is in flight is
+// caught by the checker on its binding, before the bus sees it.
+TEST_CASE("pci bus AT: with protocol checking every binding gets a checker that judges its traffic",
+          "[model][pci][at]") {
+  m2::ProtocolChecking::set(true);
+  Bench b;
+  m2::ProtocolChecking::set(false);
+  REQUIRE(b.bus.checkers().size() == 3);  // the master, mem, dev
+  CHECK(std::string(b.bus.checkers()[0]->name()) == "bus.check_m");
+  CHECK(std::string(b.bus.checkers()[1]->name()) == "bus.check_mem");
+  std::vector<std::string> findings;
+  for (const auto& c : b.bus.checkers())
+    c->rules().set_sink([&](const m2::ProtocolFinding& f) { findings.push_back(f.rule + ": " + f.message); });
+  std::vector<uint8_t> data(256, 0x5A), back(256), dev_back(16);
+  tlm::tlm_generic_payload w, r, d;
+  b.master.body = [&](NbMaster& m) {
+    setup(w, tlm::TLM_WRITE_COMMAND, kMemBase, data.data(), 256);
+    m.begin(w);
+    sc_core::wait(m.responded);
+    setup(r, tlm::TLM_READ_COMMAND, kMemBase, back.data(), 256);
+    m.begin(r);
+    sc_core::wait(m.end_req);
+    setup(d, tlm::TLM_READ_COMMAND, kDevBase, dev_back.data(), 16);  // pipelined behind r
+    m.begin(d);
+    sc_core::wait(m.responded);
+    sc_core::wait(m.responded);
+    setup(d, tlm::TLM_READ_COMMAND, kDevBase, dev_back.data(), 16);
+    m.begin(d);  // the same object again, its first use completed: a new transaction
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  CHECK(findings.empty());
+  CHECK(back == data);
+  CHECK(b.bus.checkers()[0]->rules().responses() == 4);  // every response the master got was checked
+}
+
+TEST_CASE("pci bus AT: the checker on a master's binding names a payload sent again while in flight",
+          "[model][pci][at]") {
+  m2::ProtocolChecking::set(true);
+  Bench b;
+  m2::ProtocolChecking::set(false);
+  std::vector<std::string> rules;
+  b.bus.checkers()[0]->rules().set_sink([&](const m2::ProtocolFinding& f) { rules.push_back(f.rule); });
+  std::vector<uint8_t> data(8, 1);
+  tlm::tlm_generic_payload t;
+  std::string bus_error;
+  b.master.body = [&](NbMaster& m) {
+    setup(t, tlm::TLM_WRITE_COMMAND, kMemBase, data.data(), 8);
+    m.begin(t);
+    sc_core::wait(m.end_req);
+    try {
+      m.begin(t);
+    } catch (const std::logic_error& e) {
+      bus_error = e.what();
+    }
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  REQUIRE_FALSE(rules.empty());
+  CHECK(rules[0] == m2::kRuleTransactionReuse);
+  CHECK_THAT(bus_error, Contains("still in flight"));  // and the bus refuses it as well
 }
