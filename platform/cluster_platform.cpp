@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/module_scope.h"
+#include "core/state_views.h"
 #include "link/link.h"
 #include "ni/mlx_engine.h"
 #include "platform/host_node.h"
@@ -228,7 +229,7 @@ class ClusterPlatform : public Platform {
       add_pci_signals(n->pci, out);
     }
     for (auto& s : m_sbs) add_switch_box_signals(*s, out);
-    for (auto& e : m_engines) add_mlx_signals(*e, e->name(), out);
+    for (auto& e : m_engines) add_mlx_signals(*e, out);
     for (auto& l : m_links) add_link_signals(*l, out);
   }
   std::vector<std::string> statistics_models() override {
@@ -379,11 +380,12 @@ class ClusterPlatform : public Platform {
     return r;
   }
 
+  // What the link controllers and the switch boxes declare of their state (core/state_views.h).
   std::string network_state() const {
     std::string r;
-    for (auto& n : m_nodes) r += "  " + n->ni.mlcx->describe_state() + "\n";
-    for (auto& e : m_engines) r += "  " + e->describe_state() + "\n";
-    for (auto& s : m_sbs) r += s->describe_state();
+    for (auto& n : m_nodes) r += "  " + describe_declared_state(n->ni.mlcx->name()) + "\n";
+    for (auto& e : m_engines) r += "  " + describe_declared_state(e->name()) + "\n";
+    for (auto& s : m_sbs) r += describe_declared_state(s->name());
     return r;
   }
 

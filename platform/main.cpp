@@ -1,7 +1,7 @@
 // m2vp-sim: the Maestro2 virtual platform simulator.
 //   m2vp-sim run CONFIG [--set NAME=VALUE]... [--gdb CPU=PORT]... [--gdb-all PORT] [--out DIR [--out-force]] [--quiet]
 //   m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME] [--markdown MODULE]
-//   m2vp-sim stats --list CONFIG [--set NAME=VALUE]... [--case NAME]
+//   m2vp-sim stats --list CONFIG [--set NAME=VALUE]... [--case NAME] | --markdown MODULE
 //   m2vp-sim cases CONFIG
 //   m2vp-sim clear-output DIR [--out-force]
 // (./m2vp at the top of the repository builds it and supplies defaults.)
@@ -25,6 +25,7 @@ const char* const USAGE =
     "                    [--case NAME] [--out DIR] [--out-force] [--quiet]\n"
     "       m2vp-sim params CONFIG [--set NAME=VALUE]... [--case NAME] [--markdown MODULE]\n"
     "       m2vp-sim stats --list CONFIG [--set NAME=VALUE]... [--case NAME]  (the statistics a run reports)\n"
+    "       m2vp-sim stats --markdown MODULE CONFIG [--set NAME=VALUE]...\n"
     "       m2vp-sim cases CONFIG  (the cases a config declares: case, folder, level per axis)\n"
     "       m2vp-sim clear-output DIR [--out-force]  (removes what earlier runs wrote into DIR, as a run does first)\n"
     "  --set NAME=VALUE  override a parameter (list them with 'params')\n"
@@ -40,7 +41,8 @@ const char* const USAGE =
     "  --out-force       write into the --out folder even though it holds what no run wrote (it stays)\n"
     "  --quiet           no firmware output on stdout (still in run.log)\n"
     "  --markdown MODULE with params: the parameters of MODULE (node0.ni.dma, node*.ni.dma) as the\n"
-    "                    markdown table of its docs/models page (traces/doc_tables.py)\n"
+    "                    markdown table of its docs/models page (traces/doc_tables.py); with stats: the\n"
+    "                    statistics MODULE declares, likewise\n"
     "  values may carry a unit: --set node*.link.cable_m=250cm, 20ns, 300MHz, 64KiB, 3.2Gb/s\n";
 
 // SystemC prints its banner before sc_main unless this variable is set;
@@ -115,6 +117,7 @@ int sc_main(int argc, char* argv[]) {
       } else if (a == "--out-force") opts.out_force = true;
       else if (a == "--quiet" || a == "-q") opts.quiet = true;
       else if (a == "--markdown" && cmd == "params") opts.params_markdown = value("--markdown");
+      else if (a == "--markdown" && cmd == "stats") opts.stats_markdown = value("--markdown");
       else if (a == "--list" && cmd == "stats") list = true;
       else if (a == "--trace") opts.trace.push_back(value("--trace"));
       else if (a.rfind("--trace=", 0) == 0) opts.trace.push_back(a.substr(8));
@@ -127,7 +130,10 @@ int sc_main(int argc, char* argv[]) {
   }
   if (opts.config_path.empty()) return usage_error("no config file given");
   // The values themselves are in a run's stats.tsv: only the list is asked for here.
-  if (cmd == "stats" && !list) return usage_error("stats needs --list (a run writes the values to stats.tsv)");
+  if (cmd == "stats" && !list && opts.stats_markdown.empty())
+    return usage_error("stats needs --list or --markdown MODULE (a run writes the values to stats.tsv)");
+  if (cmd == "stats" && list && !opts.stats_markdown.empty())
+    return usage_error("stats takes --list or --markdown MODULE, not both");
   try {
     if (cmd == "cases") return m2::list_cases(opts);
     if (cmd == "stats") return m2::list_stats(opts);

@@ -6,6 +6,7 @@
 #include <ip/ni_memory_map.h>
 #include <ip/ni_netbuf.h>
 
+#include "core/state_views.h"
 #include "devices/node_firmware.h"
 #include "platform/paths.h"
 
@@ -56,12 +57,12 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   bind_traced(dma.master, me + ".dma", m_taps, [this](auto& s) { s.bind(bus.target); });
   pci.local.bind(bus.target);
   dma.connect_netbuf(&netbuf);
-  // What a firmware engineer asks GDB about the NI around the CPU.
+  // What a firmware engineer asks GDB about the NI around the CPU: the views
+  // the DMA engine and the network buffer declare (core/state_views.h).
+  for (const char* model : {dma.name(), netbuf.name()})
+    for (const StateView* v : StateViewRegistry::instance().of(model))
+      cpu.add_monitor_command({v->topic(), v->help(), [v] { return v->describe(); }});
   const std::string node = me.substr(0, me.find('.')) + ".";
-  cpu.add_monitor_command({"dma", "the DMA engine: busy or idle, its descriptor queue, counters",
-                           [this] { return dma.describe_state(); }});
-  cpu.add_monitor_command({"netbuf", "bytes in each network-buffer channel, TX and RX",
-                           [this] { return netbuf.describe_levels(); }});
   cpu.add_monitor_command({"trace", "the last 16 traced transactions of " + node + "* (needs --trace)",
                            [node] { return TraceRecorder::instance().last_records(node, 16); }});
   // Interrupt sources into the controller, the controller into the 603e.

@@ -7,6 +7,7 @@
 
 #include "core/glob.h"
 #include "core/params.h"
+#include "platform/markdown_cell.h"
 
 namespace m2 {
 
@@ -15,13 +16,6 @@ namespace {
 std::string parent_of(const std::string& name) {
   const auto dot = name.rfind('.');
   return dot == std::string::npos ? "" : name.substr(0, dot);
-}
-
-// A table cell: a '|' of the text would end it.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
 }
 
 std::string row(const ParamBase& p) {
@@ -46,7 +40,8 @@ std::string row(const ParamBase& p) {
   } else if (!p.range_string().empty()) {
     desc += " (" + p.range_string() + ")";
   }
-  return "| `" + leaf + "` | " + cell(p.unit()) + " | " + cell(def) + " | " + cell(desc) + " |\n";
+  return "| `" + leaf + "` | " + markdown_cell(p.unit()) + " | " + markdown_cell(def) + " | " + markdown_cell(desc) +
+         " |\n";
 }
 
 }  // namespace

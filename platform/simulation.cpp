@@ -23,6 +23,7 @@
 #include "platform/mmp_message_id.h"
 #include "platform/output_folder.h"
 #include "platform/params_markdown.h"
+#include "platform/stats_markdown.h"
 #include "platform/profile_report.h"
 #include "platform/platform.h"
 #include "platform/platform_gdb.h"
@@ -186,6 +187,10 @@ int list_params(const RunOptions& opts) {
 
 int list_stats(const RunOptions& opts) {
   auto e = elaborate(opts, true);
+  if (!opts.stats_markdown.empty()) {
+    std::cout << format_stats_markdown(opts.stats_markdown);
+    return 0;
+  }
   // Those of the models whose statistics a run reports (stats.tsv), the CPUs' first.
   std::vector<std::string> models;
   for (Processor* p : e->platform->processors()) models.push_back(p->name());

@@ -18,6 +18,7 @@ struct RunOptions {
   bool out_force = false;              // --out-force: also into a folder holding what no run wrote
   bool quiet = false;                  // no firmware output on stdout (still logged)
   std::string params_markdown;         // params --markdown MODULE: that module's table for its docs page
+  std::string stats_markdown;          // stats --markdown MODULE: that model's statistics for its docs page
 };
 
 int run_simulation(const RunOptions& opts);
@@ -25,7 +26,8 @@ int run_simulation(const RunOptions& opts);
 // first case when the config declares cases and no --case is given).
 int list_params(const RunOptions& opts);
 // Builds the platform without simulating and prints every statistic a run
-// reports (format_stats_table), of the first case as list_params.
+// reports (format_stats_table), of the first case as list_params; with
+// stats_markdown, the statistics of that model as its docs page's table.
 int list_stats(const RunOptions& opts);
 // Prints the cases the config declares (format_cases_table; nothing on stdout if none).
 int list_cases(const RunOptions& opts);

@@ -39,6 +39,17 @@ a module described on two pages; default: all, in the code's order); --check
 compares each such table with the simulator's and reports one that differs
 (the simulator: --sim, else $M2VP_SIM, else build/bin/m2vp-sim).
 
+A model page's statistics table comes from the statistics registry the same
+way (`m2vp-sim stats CONFIG --markdown MODULE`), between
+
+  <!-- stats: configs/cluster-4.yaml | node0.ni.dma -->
+  | Name | Unit | Description | Reset after warm-up |
+  ...
+  <!-- end table -->
+
+with the same parts (the third: the statistics to show, by their names local
+to the model).
+
 --check reads every markdown table: each row must have the header's number
 of cells, and each right-aligned column (`---:`) numbers only (a dash, an
 empty cell or the words listed in NON_NUMBERS allowed). A marked table must
@@ -61,6 +72,7 @@ from runs import TableError, read_tsv
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MARK = re.compile(r"^<!-- table: (?P<spec>.*) -->\s*$")
 PARAMS_MARK = re.compile(r"^<!-- params: (?P<spec>.*) -->\s*$")
+STATS_MARK = re.compile(r"^<!-- stats: (?P<spec>.*) -->\s*$")
 END = re.compile(r"^<!-- end table -->\s*$")
 NON_NUMBERS = {"", "-", "–", "—", "deadlock", "n/a"}
 # A number or a range of numbers, optionally signed, with a unit after it.
@@ -235,10 +247,11 @@ def check_table(path, start, lines):
 
 def blocks(lines, mark=MARK):
     """(marker line, end line, spec) of each generated table (of the kind
-    `mark` opens: result tables, or with PARAMS_MARK parameter tables)."""
+    `mark` opens: result tables, or with PARAMS_MARK / STATS_MARK the tables
+    generated from the code)."""
     out, open_at = [], None
     for n, line in enumerate(lines):
-        if MARK.match(line) or PARAMS_MARK.match(line):
+        if MARK.match(line) or PARAMS_MARK.match(line) or STATS_MARK.match(line):
             open_at = None  # another kind's block: its end is not ours
         m = mark.match(line)
         if m:
@@ -249,9 +262,23 @@ def blocks(lines, mark=MARK):
     return out
 
 
+class CodeTable:
+    """A kind of table generated from the code: its marker, the simulator
+    command that prints it and the words its messages use."""
+
+    def __init__(self, mark, command, table, row, rows, model):
+        self.mark, self.command = mark, command
+        self.table, self.row, self.rows, self.model = table, row, rows, model
+
+
+PARAMS = CodeTable(PARAMS_MARK, "params", "parameter table", "parameter", "parameters", "module")
+STATS = CodeTable(STATS_MARK, "stats", "statistics table", "statistic", "statistics", "model")
+CODE_TABLES = (PARAMS, STATS)
+
+
 def parse_params_spec(spec):
     """(simulator arguments, module, names to keep or None) of a parameter
-    table's marker."""
+    or statistics table's marker."""
     parts = [p.strip() for p in spec.split("|")]
     if len(parts) not in (2, 3) or not parts[0] or not parts[1] or len(parts[1].split()) != 1 or \
             (len(parts) == 3 and not parts[2]):
@@ -260,37 +287,39 @@ def parse_params_spec(spec):
     return shlex.split(parts[0]), parts[1], names
 
 
-def keep_params(lines, names):
-    """The header and the rows of the parameters `names` (all: None), in the
-    code's order; a name the module lacks is an error."""
+def keep_params(lines, names, kind=PARAMS):
+    """The header and the rows of the parameters (or statistics) `names`
+    (all: None), in the code's order; a name the module lacks is an error."""
     if names is None:
         return lines
     rows = {cells(l)[0].strip("`"): l for l in lines[2:]}
     missing = [n for n in names if n not in rows]
     if missing:
-        raise ValueError(f"the module has no parameter {', '.join(missing)} (it has: {', '.join(rows)})")
+        raise ValueError(f"the {kind.model} has no {kind.row} {', '.join(missing)} (it has: {', '.join(rows)})")
     return lines[:2] + [l for l in lines[2:] if cells(l)[0].strip("`") in names]
 
 
 def find_sim(sim):
-    """The m2vp-sim that renders parameter tables, or None."""
+    """The m2vp-sim that renders parameter and statistics tables, or None."""
     for candidate in (sim, os.environ.get("M2VP_SIM"), os.path.join(ROOT, "build", "bin", "m2vp-sim")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
 
 
-def params_table(args, module, sim):
-    """The simulator's markdown lines for a module's parameters (one run per
-    config, arguments and module: pages share modules)."""
-    return list(_params_table(tuple(args), module, sim))
+def params_table(args, module, sim, kind=PARAMS):
+    """The simulator's markdown lines for a module's parameters (or, with
+    STATS, its statistics); one run per config, arguments and module: pages
+    share modules."""
+    return list(_code_table(kind.command, tuple(args), module, sim))
 
 
 @functools.lru_cache(maxsize=None)
-def _params_table(args, module, sim):
+def _code_table(command, args, module, sim):
     if not sim:
-        raise RuntimeError("no m2vp-sim to read the parameters from (build it, or give --sim or $M2VP_SIM)")
-    cmd = [sim, "params", *args, "--markdown", module]
+        what = "parameters" if command == "params" else "statistics"
+        raise RuntimeError(f"no m2vp-sim to read the {what} from (build it, or give --sim or $M2VP_SIM)")
+    cmd = [sim, command, *args, "--markdown", module]
     proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
     if proc.returncode != 0:
         tail = " / ".join(proc.stderr.strip().splitlines()[-3:])
@@ -298,23 +327,24 @@ def _params_table(args, module, sim):
     return tuple(proc.stdout.splitlines())
 
 
-def check_params_blocks(path, lines, sim):
-    """A problem for each parameter table that differs from the code's."""
+def check_params_blocks(path, lines, sim, kind=PARAMS):
+    """A problem for each parameter (or statistics) table that differs from
+    the code's."""
     problems = []
     rel = os.path.relpath(path, ROOT)
-    for mark, end, spec in blocks(lines, PARAMS_MARK):
+    for mark, end, spec in blocks(lines, kind.mark):
         try:
             args, module, names = parse_params_spec(spec)
-            want = keep_params(params_table(args, module, sim), names)
+            want = keep_params(params_table(args, module, sim, kind), names, kind)
         except (ValueError, RuntimeError, subprocess.TimeoutExpired) as e:
-            problems.append(f"{rel}:{mark + 1}: parameter table of '{spec}': {e}")
+            problems.append(f"{rel}:{mark + 1}: {kind.table} of '{spec}': {e}")
             continue
         have = lines[mark + 1:end]
         if have != want:
             n = next((i for i, (a, b) in enumerate(zip(have, want)) if a != b), min(len(have), len(want)))
             doc = have[n] if n < len(have) else "(no line)"
             code = want[n] if n < len(want) else "(no line)"
-            problems.append(f"{rel}:{mark + 2 + n}: the parameter table of {module} differs from the code "
+            problems.append(f"{rel}:{mark + 2 + n}: the {kind.table} of {module} differs from the code "
                             f"(run --update): the page has '{doc}', the code '{code}'")
     return problems
 
@@ -322,7 +352,7 @@ def check_params_blocks(path, lines, sim):
 def check_file(path, sim=None):
     with open(path) as f:
         lines = f.read().splitlines()
-    problems = check_params_blocks(path, lines, find_sim(sim))
+    problems = [p for kind in CODE_TABLES for p in check_params_blocks(path, lines, find_sim(sim), kind)]
     for start, table in markdown_tables(lines):
         problems += check_table(os.path.relpath(path, ROOT), start, table)
     for mark, end, spec in blocks(lines):
@@ -362,14 +392,15 @@ def update_file(path, sim, only):
         lines = f.read().splitlines()
     changed = 0
     params_sim = find_sim(sim)
-    for mark, end, spec in reversed(blocks(lines, PARAMS_MARK)):
-        if only and only not in spec:
-            continue
-        args, module, names = parse_params_spec(spec)
-        print(f"{os.path.relpath(path, ROOT)}:{mark + 1}: m2vp-sim params {' '.join(args)} --markdown {module}",
-              flush=True)
-        lines[mark + 1:end] = keep_params(params_table(args, module, params_sim), names)
-        changed += 1
+    for kind in CODE_TABLES:
+        for mark, end, spec in reversed(blocks(lines, kind.mark)):
+            if only and only not in spec:
+                continue
+            args, module, names = parse_params_spec(spec)
+            print(f"{os.path.relpath(path, ROOT)}:{mark + 1}: m2vp-sim {kind.command} {' '.join(args)} "
+                  f"--markdown {module}", flush=True)
+            lines[mark + 1:end] = keep_params(params_table(args, module, params_sim, kind), names, kind)
+            changed += 1
     for mark, end, spec in reversed(blocks(lines)):
         if only and only not in spec:
             continue

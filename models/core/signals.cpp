@@ -21,6 +21,12 @@ SignalProbe busy_probe(const std::string& name, BusyLog& log) {
           [&log] { log.enable(); }};
 }
 
+unsigned signal_width_for(uint64_t max) {
+  unsigned n = 1;
+  while (n < 64 && (max >> n)) ++n;
+  return n;
+}
+
 namespace {
 
 std::string full_name(const sc_core::sc_object* owner, const std::string& local_name) {

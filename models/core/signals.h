@@ -1,11 +1,14 @@
 // Signals for the VCD file, declared by the model as its statistics are
 // (core/stats.h): each registers in the SignalRegistry under the model's
 // hierarchical name ("node0.pci.busy") and leaves it with the model. The
-// platform layer then only names the models whose signals a run can show
-// (platform/signal_probes.cpp); the sampler reads the probes.
+// platform layer then only names the models whose signals a run can show,
+// in the order the VCD lists them (platform/signal_probes.cpp); the sampler
+// reads the probes.
 //
 //   Signal m_signal_busy{this, "busy", m_busy_log};                 // a busy line
 //   Signal m_signal_level{this, "level", 8, [this] { return m_level; }};
+//   std::deque<Signal> m_signals;  // one per channel, declared in a loop:
+//   m_signals.emplace_back(this, "tx0_used", signal_width_for(capacity), [this] { ... });
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,10 @@ using SignalProbes = std::vector<SignalProbe>;
 // counter of busy time would grow once per transfer, by its whole length: a
 // 1 us PCI burst then showed in one 100 ns sample of ten.
 SignalProbe busy_probe(const std::string& name, BusyLog& log);
+
+// Bits a value up to `max` needs: a signal narrower than its values would
+// wrap in the VCD (a 128 KB channel once read 0 when full).
+unsigned signal_width_for(uint64_t max);
 
 class Signal {
  public:

@@ -64,6 +64,7 @@ class StatBase {
   bool reported() const { return !m_only_when_nonzero || value() != 0; }
   // Marks it as reported only while non-zero (see reported()).
   void only_when_nonzero() { m_only_when_nonzero = true; }
+  bool reported_only_when_nonzero() const { return m_only_when_nonzero; }
   StatFormat format() const { return m_format; }
 
  protected:

@@ -21,6 +21,7 @@
 #include "debug/monitor_command.h"
 #include "core/elf_loader.h"
 #include "core/params.h"
+#include "core/signals.h"
 #include "core/stats.h"
 #include "core/run_control.h"
 #include "cpu/firmware_profile.h"
@@ -148,6 +149,8 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   StatProbe m_stat_syncs_skipped{this, "io_syncs_skipped", "count",
                                  "device reads sent without a synchronisation first (no side effects)",
                                  [this] { return double(m_syncs_skipped); }};
+  // Whether the core dozes, in the VCD (core/signals.h).
+  Signal m_signal_idle{this, "idle", 1, [this] { return uint64_t(core().idle()); }};
 };
 
 }  // namespace m2

@@ -34,6 +34,8 @@
 #include "core/module_log.h"
 #include "core/params.h"
 #include "core/peripheral.h"
+#include "core/signals.h"
+#include "core/state_views.h"
 #include "core/stats.h"
 #include "ni/byte_fifo.h"
 #include "trace/message_tag.h"
@@ -161,6 +163,10 @@ class DmaEngine : public Peripheral {
   StatProbe m_stat_partial{this, "partial_transactions", "count",
                            "host transactions charged misalign_penalty_ns (not whole aligned words)",
                            [this] { return double(m_stats.partial_transactions); }};
+  // The VCD's view (core/signals.h) and the GDB monitor's (`monitor dma`, core/state_views.h).
+  Signal m_signal_busy{this, "busy", 1, [this] { return uint64_t((status() & DMA_STATUS_BUSY) != 0); }};
+  StateView m_view_state{this, "dma", "the DMA engine: busy or idle, its descriptor queue, counters",
+                         [this] { return describe_state(); }};
 };
 
 }  // namespace m2

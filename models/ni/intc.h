@@ -14,6 +14,7 @@
 
 #include "core/irq.h"
 #include "core/peripheral.h"
+#include "core/signals.h"
 
 namespace m2 {
 
@@ -41,6 +42,8 @@ class NiIntc : public Peripheral {
   void update() { irq.set(status() != 0); }
 
   uint32_t m_raw = 0, m_pending = 0, m_enable = 0;
+  // The output's level in the VCD (core/signals.h).
+  Signal m_signal_irq{this, "irq", 1, [this] { return uint64_t(irq.level()); }};
 };
 
 }  // namespace m2

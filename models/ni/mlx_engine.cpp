@@ -68,6 +68,12 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
   m_rx_data = m_rx_info + m_buf.access_time(MLX_PACKET_BYTES);
   m_ack_timeout = sc_time(ack_timeout_ns.get(), SC_NS);
   m_view.resize(m_buf.capacity());
+  for (unsigned c = 0; c < kChannels; ++c) {
+    const std::string n = std::to_string(c);
+    // Packets the peer's channel holds: up to its size / 32, whatever ours is.
+    m_signals.emplace_back(this, "tx" + n + "_credit", 32, [this, c] { return tx_credit(c); });
+    m_signals.emplace_back(this, "tx" + n + "_wait_ack", 1, [this, c] { return uint64_t(awaiting_ack(c)); });
+  }
   link_in.register_b_transport(this, &MlxEngine::b_transport_link);
   add_registers();
   SC_THREAD(tx_thread);

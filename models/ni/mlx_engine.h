@@ -50,6 +50,8 @@
 #include "core/module_log.h"
 #include "core/params.h"
 #include "core/peripheral.h"
+#include "core/signals.h"
+#include "core/state_views.h"
 #include "core/stats.h"
 #include "core/timing_style.h"
 #include "link/mlx_frame.h"
@@ -242,6 +244,11 @@ class MlxEngine : public Peripheral {
                                    [this] { return double(m_stats.retransmissions); }};
   StatProbe m_stat_continues{this, "continues", "count", "continue commands appended to frames (each a burst after the first)",
                              [this] { return double(m_stats.continues); }};
+  // Credit and ack wait per channel in the VCD (declared in the constructor,
+  // core/signals.h), and the one-line state of a stall report (core/state_views.h).
+  std::deque<Signal> m_signals;
+  StateView m_view_state{this, "mlx", "the link controller: link state, credits, frames awaiting their ack",
+                         [this] { return describe_state(); }};
 };
 
 }  // namespace m2

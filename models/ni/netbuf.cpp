@@ -54,6 +54,12 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
     m_rx[c].fifo = ByteFifo(channel_bytes.get());
   }
   m_cycle = sc_core::sc_time(1000.0 / clock_mhz.get(), sc_core::SC_NS);
+  const unsigned width = signal_width_for(capacity());
+  for (unsigned c = 0; c < kChannels; ++c) {
+    const std::string n = std::to_string(c);
+    m_signals.emplace_back(this, "tx" + n + "_used", width, [this, c] { return uint64_t(tx_available(c)); });
+    m_signals.emplace_back(this, "rx" + n + "_used", width, [this, c] { return uint64_t(rx_available(c)); });
+  }
   data.register_b_transport(this, &NetBuf::b_transport_data);
   data.register_transport_dbg(this, &NetBuf::transport_dbg_data);
   add_registers();

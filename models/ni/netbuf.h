@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <string>
 
@@ -21,6 +22,8 @@
 #include "core/module_log.h"
 #include "core/params.h"
 #include "core/peripheral.h"
+#include "core/signals.h"
+#include "core/state_views.h"
 #include "ni/byte_fifo.h"
 #include "trace/message_tag.h"
 
@@ -147,6 +150,11 @@ class NetBuf : public Peripheral {
   ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   MessageProbe m_probe;
   std::array<Stream, kChannels> m_tx_streams, m_rx_streams;
+  // Bytes in each channel in the VCD (declared per channel in the
+  // constructor, core/signals.h), and the GDB monitor's `monitor netbuf`.
+  std::deque<Signal> m_signals;
+  StateView m_view_levels{this, "netbuf", "bytes in each network-buffer channel, TX and RX",
+                          [this] { return describe_levels(); }};
 };
 
 }  // namespace m2

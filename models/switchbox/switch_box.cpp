@@ -98,6 +98,8 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
   cc.burst_bytes = burst_bytes.get();
   cc.fetch_latency = sc_time(fetch_latency_ns.get(), SC_NS);
   m_controller = std::make_unique<SwitchController>("controller", cc, buffers, *m_requests, *m_switching_bus);
+  m_signals.emplace_back(this, "controller.stations_occupied", 8, [this] { return uint64_t(m_controller->occupied()); });
+  m_signals.emplace_back(this, "switching_bus.busy", m_switching_bus->busy_log());
   for (unsigned a = 0; a * 2 < n; ++a) {
     std::vector<MessageAnalyzer::Port> served;
     for (unsigned p = 2 * a; p < std::min(n, 2 * a + 2); ++p) served.push_back({buffers[p], p});

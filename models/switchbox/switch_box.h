@@ -13,6 +13,7 @@
 // when the nodes are done. See docs/models/switchbox.md.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@
 #include "core/memory.h"
 #include "core/ip_variant.h"
 #include "core/params.h"
+#include "core/signals.h"
+#include "core/state_views.h"
 #include "core/stats.h"
 #include "core/router.h"
 #include "core/run_control.h"
@@ -129,6 +132,11 @@ class SwitchBox : public sc_core::sc_module {
                           [this] { return double(m_controller->stats().stalls); }};
   StatProbe m_stat_bus_busy{this, "bus_busy_us", "us", "time the switching bus carried transfers",
                             [this] { return in_us(m_switching_bus->busy_time()); }};
+  // The controller's and the switching bus's lines in the VCD (declared once
+  // both exist, core/signals.h), and the state of a stall report (core/state_views.h).
+  std::deque<Signal> m_signals;
+  StateView m_view_state{this, "switchbox", "port buffers, analyzers, header and request buffers, stations",
+                         [this] { return describe_state(); }};
 };
 
 }  // namespace m2

@@ -35,16 +35,26 @@ STAND_IN_TABLE = ["| Name | Unit | Default | Description |", "|------|------|---
                   "| `rate_mbyte_per_s` | MB/s | 1600 | engine data path (1..1000000) |"]
 
 
+# Its statistics (what `m2vp-sim stats CONFIG --markdown MODULE` prints).
+STAND_IN_STATS = ["| Name | Unit | Description | Reset after warm-up |", "|------|------|-------------|------|",
+                  "| `descriptors` | count | descriptors completed | yes |",
+                  "| `bytes` | bytes | bytes moved | yes |"]
+
+
 def stand_in_sim(folder):
     """An executable that prints STAND_IN_TABLE for `params ... --markdown
-    dev`, and fails like the simulator for any other module."""
+    dev` and STAND_IN_STATS for `stats ... --markdown dev`, and fails like
+    the simulator for any other module."""
     path = os.path.join(folder, "m2vp-sim")
     with open(path, "w") as f:
         f.write("#!" + sys.executable + "\nimport sys\nargs = sys.argv[1:]\n"
-                "if args[0] != 'params' or args[-2] != '--markdown' or args[-1] != 'dev':\n"
+                "if args[0] not in ('params', 'stats') or args[-2] != '--markdown' or args[-1] != 'dev':\n"
                 "    print('error: --markdown ' + args[-1] + ': no module with parameters has that name', "
                 "file=sys.stderr)\n    sys.exit(64)\n"
-                f"print({chr(10).join(STAND_IN_TABLE)!r})\n")
+                "if args[0] == 'stats':\n"
+                f"    print({chr(10).join(STAND_IN_STATS)!r})\n"
+                "else:\n"
+                f"    print({chr(10).join(STAND_IN_TABLE)!r})\n")
     os.chmod(path, 0o755)
     return path
 
@@ -180,6 +190,60 @@ class ParamTablesTests(unittest.TestCase):
         self.assertEqual(check_text(self.page(STAND_IN_TABLE), self.sim), [])
 
 
+class StatsTablesTests(unittest.TestCase):
+    """Statistics tables (<!-- stats: ... -->) against the simulator's."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.sim = stand_in_sim(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def page(self, table, marker="configs/x.yaml | dev"):
+        return f"# Dev\n\n<!-- stats: {marker} -->\n" + "\n".join(table) + "\n<!-- end table -->\n"
+
+    def test_a_table_as_the_code_has_it_passes(self):
+        self.assertEqual(check_text(self.page(STAND_IN_STATS), self.sim), [])
+
+    def test_a_stale_table_is_found_with_its_line(self):
+        stale = STAND_IN_STATS[:3] + ["| `bytes` | count | bytes moved | yes |"]
+        problems = check_text(self.page(stale), self.sim)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertRegex(problems[0], r":7: the statistics table of dev differs from the code \(run --update\): "
+                                      r"the page has '\| `bytes` \| count .*', the code '\| `bytes` \| bytes .*'")
+        # A statistic the code no longer declares, and one the page lacks.
+        self.assertIn("the page has '| `frames`", check_text(self.page(STAND_IN_STATS + ["| `frames` | count | x | yes |"]),
+                                                              self.sim)[0])
+        self.assertIn("the code '| `bytes`", check_text(self.page(STAND_IN_STATS[:3]), self.sim)[0])
+
+    def test_a_stats_marker_is_not_a_parameter_table(self):
+        # The parameters' table under a statistics marker differs from the code's statistics.
+        problems = check_text(self.page(STAND_IN_TABLE), self.sim)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("the statistics table of dev differs", problems[0])
+
+    def test_named_rows_and_unknown_names(self):
+        self.assertEqual(check_text(self.page([STAND_IN_STATS[i] for i in (0, 1, 3)], "configs/x.yaml | dev | bytes"),
+                                    self.sim), [])
+        problems = check_text(self.page(STAND_IN_STATS, "configs/x.yaml | dev | frames"), self.sim)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("statistics table of 'configs/x.yaml | dev | frames': the model has no statistic frames "
+                      "(it has: descriptors, bytes)", problems[0])
+
+    def test_update_regenerates_a_stale_table_beside_a_parameter_table(self):
+        path = os.path.join(self.tmp.name, "dev.md")
+        params = "<!-- params: configs/x.yaml | dev -->\n" + "\n".join(STAND_IN_TABLE[:2]) + "\n<!-- end table -->\n"
+        with open(path, "w") as f:
+            f.write(self.page(STAND_IN_STATS[:2] + ["| `x` | | stale | yes |"]) + "\n" + params)
+        self.assertEqual(doc_tables.update_file(path, self.sim, None), 2)
+        want = self.page(STAND_IN_STATS) + "\n<!-- params: configs/x.yaml | dev -->\n" + "\n".join(STAND_IN_TABLE) + \
+            "\n<!-- end table -->\n"
+        with open(path) as f:
+            self.assertEqual(f.read(), want)
+        self.assertEqual(check_text(want, self.sim), [])
+
+
 @unittest.skipUnless(os.environ.get("M2VP_SIM"), "needs the simulator ($M2VP_SIM, set by CTest)")
 class ModelPagesTests(unittest.TestCase):
     """The model pages' parameter tables against the simulator built from this tree."""
@@ -198,6 +262,21 @@ class ModelPagesTests(unittest.TestCase):
         self.assertIn("the parameter table of node0.ni.dma differs from the code", problems[0])
         renamed = text.replace("`rate_mbyte_per_s`", "`rate_mbps`")
         self.assertIn("the page has '| `rate_mbps` |", check_text(renamed)[0])
+
+    def test_a_stale_statistics_table_of_a_real_page_is_found(self):
+        with open(os.path.join(doc_tables.ROOT, "docs", "models", "dma-engine.md")) as f:
+            text = f.read()
+        self.assertIn("<!-- stats: configs/cluster-4.yaml | node0.ni.dma -->", text)
+        self.assertEqual(check_text(text), [])
+        line = next(l for l in text.splitlines() if l.startswith("| `descriptors` |"))
+        self.assertEqual(line, "| `descriptors` | count | descriptors completed without error | yes |")
+        # A description changed in the code but not on the page, and a statistic the page lost.
+        stale = text.replace(line, "| `descriptors` | count | descriptors completed | yes |")
+        problems = check_text(stale)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("the statistics table of node0.ni.dma differs from the code", problems[0])
+        self.assertIn("the code '| `descriptors` | count | descriptors completed without error | yes |'", problems[0])
+        self.assertIn("the statistics table of node0.ni.dma differs", check_text(text.replace(line + "\n", ""))[0])
 
 
 if __name__ == "__main__":

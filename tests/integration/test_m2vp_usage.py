@@ -2,7 +2,8 @@
 """The ./m2vp wrapper's usage errors, which come before any build: an
 option's NAME=VALUE taken for a config (a misspelt --set) is named as such,
 `sweep --help` prints the usage, a missing config is named, an empty --out
-is refused rather than taken for the default folder."""
+is refused rather than taken for the default folder, --markdown's module is
+not taken for the config."""
 import os
 import subprocess
 import unittest
@@ -37,6 +38,13 @@ class UsageTests(unittest.TestCase):
                 self.assertEqual(rc, 64, (cmd, empty, err))
                 self.assertIn("m2vp: error: --out needs a folder name, got an empty one", err)
                 self.assertNotIn("configuring", err)  # said before any build
+
+    def test_a_markdown_module_is_not_the_config(self):
+        for cmd in ("params", "stats"):
+            rc, _, err = run(cmd, "--markdown", "node0.ni.dma", "no-such.yaml")
+            self.assertEqual(rc, 64, (cmd, err))
+            self.assertIn("config file 'no-such.yaml' not found", err)
+            self.assertNotIn("'node0.ni.dma'", err)
 
 
 if __name__ == "__main__":

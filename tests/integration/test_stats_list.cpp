@@ -127,3 +127,37 @@ TEST_CASE("stats --list of the single-NI platform names what its stats.tsv repor
   CHECK(names == written);
   CHECK(names == std::set<std::string>{"ni0.cpu.instructions", "ni0.cpu.idle_us", "ni0.cpu.io_syncs_skipped"});
 }
+
+TEST_CASE("stats --markdown prints one model's statistics as its docs page's table, in declaration order",
+          "[integration]") {
+  Sandbox sb;
+  const SimResult md = sb.run({"stats", "--markdown", "node*.ni.dma", config("mmp-pingpong")}, false);
+  INFO(md.describe());
+  REQUIRE(md.exited(0));
+  CHECK(md.out ==
+        "| Name | Unit | Description | Reset after warm-up |\n|------|------|-------------|------|\n"
+        "| `descriptors` | count | descriptors completed without error | yes |\n"
+        "| `errors` | count | descriptors failed (LEN 0 included) | yes |\n"
+        "| `bytes` | bytes | bytes moved by completed descriptors | yes |\n"
+        "| `partial_transactions` | count | host transactions charged misalign_penalty_ns (not whole aligned words) | "
+        "yes |\n");
+
+  // Names local to the model (a PCI master's), and the note of one reported only when non-zero.
+  const SimResult pci = sb.run({"stats", "--markdown", "node0.pci", config("mmp-pingpong")}, false);
+  REQUIRE(pci.exited(0));
+  CHECK(contains(pci.out, "\n| `bridge.busy_us` | us | time master bridge held"));
+  const SimResult link = sb.run({"stats", "--markdown", "node0.link", config("mmp-pingpong")}, false);
+  REQUIRE(link.exited(0));
+  CHECK(std::regex_search(link.out, std::regex(R"(\n\| `ab\.damaged` \| count \| [^|]*\(reported only when non-zero\) \| yes \|\n)")));
+
+  const SimResult none = sb.run({"stats", "--markdown", "node0.ni.dmaa", config("mmp-pingpong")}, false);
+  INFO(none.describe());
+  CHECK(none.exited(EXIT_CONFIG));
+  CHECK(contains(none.err, "--markdown 'node0.ni.dmaa': no model with statistics has that name (did you mean "
+                           "'node0.ni.dma'?)"));
+  CHECK(none.out.empty());
+
+  const SimResult both = sb.run({"stats", "--list", "--markdown", "node0.ni.dma", config("mmp-pingpong")}, false);
+  CHECK(both.exited(EXIT_CONFIG));
+  CHECK(contains(both.err, "stats takes --list or --markdown MODULE, not both"));
+}

@@ -1,5 +1,7 @@
 // Declared VCD signals: names under the model, the registry's order and
-// refusal of a name declared twice, a busy line's samples, a model's own.
+// refusal of a name declared twice, a busy line's samples, the models' own
+// (PCI bus, link, the NI's DMA engine, interrupt controller, network buffer
+// and link controller) and the state views those declare for GDB.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -10,7 +12,12 @@
 
 #include "core/params.h"
 #include "core/signals.h"
+#include "core/state_views.h"
 #include "link/link.h"
+#include "ni/dma_engine.h"
+#include "ni/intc.h"
+#include "ni/mlx_engine.h"
+#include "ni/netbuf.h"
 #include "pci/pci_bus.h"
 
 using m2::Signal;
@@ -86,4 +93,80 @@ TEST_CASE("signals: the PCI bus and a link declare their busy lines", "[signals]
   m2::Link link("link0", m2::TimingStyle::LT);
   CHECK(names(SignalRegistry::instance().of("pci")) == std::vector<std::string>{"pci.busy"});
   CHECK(names(SignalRegistry::instance().of("link0")) == std::vector<std::string>{"link0.ab_busy", "link0.ba_busy"});
+}
+
+TEST_CASE("signals: a value's width is the bits its largest value needs", "[signals]") {
+  CHECK(m2::signal_width_for(0) == 1);
+  CHECK(m2::signal_width_for(1) == 1);
+  CHECK(m2::signal_width_for(2) == 2);
+  CHECK(m2::signal_width_for(2048) == 12);
+  CHECK(m2::signal_width_for(2047) == 11);
+  CHECK(m2::signal_width_for(uint64_t(1) << 17) == 18);  // a 128 KB channel full is not 0
+  CHECK(m2::signal_width_for(~uint64_t(0)) == 64);
+}
+
+TEST_CASE("signals: the NI's DMA engine, interrupt controller, network buffer and link controller declare theirs",
+          "[signals][ni]") {
+  SignalRegistry& reg = SignalRegistry::instance();
+  reg.clear();
+  m2::StateViewRegistry::instance().clear();
+  m2::ParamRegistry::instance().clear();
+  m2::ParamRegistry::instance().preset("nb.channel_bytes", "4096", m2::ValueOrigin{"test"});
+  m2::ParamRegistry::instance().preset("nb.total_bytes", "16384", m2::ValueOrigin{"test"});
+  m2::NetBuf nb("nb");
+  m2::DmaEngine dma("dma");
+  m2::NiIntc intc("intc");
+  m2::MlxEngine mlcx("mlcx", nb, m2::TimingStyle::LT);
+  CHECK(names(reg.of("nb")) == std::vector<std::string>{"nb.tx0_used", "nb.rx0_used", "nb.tx1_used", "nb.rx1_used"});
+  CHECK(names(reg.of("dma")) == std::vector<std::string>{"dma.busy"});
+  CHECK(names(reg.of("intc")) == std::vector<std::string>{"intc.irq"});
+  CHECK(names(reg.of("mlcx")) ==
+        std::vector<std::string>{"mlcx.tx0_credit", "mlcx.tx0_wait_ack", "mlcx.tx1_credit", "mlcx.tx1_wait_ack"});
+  // Widths: a 4 KB channel's level needs 13 bits; credits 32, flags 1.
+  CHECK(reg.find("nb.rx1_used")->probe().width == 13);
+  CHECK(reg.find("mlcx.tx1_credit")->probe().width == 32);
+  CHECK(reg.find("mlcx.tx0_wait_ack")->probe().width == 1);
+  CHECK(reg.find("dma.busy")->probe().width == 1);
+
+  // The probes read the models' state.
+  const uint8_t data[100] = {};
+  nb.rx_push(1, data, 100);
+  CHECK(reg.find("nb.rx1_used")->probe().read() == 100);
+  CHECK(reg.find("nb.rx0_used")->probe().read() == 0);
+  CHECK(reg.find("intc.irq")->probe().read() == 0);
+  intc.irq.set(true);  // the output line, as the controller drives it
+  CHECK(reg.find("intc.irq")->probe().read() == 1);
+  CHECK(reg.find("dma.busy")->probe().read() == 0);
+  CHECK(reg.find("mlcx.tx0_credit")->probe().read() == mlcx.tx_credit(0));
+
+  // GDB's `monitor dma` and `monitor netbuf` (platform/ni_node.cpp adds what these declare).
+  const auto views = m2::StateViewRegistry::instance().of("dma");
+  REQUIRE(views.size() == 1);
+  CHECK(views[0]->topic() == "dma");
+  CHECK(views[0]->describe() == dma.describe_state());
+  CHECK(m2::describe_declared_state("nb") == nb.describe_levels());
+  CHECK(m2::describe_declared_state("mlcx") == mlcx.describe_state());
+  CHECK(m2::StateViewRegistry::instance().find("nb.netbuf")->help() ==
+        "bytes in each network-buffer channel, TX and RX");
+}
+
+TEST_CASE("state views: named under the model, in its order, a name declared twice refused, gone with the model",
+          "[signals]") {
+  m2::StateViewRegistry& reg = m2::StateViewRegistry::instance();
+  reg.clear();
+  Owner m("node0");
+  {
+    m2::StateView a{&m, "queue", "the queue", [] { return std::string("3 waiting\n"); }};
+    m2::StateView b{&m, "link", "the link", [] { return std::string("up\n"); }};
+    CHECK(a.name() == "node0.queue");
+    CHECK(reg.find("node0.link") == &b);
+    REQUIRE(reg.of("node0").size() == 2);
+    CHECK(reg.of("node0")[0] == &a);
+    CHECK(m2::describe_declared_state("node0") == "3 waiting\nup\n");
+    CHECK(m2::describe_declared_state("node1").empty());
+    CHECK_THROWS_WITH((m2::StateView{&m, "queue", "again", [] { return std::string(); }}),
+                      "state view 'node0.queue' declared twice");
+    CHECK(reg.find("node0.queue") == &a);
+  }
+  CHECK(reg.of("node0").empty());
 }

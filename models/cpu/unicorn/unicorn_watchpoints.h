@@ -1,6 +1,7 @@
 // Data watchpoints for a Unicorn 2.0.1 core that stop BEFORE the accessing
 // instruction (GDB's watch/rwatch/awatch on PowerPC, where GDB expects that).
-// Used by ppc603e_unicorn.cpp; the mechanism, checked in Unicorn's sources:
+// Used by the 603e adapter (ppc603e_unicorn_core.h); the mechanism, checked
+// in Unicorn's sources:
 //  - Only while a watchpoint is set ("watch mode") a code hook and memory
 //    hooks are installed. Unicorn decides at translation whether code calls
 //    them, so the core drops its translated code when the mode changes.
