@@ -15,6 +15,8 @@ Router::Router(sc_core::sc_module_name name)
   target.register_get_direct_mem_ptr(this, &Router::get_direct_mem_ptr);
   target.register_transport_dbg(this, &Router::transport_dbg);
   initiator.register_invalidate_direct_mem_ptr(this, &Router::invalidate_direct_mem_ptr);
+  target.register_nb_transport_fw(this, &Router::nb_transport_fw);
+  initiator.register_nb_transport_bw(this, &Router::nb_transport_bw);
 }
 
 std::vector<iss::MemRegion> Router::memory_map() const {
@@ -32,6 +34,46 @@ void Router::b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time& del
   delay += m_latency;
   AddressMap::b_transport(*initiator[r->port], *r, t, delay);
 }
+
+tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                           sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) {
+    const AddressMap::Range* r = m_map.decode_access(t.get_address(), t.get_data_length());
+    if (!r) {
+      t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return tlm::TLM_COMPLETED;  // early completion: nothing is there
+    }
+    m_routes[&t] = {static_cast<unsigned>(id), r->port, t.get_address()};
+    t.set_address(t.get_address() - r->base + r->offset);
+    delay += m_latency;
+  }
+  auto it = m_routes.find(&t);
+  if (it == m_routes.end()) {
+    t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    m_log.error("a forward call for a transaction the bus has not routed (no BEGIN_REQ)");
+    return tlm::TLM_COMPLETED;
+  }
+  const tlm::tlm_sync_enum s = initiator[it->second.target_port]->nb_transport_fw(t, phase, delay);
+  if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP)) t.set_address(it->second.address);
+  if (s == tlm::TLM_COMPLETED) end_route(t);
+  return s;
+}
+
+tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                           sc_core::sc_time& delay) {
+  auto it = m_routes.find(&t);
+  if (it == m_routes.end()) {
+    m_log.error("a backward call for a transaction the bus has not routed");
+    return tlm::TLM_COMPLETED;
+  }
+  if (phase == tlm::BEGIN_RESP) t.set_address(it->second.address);  // the initiator's own, with the response
+  const unsigned port = it->second.initiator_port;
+  const tlm::tlm_sync_enum s = target[port]->nb_transport_bw(t, phase, delay);
+  if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && phase == tlm::END_RESP)) end_route(t);
+  return s;
+}
+
+void Router::end_route(tlm::tlm_generic_payload& t) { m_routes.erase(&t); }
 
 bool Router::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
   const AddressMap::Range* r = m_map.decode(t.get_address());

@@ -2,8 +2,15 @@
 // `target`, targets are attached with their address range. It adds a fixed
 // per-access latency, forwards DMI with address translation, and answers an
 // address error where nothing is mapped.
+// It answers both transport interfaces: b_transport, and nb_transport_fw
+// forwarded with the same translation and latency (added to the BEGIN_REQ's
+// annotation), its backward calls routed to the initiator that sent the
+// transaction, the initiator's address restored with the response. It has no
+// arbitration of its own: accesses of several masters do not wait for each
+// other here (docs/models/router.md).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +20,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "core/address_map.h"
+#include "core/module_log.h"
 #include "core/params.h"
 #include "cpu/iss.h"
 
@@ -47,11 +55,24 @@ class Router : public sc_core::sc_module {
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  // An nb transaction on its way through: who sent it, where it went, and
+  // the address to give back.
+  struct Route {
+    unsigned initiator_port, target_port;
+    uint64_t address;
+  };
+  std::map<const tlm::tlm_generic_payload*, Route> m_routes;
+  void end_route(tlm::tlm_generic_payload& t);
   bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
   void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);
 
   AddressMap m_map;
+  ModuleLog m_log{this};
   sc_core::sc_time m_latency;
 };
 

@@ -204,7 +204,7 @@ sc_time PciBus::call_target(AtTransaction& x, const sc_time& at_target) {
   tlm::tlm_generic_payload& t = *x.t;
   const AddressMap::Range& r = *x.range;
   const uint64_t address = t.get_address();
-  t.set_address(address - r.base);
+  t.set_address(address - r.base + r.offset);
   m_at_target = &t;
   m_target_responded = false;
   const sc_time called = sc_core::sc_time_stamp();

@@ -24,6 +24,7 @@
 #include "core/params.h"
 #include "core/router.h"
 
+#include "nb_test_models.h"
 #include "test_initiator.h"
 
 using Catch::Matchers::Contains;
@@ -328,4 +329,57 @@ TEST_CASE("router: a view maps a second window onto an attached target, timed, w
   uint8_t dbg[4] = {};
   CHECK(init.dbg(tlm::TLM_READ_COMMAND, 0x40008010, dbg, 4) == 4);
   CHECK(std::memcmp(dbg, w, 4) == 0);
+}
+
+// The router answers nb_transport too (an AT initiator on the NI bus): the
+// same decoding, its latency added to BEGIN_REQ's annotation, the target
+// sees its own address, the backward calls reach the initiator that sent the
+// transaction with its address restored, and nothing mapped completes at once
+// with an address error.
+TEST_CASE("router: nb_transport is routed both ways with the latency and the address translation", "[model][router]") {
+  m2::Router bus("bus");
+  m2test::NbMaster a("a"), b("b");
+  m2test::NbTarget dev("dev", sc_core::sc_time(5, sc_core::SC_NS));
+  m2::Memory mem("mem", 0x1000);  // b_transport only: its socket converts
+  a.socket.bind(bus.target);
+  b.socket.bind(bus.target);
+  bus.attach(dev.socket, 0x4000, 0x1000, "dev");
+  bus.attach(mem.socket, 0x8000, 0x1000, "mem");
+  const sc_core::sc_time lat(20, sc_core::SC_NS);  // latency_ns's default
+  std::vector<uint8_t> da(16, 0xA1), db(16, 0xB2), back(16), none(4);
+  tlm::tlm_generic_payload ta, tb, tr, tn;
+  tlm::tlm_sync_enum unmapped = tlm::TLM_ACCEPTED;
+  a.body = [&](m2test::NbMaster& m) {
+    m2test::setup(ta, tlm::TLM_WRITE_COMMAND, 0x4010, da.data(), 16);
+    m.begin(ta);
+    sc_core::wait(m.responded);
+    m2test::setup(tn, tlm::TLM_READ_COMMAND, 0x2000, none.data(), 4);
+    unmapped = m.begin(tn);
+  };
+  b.body = [&](m2test::NbMaster& m) {
+    m2test::setup(tb, tlm::TLM_WRITE_COMMAND, 0x8020, db.data(), 16);
+    m.begin(tb);
+    sc_core::wait(m.responded);
+    m2test::setup(tr, tlm::TLM_READ_COMMAND, 0x8020, back.data(), 16);
+    m.begin(tr);
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  // a: the nb-only target acts after the bus latency, END_REQ 5 ns later,
+  // BEGIN_RESP 100 ns after it acted (its default latency).
+  REQUIRE(dev.acted.size() == 1);
+  CHECK(dev.acted[0] == lat);
+  CHECK(a.find("END_REQ", ta)->at == lat + sc_core::sc_time(5, sc_core::SC_NS));
+  CHECK(a.find("BEGIN_RESP", ta)->at == lat + sc_core::sc_time(100, sc_core::SC_NS));
+  CHECK(std::memcmp(dev.mem.data() + 0x10, da.data(), 16) == 0);
+  CHECK(ta.get_address() == 0x4010);  // restored with the response
+  CHECK(a.find("BEGIN_RESP", tb) == nullptr);  // b's traffic never reaches a
+  // b: the converting memory answers after the latency; the data is there.
+  CHECK(b.find("BEGIN_RESP", tb)->at == lat);
+  CHECK(b.find("BEGIN_RESP", tr)->at == lat + lat);
+  CHECK(back == db);
+  CHECK(tr.get_address() == 0x8020);
+  // Nothing at 0x2000: completed at once with an address error.
+  CHECK(unmapped == tlm::TLM_COMPLETED);
+  CHECK(tn.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
