@@ -13,6 +13,7 @@
 // Each TEST_CASE runs in its own process and elaborates once.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -373,6 +374,9 @@ TEST_CASE("their at_target_4_phase and lt_target as a PCI card read and written 
           "[accellera][pci]") {
   CardOnBus c(TimingStyle::AT);
   c.run_and_check();
+  // The host and the DMA engine contended for the bus.
+  CHECK(c.bus.master_stats().at(0).waiting > sc_core::SC_ZERO_TIME);
+  CHECK(c.bus.master_stats().at(1).waiting > sc_core::SC_ZERO_TIME);
 }
 
 TEST_CASE("their at_target_4_phase and lt_target as a PCI card read and written by the host and the NI DMA engine in LT",
