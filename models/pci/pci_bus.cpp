@@ -178,9 +178,9 @@ void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
 }
 
 // The base protocol allows a target to complete a transaction on BEGIN_REQ
-// (early completion, IEEE 1666-2011 15.2): the master sees the response at the annotated
-// time, which is the LT time b_transport charges, so an nb master's results
-// are a b_transport master's. The targets of the LT bus answer b_transport
+// (early completion, IEEE 1666-2011 15.2): the master sees the response at
+// the annotated time, which is the LT time b_transport charges, so an nb
+// master's results are a b_transport master's. The targets of the LT bus answer b_transport
 // without waiting (LT); one that waits (an AT target behind the standard's
 // b-to-nb conversion) would wait inside nb_transport_fw, which the standard
 // forbids: refused with its name.
@@ -198,7 +198,8 @@ tlm::tlm_sync_enum PciBus::nb_transport_fw_lt(int id, tlm::tlm_generic_payload& 
     const AddressMap::Range* r = m_map.decode(t.get_address());
     throw std::logic_error(std::string(name()) + ": target " + (r ? r->name : std::string("?")) +
                            " waited in b_transport while master " + stats(port).name +
-                           " called nb_transport_fw on the LT bus: nb_transport must not wait; bind that master to a bus in AT");
+                           " called nb_transport_fw on the LT bus: nb_transport must not wait; "
+                           "bind that master to a bus in AT");
   }
   return tlm::TLM_COMPLETED;
 }
