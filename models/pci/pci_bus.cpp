@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "core/ip_variant.h"
@@ -53,6 +55,11 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
     target.register_nb_transport_fw(this, &PciBus::nb_transport_fw);
     initiator.register_nb_transport_bw(this, &PciBus::nb_transport_bw);
     SC_THREAD(sequencer);
+  } else {
+    // Every target of the base protocol answers both interfaces, as the
+    // standard asks of it: an AT master (one that calls nb_transport only)
+    // works on the LT bus too.
+    target.register_nb_transport_fw(this, &PciBus::nb_transport_fw_lt);
   }
 }
 
@@ -179,6 +186,33 @@ void PciBus::b_transport(int id, tlm::tlm_generic_payload& t, sc_time& delay) {
   delay += busy;
   s.busy += busy;
   m_busy += busy;
+}
+
+// The base protocol allows a target to complete a transaction on BEGIN_REQ
+// (early completion, IEEE 1666-2011 15.2): the master sees the response at
+// the annotated time, which is the LT time b_transport charges, so an nb
+// master's results are a b_transport master's. The targets of the LT bus answer b_transport
+// without waiting (LT); one that waits (an AT target behind the standard's
+// b-to-nb conversion) would wait inside nb_transport_fw, which the standard
+// forbids: refused with its name.
+tlm::tlm_sync_enum PciBus::nb_transport_fw_lt(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                              sc_time& delay) {
+  const unsigned port = static_cast<unsigned>(id);
+  if (phase != tlm::BEGIN_REQ)
+    throw std::logic_error(std::string(name()) + ": base protocol violated: master " + stats(port).name +
+                           " sent a phase other than BEGIN_REQ on the forward path; on the LT bus every "
+                           "transaction completes on its BEGIN_REQ (TLM_COMPLETED), nothing follows it");
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_dt::uint64 deltas = sc_core::sc_delta_count();
+  b_transport(id, t, delay);
+  if (sc_core::sc_time_stamp() != now || sc_core::sc_delta_count() != deltas) {
+    const AddressMap::Range* r = m_map.decode(t.get_address());
+    throw std::logic_error(std::string(name()) + ": target " + (r ? r->name : std::string("?")) +
+                           " waited in b_transport while master " + stats(port).name +
+                           " called nb_transport_fw on the LT bus: nb_transport must not wait; "
+                           "bind that master to a bus in AT");
+  }
+  return tlm::TLM_COMPLETED;
 }
 
 bool PciBus::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {

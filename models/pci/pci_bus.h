@@ -5,7 +5,9 @@
 // per burst arbitration + address + initial latency + data phases +
 // turnaround, long transfers split into bursts at the latency timer.
 //  - LT: the time is added to the caller's delay; masters do not wait for
-//    each other.
+//    each other. A master that speaks only nb_transport (an AT model) is
+//    answered too: its BEGIN_REQ runs the same b_transport and completes
+//    early (TLM_COMPLETED with the LT time annotated).
 //  - AT: the TLM-2.0 base protocol (pci_bus_at.cpp). Masters send BEGIN_REQ
 //    (nb_transport_fw) and contend for the bus in SystemC time, round-robin
 //    between bursts; END_REQ is the grant, BEGIN_RESP the end of the last
@@ -133,6 +135,9 @@ class PciBus : public sc_core::sc_module {
   uint64_t burst_overhead(bool read) const;  // clocks per burst besides arbitration and data
 
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  // LT: a non-blocking master's transaction, completed on its BEGIN_REQ.
+  tlm::tlm_sync_enum nb_transport_fw_lt(int port, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                        sc_core::sc_time& delay);
   bool get_direct_mem_ptr(int port, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(int port, tlm::tlm_generic_payload& trans);
   void invalidate_direct_mem_ptr(int port, sc_dt::uint64 start, sc_dt::uint64 end);

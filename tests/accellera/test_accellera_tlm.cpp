@@ -15,7 +15,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -35,65 +34,18 @@
 
 #include "core/tlm_protocol_checker.h"
 
+#include "accellera_reports.h"
+
 using sc_core::sc_time;
 using sc_core::SC_NS;
 
 namespace {
 
-// Every SystemC report of the run (theirs and the kernel's), kept silent.
-struct CapturedReport {
-  sc_core::sc_severity severity;
-  std::string type, text;
-};
-std::vector<CapturedReport> g_reports;
-
-void capture_report(const sc_core::sc_report& r, const sc_core::sc_actions&) {
-  g_reports.push_back({r.get_severity(), r.get_msg_type(), r.get_msg()});
-}
-
-std::size_t count_reports(const std::string& type, const std::string& text_part) {
-  std::size_t n = 0;
-  for (const CapturedReport& r : g_reports)
-    if (r.type == type && r.text.find(text_part) != std::string::npos) ++n;
-  return n;
-}
-
-std::string errors_and_fatals() {
-  std::string all;
-  for (const CapturedReport& r : g_reports)
-    if (r.severity >= sc_core::SC_ERROR) all += r.type + ": " + r.text + "\n";
-  return all;
-}
-
-// Reads checked against the last write to each byte, as responses cross the checker.
-struct Scoreboard {
-  std::map<uint64_t, unsigned char> memory;
-  std::size_t writes = 0, reads = 0, bytes_checked = 0, mismatches = 0, not_ok = 0;
-  std::string first_mismatch;
-
-  void observe(const tlm::tlm_generic_payload& gp) {
-    if (!gp.is_response_ok()) {
-      ++not_ok;
-      return;
-    }
-    const unsigned char* data = gp.get_data_ptr();
-    for (unsigned i = 0; i < gp.get_data_length(); ++i) {
-      const uint64_t a = gp.get_address() + i;
-      if (gp.is_write()) {
-        memory[a] = data[i];
-        continue;
-      }
-      ++bytes_checked;
-      auto it = memory.find(a);
-      if (it == memory.end() || it->second != data[i]) {
-        if (mismatches++ == 0)
-          first_mismatch = "byte at " + std::to_string(a) + " read " + std::to_string(data[i]) + ", expected " +
-                           (it == memory.end() ? std::string("no read before a write") : std::to_string(it->second));
-      }
-    }
-    (gp.is_write() ? writes : reads)++;
-  }
-};
+using m2acc::capture_report;
+using m2acc::count_reports;
+using m2acc::errors_and_fatals;
+using m2acc::g_reports;
+using m2acc::Scoreboard;
 
 // Their traffic generator writes 16 words from each base address and reads them
 // back; both bases lie inside their targets' 4 KB memories (no bus in between to

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -493,4 +494,85 @@ TEST_CASE("pci bus: LT tells the target when a write's data is through and when 
   REQUIRE(probe.seen.size() == 2);
   CHECK(probe.seen[0] == sc_time(1, sc_core::SC_US) + clk66(6 + 4));  // 32-byte write: 4 data phases
   CHECK(probe.seen[1] == sc_time(1, sc_core::SC_US));
+}
+
+// Every target of the base protocol answers nb_transport as well as
+// b_transport: in LT the bus completes a non-blocking master's BEGIN_REQ at
+// once (early completion), annotated with the time b_transport charges.
+TEST_CASE("pci bus: LT completes an nb_transport master's BEGIN_REQ early with the b_transport time",
+          "[model][pci]") {
+  Bench b;
+  const sc_time blocking = b.write(kMemBase, 16);
+  uint8_t data[16];
+  for (unsigned i = 0; i < 16; ++i) data[i] = static_cast<uint8_t>(0x70 + i);
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_WRITE_COMMAND);
+  t.set_address(kMemBase + 0x100);
+  t.set_data_ptr(data);
+  t.set_data_length(16);
+  t.set_streaming_width(16);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_time delay = SC_ZERO_TIME;
+  CHECK(b.init.socket->nb_transport_fw(t, phase, delay) == tlm::TLM_COMPLETED);
+  CHECK(t.get_response_status() == tlm::TLM_OK_RESPONSE);
+  CHECK(delay == blocking);
+  CHECK(t.get_address() == kMemBase + 0x100);
+  CHECK(std::memcmp(b.mem.host() + 0x100, data, 16) == 0);
+  CHECK(b.bus.master_stats().at(0).transactions == 2);
+  // No target claims the address: completed at once with the error.
+  t.set_address(0x90000000);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  phase = tlm::BEGIN_REQ;
+  CHECK(b.init.socket->nb_transport_fw(t, phase, delay) == tlm::TLM_COMPLETED);
+  CHECK(t.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  // Nothing follows a completed transaction.
+  phase = tlm::END_RESP;
+  CHECK_THROWS_WITH(b.init.socket->nb_transport_fw(t, phase, delay),
+                    Contains("bus: base protocol violated: master cpu sent a phase other than BEGIN_REQ"));
+}
+
+namespace {
+
+// A target whose b_transport waits, as an AT target behind the standard's
+// b_transport-to-nb_transport conversion does.
+struct WaitingTarget : sc_core::sc_module {
+  tlm_utils::simple_target_socket<WaitingTarget> socket{"socket"};
+  explicit WaitingTarget(sc_core::sc_module_name n) : sc_module(n) {
+    socket.register_b_transport(this, &WaitingTarget::b_transport);
+  }
+  void b_transport(tlm::tlm_generic_payload& t, sc_time&) {
+    sc_core::wait(sc_time(10, SC_NS));
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pci bus: LT refuses, naming it, a target that waits under an nb_transport master", "[model][pci]") {
+  m2test::ThreadInitiator init("init");
+  m2::PciBus bus("bus", TimingStyle::LT);
+  WaitingTarget slow("slow");
+  bus.bind_master(init.socket, "dma");
+  bus.attach(slow.socket, kDevBase, kDevSize, "slow card");
+  std::string error;
+  init.body = [&](m2test::ThreadInitiator& m) {
+    uint8_t data[4] = {};
+    tlm::tlm_generic_payload t;
+    t.set_command(tlm::TLM_READ_COMMAND);
+    t.set_address(kDevBase);
+    t.set_data_ptr(data);
+    t.set_data_length(4);
+    t.set_streaming_width(4);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_time delay = SC_ZERO_TIME;
+    try {
+      m.socket->nb_transport_fw(t, phase, delay);
+    } catch (const std::logic_error& e) {
+      error = e.what();
+    }
+  };
+  sc_core::sc_start();
+  CHECK_THAT(error, Contains("target slow card waited in b_transport while master dma called nb_transport_fw"));
+  CHECK_THAT(error, Contains("nb_transport must not wait"));
 }
