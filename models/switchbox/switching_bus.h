@@ -40,7 +40,10 @@ class SwitchingBus : public sc_core::sc_module {
 
   // A transfer's address selects its destinations, as the setup clocks do on
   // the real bus (it has no address space): bit p for port p's TX buffer, or
-  // this bit (above every port mask) for the header buffer.
+  // this bit (above every port mask) for the header buffer. The payload's own
+  // address field rather than an extension: a trace or a protocol checker on
+  // the binding shows it without knowing the bus. The bus does not decode it;
+  // the master writes the destinations once the transfer is over.
   static constexpr uint64_t kHeaderBuffer = uint64_t(1) << 32;
 
   SC_HAS_PROCESS(SwitchingBus);
