@@ -56,7 +56,7 @@ class MessageAnalyzer : public sc_core::sc_module {
 
   std::vector<Stream> m_streams;
   BoundedFifo<SbHeader>& m_headers;
-  SwitchingBusMaster m_bus;  // reported under the analyzer's name
+  SwitchingBusMaster m_bus_master;  // reported under the analyzer's name
   sc_core::sc_time m_latency;
   std::function<void(const SbHeader&)> m_on_header;
   sc_core::sc_event_or_list m_data;

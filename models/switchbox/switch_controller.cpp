@@ -24,7 +24,7 @@ SwitchController::SwitchController(sc_core::sc_module_name name, const Config& c
       m_ports(std::move(ports)),
       m_requests(requests),
       m_bus(bus),
-      m_transfer_master("transfer_unit", bus, std::string(this->name()) + ".transfer_unit"),
+      m_transfer_master("bus_master", bus, std::string(this->name()) + ".transfer_unit"),
       m_stations(config.stations),
       m_expected(m_ports.size()),
       m_dest_owner(m_ports.size(), {0, 0}),

@@ -130,7 +130,9 @@ class SwitchController : public sc_core::sc_module {
   std::vector<NetBuf*> m_ports;
   BoundedFifo<SbRequest>& m_requests;
   SwitchingBus& m_bus;
-  SwitchingBusMaster m_transfer_master;  // the transfer unit's port on the bus ("<controller>.transfer_unit")
+  // The transfer unit's port on the bus (module "bus_master": "transfer_unit" is
+  // the thread's name), reported as "<controller>.transfer_unit".
+  SwitchingBusMaster m_transfer_master;
   std::vector<std::optional<SbRequest>> m_stations;
   int m_active = -1;  // station the transfer unit serves
   // Per port and channel: messages analyzed but not yet requested (their
