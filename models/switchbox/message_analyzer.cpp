@@ -13,8 +13,7 @@ MessageAnalyzer::MessageAnalyzer(sc_core::sc_module_name name, std::vector<Port>
                                  std::function<void(const SbHeader&)> on_header)
     : sc_module(name),
       m_headers(headers),
-      m_bus(bus),
-      m_master(bus.add_master(this->name())),
+      m_bus_master("bus_master", bus, this->name()),
       m_latency(latency),
       m_on_header(std::move(on_header)) {
   for (const Port& p : ports) {
@@ -65,7 +64,7 @@ void MessageAnalyzer::run() {
     }
     s->next += h.bytes();
     wait(m_latency);
-    m_bus.transfer(m_master, MLX_HEADER_BYTES);
+    m_bus_master.transfer(SwitchingBus::kHeaderBuffer, b, MLX_HEADER_BYTES);
     while (m_headers.full()) wait(m_headers.space_event());
     h.seen = sc_core::sc_time_stamp();
     m_headers.push(h);

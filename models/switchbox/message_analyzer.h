@@ -4,8 +4,9 @@
 // how long each is) and, once a message's 8-byte header is in the channel,
 // puts it with its port and channel into the header buffer. The data stays
 // in the channel for the transfer unit. Extraction takes `latency`, then the
-// header crosses the switching bus into the header buffer; a full header
-// buffer stalls the analyzer. See docs/models/message-analyzer.md.
+// header crosses the switching bus into the header buffer (the analyzer is a
+// master of the bus: switching_bus_master.h); a full header buffer stalls the
+// analyzer. See docs/models/message-analyzer.md.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "switchbox/bounded_fifo.h"
 #include "switchbox/switch_request.h"
 #include "switchbox/switching_bus.h"
+#include "switchbox/switching_bus_master.h"
 #include "trace/message_tag.h"
 
 namespace m2 {
@@ -54,8 +56,7 @@ class MessageAnalyzer : public sc_core::sc_module {
 
   std::vector<Stream> m_streams;
   BoundedFifo<SbHeader>& m_headers;
-  SwitchingBus& m_bus;
-  unsigned m_master;
+  SwitchingBusMaster m_bus_master;  // reported under the analyzer's name
   sc_core::sc_time m_latency;
   std::function<void(const SbHeader&)> m_on_header;
   sc_core::sc_event_or_list m_data;

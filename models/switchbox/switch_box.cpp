@@ -86,8 +86,8 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
     bus.attach(nb.regs, SB_PORT_NETBUF_BASE(p), SB_DEVICE_SIZE, nb.name());
     bus.attach(nb.data, SB_PORT_DATA_BASE(p), NI_NETBUF_DATA_SIZE, std::string(nb.name()) + " data");
   }
-  m_switching_bus = std::make_unique<SwitchingBus>(std::string(this->name()) + ".switching_bus", timing,
-                                                   bus_width_bits.get(), bus_clock_mhz.get(), bus_setup_cycles.get());
+  m_switching_bus = std::make_unique<SwitchingBus>("switching_bus", timing, bus_width_bits.get(), bus_clock_mhz.get(),
+                                                   bus_setup_cycles.get());
   m_headers =
       std::make_unique<BoundedFifo<SbHeader>>(std::string(this->name()) + ".header_buffer", header_buffer_depth.get());
   m_requests = std::make_unique<BoundedFifo<SbRequest>>(std::string(this->name()) + ".request_buffer",

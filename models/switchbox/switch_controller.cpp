@@ -24,7 +24,7 @@ SwitchController::SwitchController(sc_core::sc_module_name name, const Config& c
       m_ports(std::move(ports)),
       m_requests(requests),
       m_bus(bus),
-      m_master(bus.add_master(std::string(this->name()) + ".transfer_unit")),
+      m_transfer_master("bus_master", bus, std::string(this->name()) + ".transfer_unit"),
       m_stations(config.stations),
       m_expected(m_ports.size()),
       m_dest_owner(m_ports.size(), {0, 0}),
@@ -230,12 +230,15 @@ uint32_t SwitchController::movable(const SbRequest& r) const {
 void SwitchController::move(SbRequest& r, uint32_t n) {
   // The data moves at the end of the transfer. Neither side can shrink
   // meanwhile: only this unit pops the source and fills owned destinations.
+  // The bus transfer carries the bytes it moves (read from the source, which
+  // gives them up only once they are written).
+  m_buffer.resize(n);
   if (!r.discard) {
     if (r.moved == 0) m_probe(MessagePoint::SbMoveStart, r.msg, sc_core::sc_time_stamp().value());
-    m_bus.transfer(m_master, n);
+    m_ports[r.port]->rx_peek(r.channel, 0, m_buffer.data(), n);
+    m_transfer_master.transfer(r.dest_mask, m_buffer.data(), n);
     m_stats.transfers++;
   }
-  m_buffer.resize(n);
   m_ports[r.port]->rx_pop(r.channel, m_buffer.data(), n);
   for (unsigned d = 0; d < m_ports.size(); ++d) {
     if (!(r.dest_mask & (1u << d))) continue;

@@ -34,6 +34,7 @@
 #include "switchbox/bounded_fifo.h"
 #include "switchbox/switch_request.h"
 #include "switchbox/switching_bus.h"
+#include "switchbox/switching_bus_master.h"
 
 namespace m2 {
 
@@ -129,7 +130,9 @@ class SwitchController : public sc_core::sc_module {
   std::vector<NetBuf*> m_ports;
   BoundedFifo<SbRequest>& m_requests;
   SwitchingBus& m_bus;
-  unsigned m_master;
+  // The transfer unit's port on the bus (module "bus_master": "transfer_unit" is
+  // the thread's name), reported as "<controller>.transfer_unit".
+  SwitchingBusMaster m_transfer_master;
   std::vector<std::optional<SbRequest>> m_stations;
   int m_active = -1;  // station the transfer unit serves
   // Per port and channel: messages analyzed but not yet requested (their
