@@ -22,8 +22,8 @@ struct SimSettings {
                              {"lt", "at"}};
   TimingStyle timing_style() const { return timing.get() == "at" ? TimingStyle::AT : TimingStyle::LT; }
   Param<bool> check_protocol{"sim", "check_protocol", false, "",
-                             "put the project's TLM-2.0 base-protocol checker on the PCI buses' bindings (the AT "
-                             "bindings: the four phases in AT); a broken rule stops the run naming the rule, the "
+                             "put the project's TLM-2.0 base-protocol checker on the bindings of the PCI buses and the "
+                             "switching buses (the four phases in AT); a broken rule stops the run naming the rule, the "
                              "binding and the transaction; results unchanged"};
   Param<std::string> trace{"sim", "trace", "", "",
                            "bindings to trace, name patterns with * (node*.pci, node0.ni.dma); empty: none"};

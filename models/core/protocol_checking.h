@@ -6,6 +6,15 @@
 // run and opt in where they test the checker's placement).
 #pragma once
 
+#include <cctype>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "core/module_scope.h"
+#include "core/tlm_protocol_checker.h"
+
 namespace m2 {
 
 class ProtocolChecking {
@@ -19,5 +28,16 @@ class ProtocolChecking {
     return on;
   }
 };
+
+// A checker for the binding `binding` of the interconnect `owner`, built as
+// its child: <owner>.check_<binding> (characters other than letters and
+// digits become '_'). During elaboration only.
+inline std::unique_ptr<ProtocolChecker<>> make_protocol_checker(sc_core::sc_module& owner, const std::string& binding) {
+  std::string n = "check_" + binding;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  ModuleScope inside(owner);
+  return std::make_unique<ProtocolChecker<>>(n.c_str());
+}
 
 }  // namespace m2

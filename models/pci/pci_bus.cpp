@@ -1,13 +1,11 @@
 #include "pci/pci_bus.h"
 
 #include <algorithm>
-#include <cctype>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "core/ip_variant.h"
-#include "core/module_scope.h"
 #include "ip/pci_variants.h"
 
 namespace m2 {
@@ -71,11 +69,7 @@ void PciBus::end_of_elaboration() {
 }
 
 ProtocolChecker<>& PciBus::add_checker(const std::string& binding) {
-  std::string n = "check_" + binding;
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  ModuleScope inside(*this);  // node0.pci.check_bridge
-  m_checkers.push_back(std::make_unique<ProtocolChecker<>>(n.c_str()));
+  m_checkers.push_back(make_protocol_checker(*this, binding));  // node0.pci.check_bridge
   return *m_checkers.back();
 }
 

@@ -14,6 +14,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/params.h"
+#include "core/protocol_checking.h"
 #include "switchbox/switching_bus.h"
 #include "switchbox/switching_bus_master.h"
 
@@ -370,4 +371,23 @@ TEST_CASE("sb switching bus LT: b_transport adds the transfer time and nothing w
   CHECK(bus.master_stats()[2].transfers == 2);
   CHECK(bus.busy_time() == sc_time(420, SC_NS));
   CHECK(bus.describe() == "LT (no arbitration)");
+}
+
+// sim.check_protocol: each master's binding gets a checker named after it;
+// contended AT traffic through them has no finding and the same timing.
+TEST_CASE("sb switching bus AT: with protocol checking every master's binding is checked, timing unchanged",
+          "[model][sb]") {
+  m2::ProtocolChecking::set(true);
+  Contention at("at", TimingStyle::AT, 3, 256);
+  m2::ProtocolChecking::set(false);
+  REQUIRE(at.bus.checkers().size() == 2);
+  CHECK(std::string(at.bus.checkers()[0]->name()) == "at.check_a");
+  std::vector<std::string> findings;
+  for (const auto& c : at.bus.checkers())
+    c->rules().set_sink([&](const m2::ProtocolFinding& f) { findings.push_back(f.rule + ": " + f.message); });
+  sc_core::sc_start();
+  CHECK(findings.empty());
+  CHECK(at.bus.checkers()[0]->rules().responses() == 3);
+  CHECK(at.order == std::vector<std::string>{"a", "b", "a", "b", "a", "b"});
+  CHECK(at.b_done == sc_time(180, SC_NS) * 6.0);
 }
