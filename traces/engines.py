@@ -211,14 +211,20 @@ def _run_slurm(a, job_list, logs, n):
         raise RuntimeError(f"sbatch gave no job id (it printed '{array}')")
     print(f"{os.path.basename(job_list)}: {n} jobs as Slurm job array {array}", file=sys.stderr)
     finished = False
+    queued = set()  # tasks seen in the queue: one that leaves it unstarted was cancelled there
     try:
-        while _slurm(["squeue", "--noheader", "--array", "--jobs", array, "--format=%i"], check=False).stdout.strip():
+        while True:
+            tasks = _slurm(["squeue", "--noheader", "--array", "--jobs", array, "--format=%K"],
+                           check=False).stdout.split()
+            if not tasks:
+                break
+            queued.update(int(t) for t in tasks if t.isdigit())
             time.sleep(POLL_S)
         finished = True
     finally:
         if not finished:
             _cancel(array)
-    return _slurm_states(array, n)
+    return _slurm_states(array, n, queued)
 
 
 def _cancel(array):
@@ -236,10 +242,11 @@ def _cancel(array):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _slurm_states(array, n):
+def _slurm_states(array, n, queued):
     """Each task's state and exit code: from sacct where the cluster keeps
     accounting, else from scontrol (which keeps finished jobs MinJobAge
-    seconds)."""
+    seconds, but no record of a task cancelled while it was pending: one
+    seen in the queue (`queued`) without a record was)."""
     found = {}
     p = _slurm(["sacct", "--noheader", "--parsable2", "--jobs", array, "--format=JobID,State,ExitCode"], check=False)
     if p.returncode == 0:
@@ -258,7 +265,9 @@ def _slurm_states(array, n):
                 found.setdefault(int(task), (fields.get("JobState", "UNKNOWN"), fields.get("ExitCode", "")))
     states = []
     for i in range(n):
-        state, code = found.get(i, ("UNKNOWN (not in sacct or scontrol)", ""))
+        missing = ("CANCELLED (left the queue before it started)" if i in queued else
+                   "UNKNOWN (not in sacct or scontrol)", "")
+        state, code = found.get(i, missing)
         rc_text, _, sig_text = code.partition(":")
         rc = int(rc_text) if rc_text.isdigit() else 1
         sig = int(sig_text) if sig_text.isdigit() else 0

@@ -94,10 +94,10 @@ class SlurmCluster:
         os.chmod(self.dir, 0o755)  # munged: its socket's folder must be searchable by all
         for d in ("state", "spool"):
             os.makedirs(self.path(d), exist_ok=True)
-        subprocess.run(["mungekey", "-c", "-k", self.path("munge.key")], check=True, capture_output=True)
-        subprocess.run(["munged", "--key-file", self.path("munge.key"), "--socket", self.path("munge.sock"),
+        self._start(["mungekey", "-c", "-k", self.path("munge.key")])
+        self._start(["munged", "--key-file", self.path("munge.key"), "--socket", self.path("munge.sock"),
                         "--pid-file", self.path("munged.pid"), "--log-file", self.path("munged.log"),
-                        "--seed-file", self.path("munge.seed")], check=True, capture_output=True)
+                        "--seed-file", self.path("munge.seed")])
         host = socket.gethostname().split(".")[0]
         ctld_port, d_port = _free_ports(2)
         settings = {
@@ -115,8 +115,8 @@ class SlurmCluster:
             f.write("".join(f"{k}={v}\n" for k, v in settings.items()))
             f.write(f"NodeName={host} CPUs={os.cpu_count() or 1} State=UNKNOWN\n")
             f.write(f"PartitionName=m2vp Nodes={host} Default=YES MaxTime=INFINITE State=UP\n")
-        subprocess.run(["slurmctld", "-f", self.conf], check=True, capture_output=True, env=self.env)
-        subprocess.run(["slurmd", "-f", self.conf], check=True, capture_output=True, env=self.env)
+        self._start(["slurmctld", "-f", self.conf])
+        self._start(["slurmd", "-f", self.conf])
         for _ in range(ATTEMPTS):
             p = subprocess.run(["sinfo", "--noheader", "--format=%T"], capture_output=True, text=True, env=self.env)
             if p.returncode == 0 and p.stdout.strip() == "idle":
@@ -124,6 +124,11 @@ class SlurmCluster:
             time.sleep(POLL_S)
         raise RuntimeError(f"the one-node cluster did not become idle (sinfo: {p.stdout.strip()} "
                            f"{p.stderr.strip()}); logs in {self.dir}: {self.log_tail()}")
+
+    def _start(self, cmd):
+        p = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
+        if p.returncode:
+            raise RuntimeError(f"{' '.join(cmd)}: exit code {p.returncode}: {(p.stderr or p.stdout).strip()}")
 
     def log_tail(self):
         text = []
