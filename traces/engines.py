@@ -26,6 +26,8 @@ ENGINE_DIR = ".engine"
 RUN_JOB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_job.sh")
 # Seconds between two looks at the Slurm queue.
 POLL_S = 1.0
+# squeue failures in a row before the sweep gives up on the array (and cancels it).
+SQUEUE_FAILURES = 120
 # Options whose value is a list of another program's options ('--time=5'):
 # the word after them is their value whatever it starts with.
 PASS_THROUGH = ("--parallel-args", "--slurm-args")
@@ -82,8 +84,14 @@ def run_jobs(a, commands, out, what):
     order: (exit code, error line or "", warning lines). Raises Interrupted
     after cancelling what it started when SIGINT or SIGTERM comes."""
     jobs = [absolute_command(c[0], c[2], c[3:]) for c in commands]
-    write_job_list(os.path.join(out, JOB_LIST), jobs)
-    add_to_run_manifest(out, [JOB_LIST])
+    try:
+        write_job_list(os.path.join(out, JOB_LIST), jobs)
+        add_to_run_manifest(out, [JOB_LIST])
+    except ValueError as e:
+        if a.engine != "local":
+            raise
+        # This machine runs the commands themselves: only the list is lost.
+        print(f"{what}: no {JOB_LIST}: {e}", file=sys.stderr)
     if a.engine == "local":
         return run_parallel(commands, a.jobs, what)
     logs = os.path.abspath(os.path.join(out, ENGINE_DIR))
@@ -213,9 +221,18 @@ def _run_slurm(a, job_list, logs, n):
     finished = False
     queued = set()  # tasks seen in the queue: one that leaves it unstarted was cancelled there
     try:
+        failures = 0
         while True:
-            tasks = _slurm(["squeue", "--noheader", "--array", "--jobs", array, "--format=%K"],
-                           check=False).stdout.split()
+            q = _slurm(["squeue", "--noheader", "--array", "--jobs", array, "--format=%K"], check=False)
+            if q.returncode and "Invalid job id" not in q.stderr:
+                # slurmctld not answering for a moment: ask again, for a while.
+                failures += 1
+                if failures > SQUEUE_FAILURES:
+                    raise RuntimeError(f"squeue failed {failures} times in a row: {q.stderr.strip()}")
+                time.sleep(POLL_S)
+                continue
+            failures = 0
+            tasks = q.stdout.split()
             if not tasks:
                 break
             queued.update(int(t) for t in tasks if t.isdigit())
