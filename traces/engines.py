@@ -212,16 +212,25 @@ def _run_slurm(a, job_list, logs, n):
     ARRAY_TASK, Slurm's state, exit code). Cancels the array when
     interrupted."""
     cmd = (["sbatch", "--parsable", f"--array=0-{n - 1}", "--job-name=m2vp-" + os.path.basename(
-        os.path.dirname(os.path.abspath(job_list))), f"--chdir={os.getcwd()}",
+        os.path.dirname(os.path.abspath(job_list))),
             f"--output={os.path.join(logs, 'slurm-%A_%a.out')}"] + a.slurm_args + [RUN_JOB, job_list, logs])
-    array = _slurm(cmd).stdout.strip().split(";")[0]
-    if not array.isdigit():
-        raise RuntimeError(f"sbatch gave no job id (it printed '{array}')")
-    print(f"{os.path.basename(job_list)}: {n} jobs as Slurm job array {array}", file=sys.stderr)
+    # A signal while sbatch submits would leave an array whose id is not
+    # known yet: it waits until the id is, then cancels it.
+    stops = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     finished = False
     queued = set()  # tasks seen in the queue: one that leaves it unstarted was cancelled there
     try:
-        failures = 0
+        array = _slurm(cmd).stdout.strip().split(";")[0]
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+        raise
+    if not array.isdigit():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+        raise RuntimeError(f"sbatch gave no job id (it printed '{array}')")
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+        failures, announced = 0, False
         while True:
             q = _slurm(["squeue", "--noheader", "--array", "--jobs", array, "--format=%K"], check=False)
             if q.returncode and "Invalid job id" not in q.stderr:
@@ -233,9 +242,12 @@ def _run_slurm(a, job_list, logs, n):
                 continue
             failures = 0
             tasks = q.stdout.split()
+            queued.update(int(t) for t in tasks if t.isdigit())
+            if not announced:  # once its tasks are known to be queued
+                print(f"{os.path.basename(job_list)}: {n} jobs as Slurm job array {array}", file=sys.stderr)
+                announced = True
             if not tasks:
                 break
-            queued.update(int(t) for t in tasks if t.isdigit())
             time.sleep(POLL_S)
         finished = True
     finally:
