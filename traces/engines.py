@@ -202,8 +202,10 @@ def _run_parallel(a, job_list, logs, n):
 def _slurm(args, check=True):
     p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     if check and p.returncode:
-        raise RuntimeError(f"{' '.join(args[:2])} failed (exit code {p.returncode}): "
-                           f"{(p.stderr or p.stdout).strip()}")
+        said = (p.stderr or p.stdout).strip()
+        hint = (" (no Slurm cluster found: SLURM_CONF names its slurm.conf)"
+                if "configuration source" in said and not os.environ.get("SLURM_CONF") else "")
+        raise RuntimeError(f"{args[0]} failed (exit code {p.returncode}){hint}: {said}")
     return p
 
 

@@ -237,6 +237,16 @@ class EngineTest(unittest.TestCase):
         for v in ("100", "600", "1000"):
             self.assertEqual(rows[f"node*.host.clock_mhz={v}"], local[f"node*.host.clock_mhz={v}"])
 
+    def test_refused_array_is_an_error(self):
+        if ENGINE != "slurm":
+            self.skipTest("sbatch's refusal")
+        out = os.path.join(self.d, "slurm-refused")
+        rc, stdout, stderr = self.sweep(out, "slurm", *VARY, "--slurm-args", "--partition=no-such-partition")
+        self.assertEqual(rc, 1, stdout + stderr)
+        self.assertRegex(stderr, r"m2vp sweep: error: sbatch failed \(exit code 1\): .*[Pp]artition")
+        self.assertNotIn("Traceback", stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "sweep.tsv")))
+
     def test_cases_merge_as_the_local_engine_does(self):
         config = os.path.join(self.d, "two-cases.yaml")
         with open(config, "w") as f:
