@@ -54,6 +54,8 @@ def parse_args(argv):
     check_engine_options(p, a)
     if a.out == "":  # not the default folder in disguise
         p.error("--out needs a folder name, got an empty one")
+    if a.case and a.engine != "local":
+        p.error(f"--engine {a.engine} runs a config's cases; one --case is a plain run on this machine")
     if (a.gdb or a.gdb_all) and not a.case:
         p.error("--gdb and --gdb-all need one simulation: run one case with --case NAME "
                 "(m2vp-sim cases CONFIG lists them)")

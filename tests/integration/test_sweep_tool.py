@@ -206,6 +206,11 @@ class SweepTests(ToolTestBase):
 class CasesTests(ToolTestBase):
     HEADER = "case\tdir\tswitch\n"
 
+    def test_one_case_runs_on_no_engine(self):
+        rc, out, err = self.tool("cases.py", "--case", "a", "--engine", "parallel", cases="case\tdir\tx\na\ta\t1\n")
+        self.assertEqual(rc, 64, out + err)
+        self.assertIn("--engine parallel runs a config's cases; one --case is a plain run on this machine", err)
+
     def test_cases_that_would_share_a_folder_are_an_error(self):
         rc, out, err = self.tool("cases.py", "--out", os.path.join(self.d, "c"),
                                  cases=self.HEADER + "a=1_b-2,b=3\ta-1_b-2_b-3\tx\na=1,b=2_b-3\ta-1_b-2_b-3\ty\n")
