@@ -107,7 +107,7 @@ def run_jobs(a, commands, out, what):
         raise Interrupted(signal.SIGINT) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-        add_to_run_manifest(logs, sorted(os.listdir(logs)))
+        add_to_run_manifest(logs, sorted(n for n in os.listdir(logs) if n != RUN_MANIFEST))
     results = []
     for i, (job_id, state, rc) in enumerate(states):
         try:
