@@ -4,7 +4,7 @@ reads them) that runs one simulation into its own output folder
 (`m2vp-sim run CONFIG ... --out FOLDER`), every path absolute. Job N
 (from 0) is line N+1; nothing else is in the file. Any scheduler can run
 it: `sh -c "$(sed -n 3p jobs.txt)"` runs job 2, `parallel < jobs.txt` all
-of them (docs/usage.md, "Engines")."""
+of them (docs/usage.md, "Sweeps and cases on other machines")."""
 import os
 import shlex
 
