@@ -53,7 +53,7 @@ def join_pass_through(argv):
 
 def add_engine_options(p):
     p.add_argument("--engine", default="local", choices=ENGINES,
-                   help="what runs the jobs (default local; docs/usage.md, "Sweeps and cases on other machines")")
+                   help="what runs the jobs (default local; docs/usage.md, 'Sweeps and cases on other machines')")
     p.add_argument("--parallel-args", default="", metavar="'OPTIONS'",
                    help="for GNU parallel (--engine parallel), e.g. '--sshlogin 4/host1,4/host2'")
     p.add_argument("--slurm-args", default="", metavar="'OPTIONS'",
