@@ -154,9 +154,19 @@ def _run_parallel(a, job_list, logs, n):
         os.remove(joblog)  # --joblog appends
     cmd = (["parallel", "--will-cite", "--quote", "--jobs", str(max(1, a.jobs)), "--joblog", joblog]
            + a.parallel_args + ["sh", RUN_JOB, job_list, logs, "{}", ":::"] + [str(i) for i in range(n)])
-    print(f"{os.path.basename(job_list)}: {n} jobs on GNU parallel", file=sys.stderr)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+    # A signal while Popen starts parallel would leave it running unknown:
+    # it waits until proc is known (parallel itself starts with them unblocked).
+    stops = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, stops))
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+        raise
+    try:
+        print(f"{os.path.basename(job_list)}: {n} jobs on GNU parallel", file=sys.stderr)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
         proc.wait()
     except (KeyboardInterrupt, Interrupted):
         # parallel ends its running jobs (--termseq) on SIGTERM; a second

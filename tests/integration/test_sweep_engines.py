@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,8 +56,8 @@ def read_bytes(path):
 
 
 def processes_mentioning(text):
-    """Command lines of live processes that contain `text`."""
-    found = []
+    """{pid: command line} of live processes whose command line contains `text`."""
+    found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -66,7 +67,7 @@ def processes_mentioning(text):
         except OSError:
             continue
         if text in cmd and not zombie and int(pid) != os.getpid():
-            found.append(cmd)
+            found[int(pid)] = cmd
     return found
 
 
@@ -195,10 +196,20 @@ class EngineTest(unittest.TestCase):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+            for _ in range(40):  # a killed job may take a moment to be gone
+                left = processes_mentioning(out)
+                if not left:
+                    break
+                time.sleep(0.25)
+            for pid in left:  # a failure leaves nothing running either
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        self.assertEqual(left, {})
         self.assertEqual(p.returncode, 128 + signal.SIGTERM, stdout + stderr)
         self.assertIn("interrupted (signal 15): nothing merged", stderr)
         self.assertFalse(os.path.exists(os.path.join(out, "sweep.tsv")))
-        self.assertEqual(processes_mentioning(out), [])  # run_job.sh, the simulator
         if ENGINE == "slurm":
             array = started.split()[-1]
             self.assertIn(f"Slurm job array {array} cancelled (scancel {array})", stderr)
