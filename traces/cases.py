@@ -4,9 +4,11 @@ merges their tables (`./m2vp run CONFIG` on such a config).
 
   cases.py --sim M2VP_SIM CONFIG [--out DIR [--out-force]] [--jobs N] [--metric COLUMN]
            [--set NAME=VALUE]... [--trace PATTERN]... [--case NAME] [--quiet]
+           [--engine local|parallel|slurm] [--parallel-args '...'] [--slurm-args '...']
 
 Each case runs `m2vp-sim run CONFIG --case NAME` into DIR/<case folder>/
-(its own run.log, params.tsv, results.tsv ...). Then in DIR:
+(its own run.log, params.tsv, results.tsv ...), the lines of DIR/jobs.txt
+(traces/joblist.py) that --engine runs (traces/engines.py). Then in DIR:
   results.tsv  every case's table, one column per axis in front of the
                table's own columns (the rows of the cases one after another)
   cases.tsv    per case: its name, folder, exit code, simulated time and
@@ -22,16 +24,18 @@ import argparse
 import os
 import sys
 
+from engines import Interrupted, add_engine_options, check_engine_options, join_pass_through, run_jobs
 from output_files import OutputError
 from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases,
-                  key_heading, metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of,
+                  key_heading, metric_by_size, print_aligned, read_tsv, run_stats, sizes_of,
                   start_run_manifest, table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
     p = UsageParser(prog="m2vp run", description=__doc__.split("\n\n")[0],
                     usage="m2vp run CONFIG [--case NAME] [--set NAME=VALUE]... [--trace PATTERN]... [--out DIR] "
-                          "[--out-force] [--jobs N] [--metric COLUMN] [--quiet] [--gdb CPU=PORT]... [--gdb-all PORT]")
+                          "[--out-force] [--jobs N] [--metric COLUMN] [--quiet] [--gdb CPU=PORT]... [--gdb-all PORT] "
+                          "[--engine local|parallel|slurm] [--parallel-args '...'] [--slurm-args '...']")
     p.add_argument("--sim", required=True, help=argparse.SUPPRESS)  # given by ./m2vp
     p.add_argument("config")
     p.add_argument("--out", default=None, help="default: traces/<config name>")
@@ -45,9 +49,13 @@ def parse_args(argv):
     p.add_argument("--quiet", "-q", action="store_true", help="(cases always run quietly; their output is in run.log)")
     p.add_argument("--gdb", action="append", default=[], metavar="CPU=PORT", help="with --case (m2vp-sim run --gdb)")
     p.add_argument("--gdb-all", default=None, metavar="PORT", help="with --case (m2vp-sim run --gdb-all)")
-    a = p.parse_args(argv)
+    add_engine_options(p)
+    a = p.parse_args(join_pass_through(argv))
+    check_engine_options(p, a)
     if a.out == "":  # not the default folder in disguise
         p.error("--out needs a folder name, got an empty one")
+    if a.case and a.engine != "local":
+        p.error(f"--engine {a.engine} runs a config's cases; one --case is a plain run on this machine")
     if (a.gdb or a.gdb_all) and not a.case:
         p.error("--gdb and --gdb-all need one simulation: run one case with --case NAME "
                 "(m2vp-sim cases CONFIG lists them)")
@@ -130,8 +138,15 @@ def main(argv):
         for f in ("results.tsv", "stats.tsv"):
             if os.path.isfile(os.path.join(d, f)) or os.path.islink(os.path.join(d, f)):
                 os.remove(os.path.join(d, f))
-    results = run_parallel([[a.sim, "run", a.config, "--case", n, "--quiet", "--out", d] + sets
-                            for (n, _, _), d in zip(cases, dirs)], a.jobs, f"{name}: {len(cases)} cases")
+    try:
+        results = run_jobs(a, [[a.sim, "run", a.config, "--case", n, "--quiet", "--out", d] + sets
+                               for (n, _, _), d in zip(cases, dirs)], out, f"{name}: {len(cases)} cases")
+    except Interrupted as e:
+        print(f"m2vp run: interrupted (signal {int(e.args[0])}): nothing merged", file=sys.stderr)
+        return 128 + int(e.args[0])
+    except (OutputError, RuntimeError, ValueError) as e:
+        print(f"m2vp run: error: {e}", file=sys.stderr)
+        return 1
     tables, sim_times = read_case_outputs(dirs, results)
     try:
         return report(a, name, out, show, axes, cases, results, tables, sim_times)

@@ -174,13 +174,19 @@ def run_stats(run_dir):
     return {(r[0], r[1]): r[2] for r in read_tsv(os.path.join(run_dir, "stats.tsv"))[1:] if len(r) == 3}
 
 
-def _run_one(cmd):
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+def stderr_summary(rc, text):
+    """What a run's standard error says: (its error line, "" when it
+    exited with 0; its warning lines)."""
+    lines = [l for l in text.strip().splitlines() if l.strip()]
     # The first "error:" line says why; the lines after it are details.
     why = next((l for l in lines if l.startswith("error:")), lines[-1] if lines else "")
     warnings = [l for l in lines if l.startswith("warning:")]
-    return proc.returncode, why if proc.returncode else "", warnings
+    return why if rc else "", warnings
+
+
+def _run_one(cmd):
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return (proc.returncode,) + stderr_summary(proc.returncode, proc.stderr)
 
 
 def _progress(what, done, total):

@@ -5,12 +5,15 @@ overlay plots.
 
   sweep.py --sim M2VP_SIM CONFIG --vary NAME=V1,V2 [--vary ...] [--jobs N]
            [--metric COLUMN] [--out DIR] [--set NAME=VALUE ...]
+           [--engine local|parallel|slurm] [--parallel-args '...'] [--slurm-args '...']
 
 Each variant runs `m2vp-sim run CONFIG --set ...` into DIR/<variant>/ (its
 params.tsv records the full parameter set, so any row can be reproduced).
 The summary goes to DIR/sweep.tsv; with a measurement table that has a
 `bytes` column, the chosen metric (default mbps, else latency_us) is shown
 per size and variant and plotted (DIR/sweep_<metric>.png/.svg).
+The runs are the lines of DIR/jobs.txt (traces/joblist.py); --engine says
+what runs them (traces/engines.py).
 """
 import argparse
 import hashlib
@@ -20,18 +23,20 @@ import os
 import re
 import sys
 
+from engines import Interrupted, add_engine_options, check_engine_options, join_pass_through, run_jobs
 from output_files import OutputError, output_folder
 from plots import figure
 from plots.readers import LARGEST
 from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases, is_number,
-                  metric_by_size, print_aligned, read_tsv, run_parallel, run_stats, sizes_of, start_run_manifest,
+                  metric_by_size, print_aligned, read_tsv, run_stats, sizes_of, start_run_manifest,
                   table_problem, unknown_metric, write_tsv)
 
 
 def parse_args(argv):
     p = UsageParser(prog="m2vp sweep", description=__doc__.split("\n\n")[0],
                     usage="m2vp sweep CONFIG --vary NAME=V1,V2,... [--vary ...] [--set NAME=VALUE]... [--jobs N] "
-                          "[--metric COLUMN] [--out DIR]")
+                          "[--metric COLUMN] [--out DIR] [--engine local|parallel|slurm] [--parallel-args '...'] "
+                          "[--slurm-args '...']")
     p.add_argument("--sim", required=True, help=argparse.SUPPRESS)  # given by ./m2vp
     p.add_argument("config")
     p.add_argument("--vary", action="append", default=[], metavar="NAME=V1,V2,...")
@@ -40,7 +45,9 @@ def parse_args(argv):
     p.add_argument("--metric", default=None, help="results.tsv column to compare (default: mbps or latency_us)")
     p.add_argument("--out", default=None, help="default: traces/<config name>/sweep")
     p.add_argument("--out-force", action="store_true", help="to every variant's run (m2vp-sim run --out-force)")
-    a = p.parse_args(argv)
+    add_engine_options(p)
+    a = p.parse_args(join_pass_through(argv))
+    check_engine_options(p, a)
     if not a.vary:
         p.error("give at least one --vary NAME=V1,V2,...")
     axes = []
@@ -124,9 +131,16 @@ def main(argv):
             path = os.path.join(out, variant_dir(v), f)
             if os.path.isfile(path) or os.path.islink(path):
                 os.remove(path)
-    results = run_parallel([variant_command(a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v)))
-                            + (["--out-force"] if a.out_force else [])
-                            for v in variants], a.jobs, "sweep")
+    try:
+        results = run_jobs(a, [variant_command(a.sim, a.config, v, a.set, os.path.join(out, variant_dir(v)))
+                               + (["--out-force"] if a.out_force else [])
+                               for v in variants], out, "sweep")
+    except Interrupted as e:
+        print(f"m2vp sweep: interrupted (signal {int(e.args[0])}): nothing merged", file=sys.stderr)
+        return 128 + int(e.args[0])
+    except (OutputError, RuntimeError, ValueError) as e:
+        print(f"m2vp sweep: error: {e}", file=sys.stderr)
+        return 1
 
     # Per variant: exit code, simulated time, and its measurement table.
     rows = []

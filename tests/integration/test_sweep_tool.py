@@ -8,6 +8,7 @@ a table a run left unreadable is an error naming it (no traceback), and
 outputs replace a symlink at their name instead of writing through it.
 """
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -104,6 +105,33 @@ class SweepTests(ToolTestBase):
         self.assertEqual(rc, 0, out + err)
         self.assertTrue(os.path.isdir(os.path.join(self.d, "sw", "sb0.variant-ooo8")))
 
+    def test_local_sweep_writes_its_job_list(self):
+        rc, out, err = self.sweep("--vary", "x=1,22", "--set", "y=a b")
+        self.assertEqual(rc, 0, out + err)
+        sw = os.path.join(self.d, "sw")
+        with open(os.path.join(sw, "jobs.txt")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual([shlex.split(l) for l in lines],
+                         [[self.sim, "run", self.config, "--quiet", "--out", os.path.join(sw, f"x-{v}"),
+                           "--set", "y=a b", "--set", f"x={v}"] for v in ("1", "22")])
+        # A line is a shell command another scheduler can run: the same table.
+        table = read(os.path.join(sw, "x-22", "results.tsv"))
+        os.remove(os.path.join(sw, "x-22", "results.tsv"))
+        subprocess.run(["sh", "-c", lines[1]], check=True)
+        self.assertEqual(read(os.path.join(sw, "x-22", "results.tsv")), table)
+
+    def test_engine_options_are_checked(self):
+        for args, message in [
+                (["--engine", "grid"], "argument --engine: invalid choice: 'grid'"),
+                (["--slurm-args", "--time=5"], "--slurm-args is for --engine slurm (this is --engine local)"),
+                (["--engine", "slurm", "--parallel-args", "-j 2"], "--parallel-args is for --engine parallel"),
+                (["--engine", "slurm", "--slurm-args", "--comment='open"], "--slurm-args '--comment='open': "
+                                                                           "No closing quotation")]:
+            rc, out, err = self.sweep("--vary", "x=1,2", *args)
+            self.assertEqual(rc, 64, args)
+            self.assertIn(message, err, args)
+            self.assertFalse(os.path.exists(os.path.join(self.d, "sw", "sweep.tsv")), args)
+
     def test_a_variant_that_fails_early_shows_no_earlier_table(self):
         rc, out, err = self.sweep("--vary", "x=1,2")
         self.assertEqual(rc, 0, out + err)
@@ -177,6 +205,11 @@ class SweepTests(ToolTestBase):
 
 class CasesTests(ToolTestBase):
     HEADER = "case\tdir\tswitch\n"
+
+    def test_one_case_runs_on_no_engine(self):
+        rc, out, err = self.tool("cases.py", "--case", "a", "--engine", "parallel", cases="case\tdir\tx\na\ta\t1\n")
+        self.assertEqual(rc, 64, out + err)
+        self.assertIn("--engine parallel runs a config's cases; one --case is a plain run on this machine", err)
 
     def test_cases_that_would_share_a_folder_are_an_error(self):
         rc, out, err = self.tool("cases.py", "--out", os.path.join(self.d, "c"),
