@@ -179,8 +179,9 @@ std::string fit_host_level(const fs::path& src) {
       if (r.size() >= 2) us[static_cast<unsigned>(r[0])] = r[1];  // NetPIPE's c row (last of a repeated size)
     return us;
   };
-  std::printf("fit: NetPIPE over MMP (configs/netpipe.yaml) against bench/data/mmp-netpipe-published.tsv, "
-              "32 B - 4 KB, least squares of the one-way latency\n");
+  std::printf(
+      "fit: NetPIPE over MMP (configs/netpipe.yaml) against bench/data/mmp-netpipe-published.tsv, "
+      "32 B - 4 KB, least squares of the one-way latency\n");
   std::fflush(stdout);
   calibration_fit::Fit f;
   try {
@@ -222,8 +223,7 @@ int sc_main(int argc, char* argv[]) {
   std::printf("calibration: each calibrated layer against its published microbenchmark\n");
   std::fflush(stdout);
   std::vector<LevelResult> results;
-  for (const Level& L : kLevels)
-    results.push_back(run_level(L, src, user_args + (L.runs_mmp ? host_args : "")));
+  for (const Level& L : kLevels) results.push_back(run_level(L, src, user_args + (L.runs_mmp ? host_args : "")));
 
   // One table: the sizes of either level, each level's columns side by side.
   std::map<unsigned, bool> sizes;
@@ -253,9 +253,10 @@ int sc_main(int argc, char* argv[]) {
   for (size_t i = 0; i < std::size(kLevels); ++i) {
     const Level& L = kLevels[i];
     const LevelResult& r = results[i];
-    std::printf("  %s peak throughput: model %.0f Mbit/s (at %u B) vs published %.0f Mbit/s: %+.1f %% (band %.0f %%) %s\n",
-                L.name, r.peak, r.peak_bytes, L.peak_mbps, 100 * (r.peak - L.peak_mbps) / L.peak_mbps,
-                100 * L.peak_band, r.peak_ok ? "ok" : "OUTSIDE");
+    std::printf(
+        "  %s peak throughput: model %.0f Mbit/s (at %u B) vs published %.0f Mbit/s: %+.1f %% (band %.0f %%) %s\n",
+        L.name, r.peak, r.peak_bytes, L.peak_mbps, 100 * (r.peak - L.peak_mbps) / L.peak_mbps, 100 * L.peak_band,
+        r.peak_ok ? "ok" : "OUTSIDE");
     std::printf("  %s: %s\n", L.name,
                 r.outside ? (std::to_string(r.outside) + " value(s) outside their band").c_str()
                           : "every value within its band");

@@ -40,7 +40,7 @@ using Measure = std::function<std::map<unsigned, double>(const Counts&)>;
 
 constexpr const char* kNames[2] = {"instructions per request", "instructions per chunk"};
 constexpr double kStep = 400;       // finite-difference step (instructions)
-constexpr int kMaxIterations = 2;  // Gauss-Newton steps before the search
+constexpr int kMaxIterations = 2;   // Gauss-Newton steps before the search
 constexpr double kConverged = 2.0;  // instructions
 constexpr int kSearchFrom = 64;     // the compass search's first step
 

@@ -41,9 +41,9 @@ inline std::optional<std::string> run_self(const std::string& args) {
 
 // What run_measured saw of a child process.
 struct ChildUsage {
-  int exit_code = -1;      // its exit status; -1 when it did not start or was killed
-  double wall_s = 0;       // from fork to exit
-  double max_rss_mb = 0;   // peak resident set (getrusage ru_maxrss of that child alone)
+  int exit_code = -1;     // its exit status; -1 when it did not start or was killed
+  double wall_s = 0;      // from fork to exit
+  double max_rss_mb = 0;  // peak resident set (getrusage ru_maxrss of that child alone)
 };
 
 // Runs argv[0] (a path) with its arguments, stdout and stderr into `log`,

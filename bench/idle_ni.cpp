@@ -108,8 +108,7 @@ ChildResult spawn(const std::string& kind) {
 
 void print_row(const char* label, const ChildResult& r, bool target) {
   const double per_s = r.wall / r.sim_s;
-  std::printf("  %-28s %7.3f s simulated %8.4f s wall  -> %7.4f s wall per simulated s", label, r.sim_s, r.wall,
-              per_s);
+  std::printf("  %-28s %7.3f s simulated %8.4f s wall  -> %7.4f s wall per simulated s", label, r.sim_s, r.wall, per_s);
   if (target) std::printf("  (target < 1 s: %s)", per_s < 1.0 ? "met" : "NOT MET");
   std::printf("\n");
   if (r.instructions == 0) {

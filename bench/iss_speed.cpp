@@ -12,7 +12,6 @@
 // which prints one machine-readable line ("child ...") on stdout.
 #include <unistd.h>
 
-
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -176,8 +175,8 @@ int parent(unsigned iterations) {
     default_q = sim.quantum_ns.get();
   }
 
-  std::printf("iss_speed: compute kernel, %u iterations, %s instructions (raw, counted by a block hook)\n",
-              iterations, with_commas(n).c_str());
+  std::printf("iss_speed: compute kernel, %u iterations, %s instructions (raw, counted by a block hook)\n", iterations,
+              with_commas(n).c_str());
   const double raw_mips = n / raw.seconds / 1e6;
   std::printf("  %-24s %7.2f s  %6.0f MIPS   (best of 2)\n", "raw unicorn", raw.seconds, raw_mips);
   std::printf("  %-24s %7.2f s  %6.0f MIPS   (instruction count run, not raw speed)\n", "raw unicorn + block hook",
@@ -190,17 +189,17 @@ int parent(unsigned iterations) {
     ChildResult c = spawn_platform(iterations, q);
     const ChildResult c2 = spawn_platform(iterations, q);
     if (c2.result != c.result || c2.instructions != c.instructions) {
-      std::printf("MISMATCH: two platform runs with the same quantum differ (0x%08llx, %llu instructions; "
-                  "0x%08llx, %llu instructions)\n",
-                  static_cast<unsigned long long>(c.result), static_cast<unsigned long long>(c.instructions),
-                  static_cast<unsigned long long>(c2.result), static_cast<unsigned long long>(c2.instructions));
+      std::printf(
+          "MISMATCH: two platform runs with the same quantum differ (0x%08llx, %llu instructions; "
+          "0x%08llx, %llu instructions)\n",
+          static_cast<unsigned long long>(c.result), static_cast<unsigned long long>(c.instructions),
+          static_cast<unsigned long long>(c2.result), static_cast<unsigned long long>(c2.instructions));
       status = 1;
     }
     if (c2.wall < c.wall) c = c2;
     const double mips = c.instructions / c.wall / 1e6;
     const std::string label = "platform (q=" + quantum_label(q) + ")";
-    std::printf("  %-24s %7.2f s  %6.0f MIPS   (best of 2)  ratio %.2f", label.c_str(), c.wall, mips,
-                mips / raw_mips);
+    std::printf("  %-24s %7.2f s  %6.0f MIPS   (best of 2)  ratio %.2f", label.c_str(), c.wall, mips, mips / raw_mips);
     if (q == default_q) std::printf(" (target >= 0.50: %s)", mips / raw_mips >= 0.5 ? "met" : "NOT MET");
     std::printf("\n");
     // Where the extra wall time goes, per quantum (one SystemC wait and one

@@ -57,11 +57,12 @@ int main(int argc, char** argv) {
   fs::create_directories(out);
   const std::string args = "node*.host.args=-n " + std::to_string(reps) + " -u 8388608 -o np.out";
   std::printf("NPmpich2 sweep 1 B .. 8 MB, -n %d, 2 nodes (configs/netpipe-mpi.yaml)\n", reps);
-  const m2bench::ChildUsage u = m2bench::run_measured(
-      {M2VP_SIM, "run", std::string(M2VP_SOURCE_DIR) + "/configs/netpipe-mpi.yaml", "--quiet", "--set", args, "--set",
-       "sim.max_time_ms=300000", "--out", (out / "run").string()},
-      out / "sim.log");
-  if (u.exit_code != 0) die("the run failed (exit " + std::to_string(u.exit_code) + "): see " + (out / "sim.log").string());
+  const m2bench::ChildUsage u =
+      m2bench::run_measured({M2VP_SIM, "run", std::string(M2VP_SOURCE_DIR) + "/configs/netpipe-mpi.yaml", "--quiet",
+                             "--set", args, "--set", "sim.max_time_ms=300000", "--out", (out / "run").string()},
+                            out / "sim.log");
+  if (u.exit_code != 0)
+    die("the run failed (exit " + std::to_string(u.exit_code) + "): see " + (out / "sim.log").string());
   const double sim_s = stat_value(out / "run" / "stats.tsv", "run", "sim_time_us") * 1e-6;
 
   std::map<long long, std::pair<double, double>> by_size;  // bytes -> (latency_us, mbps)

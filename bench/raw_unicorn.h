@@ -45,9 +45,7 @@ inline void uc_check(uc_err e, const char* what) {
   if (e != UC_ERR_OK) raw_die(std::string(what) + ": " + uc_strerror(e));
 }
 
-inline void count_block(uc_engine*, uint64_t, uint32_t size, void* user) {
-  *static_cast<uint64_t*>(user) += size / 4;
-}
+inline void count_block(uc_engine*, uint64_t, uint32_t size, void* user) { *static_cast<uint64_t*>(user) += size / 4; }
 
 // Runs bench_kernel(iterations) on a bare Unicorn 603e. With `count`, a block
 // hook counts instructions (that run is not a speed measurement). The kernel

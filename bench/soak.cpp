@@ -161,10 +161,12 @@ int sc_main(int argc, char* argv[]) {
               wall_s > 0 ? sim_s / wall_s : 0);
   std::printf("  messages checked %.0f (table rows: %.0f), payload bytes checked %.0f\n", messages, messages_rows,
               bytes_checked);
-  std::printf("  payload bytes wrong %.0f, lost/duplicated/reordered %.0f, application failures %.0f\n", wrong,
-              missing, failures);
-  std::printf("  frames corrupted on links %.0f (A->B %.0f, B->A %.0f), retransmissions by the MLX engines (NIs and switch boxes) %.0f\n",
-              st["ab.corrupted"] + st["ba.corrupted"], st["ab.corrupted"], st["ba.corrupted"], st["retransmissions"]);
+  std::printf("  payload bytes wrong %.0f, lost/duplicated/reordered %.0f, application failures %.0f\n", wrong, missing,
+              failures);
+  std::printf(
+      "  frames corrupted on links %.0f (A->B %.0f, B->A %.0f), retransmissions by the MLX engines (NIs and switch "
+      "boxes) %.0f\n",
+      st["ab.corrupted"] + st["ba.corrupted"], st["ab.corrupted"], st["ba.corrupted"], st["retransmissions"]);
   // Start: the first sample after elaboration; steady: at the end of the
   // first round (a third of the wall time for 3 rounds); end: the last one.
   double first = -1, steady = -1, last = -1, peak = 0;
@@ -174,12 +176,14 @@ int sc_main(int argc, char* argv[]) {
     last = s.rss_mb;
     peak = std::max(peak, s.rss_mb);
   }
-  std::printf("  resident memory: %.0f MB after 1 s, %.0f MB after the first round, %.0f MB at the end, peak %.0f MB"
-              " (growth bound after the first round: %.0f MB)\n",
-              first, steady, last, peak, kRssGrowthMb);
+  std::printf(
+      "  resident memory: %.0f MB after 1 s, %.0f MB after the first round, %.0f MB at the end, peak %.0f MB"
+      " (growth bound after the first round: %.0f MB)\n",
+      first, steady, last, peak, kRssGrowthMb);
 
   std::vector<std::string> bad;
-  if (code != 0) bad.push_back("the run failed (exit " + std::to_string(code) + ", log " + (out / "run.log").string() + ")");
+  if (code != 0)
+    bad.push_back("the run failed (exit " + std::to_string(code) + ", log " + (out / "run.log").string() + ")");
   if (messages <= 0 || messages != messages_rows) bad.push_back("messages checked do not match the table");
   if (wrong != 0 || missing != 0 || failures != 0) bad.push_back("messages wrong, lost, duplicated or reordered");
   if (sim_s < kMinSimSeconds) bad.push_back("less than 1 simulated second (more --rounds)");

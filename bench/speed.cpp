@@ -44,22 +44,22 @@ namespace fs = std::filesystem;
 namespace {
 
 // Issue 13's targets.
-constexpr double kNetpipeSpeedupTarget = 5;      // AT wall / LT wall
+constexpr double kNetpipeSpeedupTarget = 5;  // AT wall / LT wall
 constexpr double kNetpipeWallTargetS = 8;
 constexpr double kPingpongWallTargetS = 0.2;
 constexpr double kScale16WallTargetS = 4;
 constexpr double kScale16RssTargetMb = 300;
-constexpr double kDeviationTarget = 0.03;        // LT vs AT, every size
-constexpr unsigned kRawIterations = 20000;       // ~0.5 s of raw Unicorn
+constexpr double kDeviationTarget = 0.03;   // LT vs AT, every size
+constexpr unsigned kRawIterations = 20000;  // ~0.5 s of raw Unicorn
 
 // The result columns compared between LT and AT: latency and throughput.
 const char* const kComparedColumns[] = {"latency_us", "mean_us", "time_us", "mbps"};
 
 struct Experiment {
-  const char* key;    // for --only
+  const char* key;  // for --only
   const char* label;
-  std::string config;              // under configs/
-  std::vector<std::string> extra;  // more simulator arguments
+  std::string config;                   // under configs/
+  std::vector<std::string> extra;       // more simulator arguments
   std::vector<const char*> perturb_ns;  // AT again with each sim.perturb_ns: the envelope
 };
 
@@ -91,8 +91,14 @@ std::vector<std::vector<std::string>> read_tsv(const fs::path& p) {
 
 Measured measure(const Experiment& e, const std::string& timing, const fs::path& out,
                  const std::string& perturb_ns = "") {
-  std::vector<std::string> argv{M2VP_SIM, "run", std::string(M2VP_SOURCE_DIR) + "/configs/" + e.config,
-                                "--quiet", "--out", out.string(), "--set", "sim.timing=" + timing};
+  std::vector<std::string> argv{M2VP_SIM,
+                                "run",
+                                std::string(M2VP_SOURCE_DIR) + "/configs/" + e.config,
+                                "--quiet",
+                                "--out",
+                                out.string(),
+                                "--set",
+                                "sim.timing=" + timing};
   argv.insert(argv.end(), e.extra.begin(), e.extra.end());
   if (!perturb_ns.empty()) argv.insert(argv.end(), {"--set", "sim.perturb_ns=" + perturb_ns});
   std::error_code ec;
@@ -100,9 +106,8 @@ Measured measure(const Experiment& e, const std::string& timing, const fs::path&
   fs::create_directories(out);
   const fs::path log = out.string() + ".log", events = out.string() + ".events";
   Measured m;
-  m.usage = m2bench::run_measured(argv, log,
-                                  {std::string("LD_PRELOAD=") + M2VP_EVENT_COUNT_LIB,
-                                   "M2VP_EVENT_COUNT_FILE=" + events.string()});
+  m.usage = m2bench::run_measured(
+      argv, log, {std::string("LD_PRELOAD=") + M2VP_EVENT_COUNT_LIB, "M2VP_EVENT_COUNT_FILE=" + events.string()});
   if (m.usage.exit_code != 0) {
     std::string cmd;
     for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
@@ -116,7 +121,8 @@ Measured measure(const Experiment& e, const std::string& timing, const fs::path&
   }
   if (m.sim_us <= 0) die(std::string(e.label) + ": no simulated time in " + (out / "stats.tsv").string());
   std::ifstream ev(events);
-  if (!(ev >> m.timed_notifications)) die("no event count in " + events.string() + " (preload " M2VP_EVENT_COUNT_LIB ")");
+  if (!(ev >> m.timed_notifications))
+    die("no event count in " + events.string() + " (preload " M2VP_EVENT_COUNT_LIB ")");
   m.results = read_tsv(out / "results.tsv");
   fs::remove_all(out, ec);
   fs::remove(log, ec);
@@ -126,10 +132,11 @@ Measured measure(const Experiment& e, const std::string& timing, const fs::path&
 
 void print_run(const char* timing, const Measured& m, double raw_ips) {
   const double limit_s = m.instructions / raw_ips;
-  std::printf("    %s: wall %.2f s, simulated %.4f s, peak resident %.0f MB, %.3g instructions, ISS-bound limit "
-              "%.3f s, wall/limit %.0fx, %.2f timed notifications per simulated us\n",
-              timing, m.usage.wall_s, m.sim_us * 1e-6, m.usage.max_rss_mb, m.instructions, limit_s,
-              m.usage.wall_s / limit_s, m.timed_notifications / m.sim_us);
+  std::printf(
+      "    %s: wall %.2f s, simulated %.4f s, peak resident %.0f MB, %.3g instructions, ISS-bound limit "
+      "%.3f s, wall/limit %.0fx, %.2f timed notifications per simulated us\n",
+      timing, m.usage.wall_s, m.sim_us * 1e-6, m.usage.max_rss_mb, m.instructions, limit_s, m.usage.wall_s / limit_s,
+      m.timed_notifications / m.sim_us);
   std::fflush(stdout);
 }
 
@@ -184,8 +191,11 @@ int sc_main(int argc, char* argv[]) {
   const std::vector<Experiment> experiments{
       {"pingpong", "default MMP ping-pong (configs/mmp-pingpong.yaml, experiment 2)", "mmp-pingpong.yaml", {}, {}},
       {"ni", "experiment 1 (configs/ni-pingpong.yaml)", "ni-pingpong.yaml", {}, {}},
-      {"netpipe", "NetPIPE sweep to 8 MB, 2 nodes (configs/netpipe.yaml, --max 8M)", "netpipe.yaml",
-       {"--set", "node*.host.args=--max 8M"}, {}},
+      {"netpipe",
+       "NetPIPE sweep to 8 MB, 2 nodes (configs/netpipe.yaml, --max 8M)",
+       "netpipe.yaml",
+       {"--set", "node*.host.args=--max 8M"},
+       {}},
       {"scale16", "experiment 6 on 16 nodes (configs/scale-16.yaml)", "scale-16.yaml", {}, {"997", "10007"}},
   };
   std::string only;
@@ -227,8 +237,10 @@ int sc_main(int argc, char* argv[]) {
                 at[0].usage.wall_s / lt.usage.wall_s);
     if (at.size() > 1) {
       dev = deviation(lt, at, where, spread);
-      std::printf("    AT's spread over the same-time-order perturbations: up to %.2f%%; LT outside AT's range by "
-                  "at most %.2f%% (%s)\n", spread * 100, dev * 100, where.c_str());
+      std::printf(
+          "    AT's spread over the same-time-order perturbations: up to %.2f%%; LT outside AT's range by "
+          "at most %.2f%% (%s)\n",
+          spread * 100, dev * 100, where.c_str());
     }
     std::fflush(stdout);
     runs[e.key] = {lt, at, dev};

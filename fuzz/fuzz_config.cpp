@@ -30,7 +30,8 @@ void declare_params(std::vector<std::unique_ptr<m2::ParamBase>>& out) {
   using namespace m2;
   out.push_back(std::make_unique<Param<std::string>>("", "platform", "single-ni", "platform",
                                                      std::vector<std::string>{"single-ni", "node", "cluster"}));
-  out.push_back(std::make_unique<Param<double>>("sim", "max_time_ms", 1000.0, "ms", "limit", Range<double>{0.001, 1e9}));
+  out.push_back(
+      std::make_unique<Param<double>>("sim", "max_time_ms", 1000.0, "ms", "limit", Range<double>{0.001, 1e9}));
   out.push_back(std::make_unique<Param<uint64_t>>("topology", "nodes", 2, "nodes", "nodes", Range<uint64_t>{1, 256}));
   out.push_back(std::make_unique<Param<uint64_t>>("topology", "switch_boxes", 0, "", "sbs", Range<uint64_t>{0, 64}));
   out.push_back(std::make_unique<Param<std::string>>("topology", "links", "", "", "cabling"));

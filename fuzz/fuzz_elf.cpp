@@ -27,9 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const m2::ElfSegment& s : img.segments()) expected += s.memsz;
     m2::load_into(img, [&](uint64_t addr, const uint8_t* bytes, size_t len) {
       bool inside = false;
-      for (const m2::ElfSegment& s : img.segments())
-        inside |= addr >= s.paddr && addr + len <= s.paddr + s.memsz;
-      if (!inside) __builtin_trap();  // a write outside every segment is a loader bug
+      for (const m2::ElfSegment& s : img.segments()) inside |= addr >= s.paddr && addr + len <= s.paddr + s.memsz;
+      if (!inside) __builtin_trap();                     // a write outside every segment is a loader bug
       volatile uint8_t sink = len ? bytes[len - 1] : 0;  // the bytes must be readable
       (void)sink;
       written += len;

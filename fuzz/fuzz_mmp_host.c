@@ -1,12 +1,10 @@
 /* libFuzzer target: the host MMP library (sw/host/mmp/mmp.c, mmp_pin.c, mmp_xlate.c)
  * decoding what the NI writes back: completion records (status code, generation,
  * length, message-buffer offset, source, message number), the communication
- * buffer's READY, NODE and REQ_FREE words, and the control block. A fake driver plays the NI and takes every answer from the
- * fuzz input; the library must never read or write outside the buffers it
- * owns, never return more bytes than the receive buffer holds, and finish
- * every call (errors such as MMP_ENI / MMP_ETIMEDOUT are fine), and every
- * request it posts with data must name pages it entered into the NI's
- * translation table (an inline send: its own slot).
+ * buffer's READY, NODE and REQ_FREE words, and the control block. A fake driver plays the NI and takes every answer
+ * from the fuzz input; the library must never read or write outside the buffers it owns, never return more bytes than
+ * the receive buffer holds, and finish every call (errors such as MMP_ENI / MMP_ETIMEDOUT are fine), and every request
+ * it posts with data must name pages it entered into the NI's translation table (an inline send: its own slot).
  *
  * The library's files are included, not linked: each input starts from a
  * fresh per-host state (mmp.c's statics), as a fresh simulated host would. */
@@ -24,15 +22,13 @@ static size_t g_left;
 static double g_now_us;
 static uint32_t g_requests, g_finalize_posted;
 
-static uint8_t next8(void)
-{
+static uint8_t next8(void) {
   if (g_left == 0) return 0;
   g_left--;
   return *g_in++;
 }
 
-static uint32_t next32(void)
-{
+static uint32_t next32(void) {
   uint32_t v = 0;
   for (int i = 0; i < 4; i++) v = v << 8 | next8();
   return v;
@@ -47,8 +43,7 @@ void m2host_compute_ns(double ns) { g_now_us += ns / 1000.0; }
 void m2host_compute_cycles(uint64_t cycles) { g_now_us += (double)cycles / 1000.0; }
 /* Nothing here is host physical memory but what m2drv_alloc_pinned gives
  * (the library no longer asks this for its own buffers). */
-int m2host_bus_address(const void *p, uint64_t *bus_addr)
-{
+int m2host_bus_address(const void *p, uint64_t *bus_addr) {
   (void)p, (void)bus_addr;
   return -1;
 }
@@ -60,8 +55,7 @@ int m2host_bus_address(const void *p, uint64_t *bus_addr)
 static uint64_t g_next_bus;
 static uint32_t g_xlate[MMP_XLATE_ENTRIES];
 
-static void check_posted(const uint8_t *desc)
-{
+static void check_posted(const uint8_t *desc) {
   uint32_t w[8];
   memcpy(w, desc, sizeof w);
   const uint32_t op = m2drv_from_be32(w[MMP_REQ_OP / 4]), len = m2drv_from_be32(w[MMP_REQ_LEN / 4]);
@@ -78,8 +72,7 @@ static void check_posted(const uint8_t *desc)
 }
 void *m2host_memcpy(void *dst, const void *src, size_t bytes) { return memmove(dst, src, bytes); }
 void m2host_printf(const char *fmt, ...) { (void)fmt; }
-void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, uint32_t tag)
-{
+void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, uint32_t tag) {
   (void)src_node, (void)seq, (void)dst_node, (void)bytes, (void)tag;
 }
 void m2host_msg_event(int event, int src_node, uint32_t seq) { (void)event, (void)src_node, (void)seq; }
@@ -92,8 +85,7 @@ struct m2drv {
 };
 static struct m2drv g_drv;
 
-m2drv *m2drv_open(int ni)
-{
+m2drv *m2drv_open(int ni) {
   (void)ni;
   g_drv.open = 1;
   return &g_drv;
@@ -104,8 +96,7 @@ void m2drv_doorbell(m2drv *d, uint32_t bits) { (void)d, (void)bits; }
 /* The mailbox write after each request: the descriptor is in the
  * communication buffer; note a FINALIZE so that the state can follow, and
  * answer with REQ_FREE (mostly the honest count). */
-void m2drv_reg_write(m2drv *d, uint32_t offset, uint32_t value)
-{
+void m2drv_reg_write(m2drv *d, uint32_t offset, uint32_t value) {
   (void)d;
   struct host *H = g_hosts[0];
   if (offset != NIPCI_MAILBOX(MMP_MAILBOX_POSTED) || !H || !H->comm.addr || value == 0) return;
@@ -119,8 +110,7 @@ void m2drv_reg_write(m2drv *d, uint32_t offset, uint32_t value)
   *comm_word(H, MMP_COMM_REQ_FREE) = m2drv_to_be32(honest ? g_requests : next32());
 }
 
-int m2drv_sdram_write(m2drv *d, uint32_t ni_addr, const void *src, size_t bytes)
-{
+int m2drv_sdram_write(m2drv *d, uint32_t ni_addr, const void *src, size_t bytes) {
   (void)d;
   /* Translation entries are kept (big-endian, as the NI reads them); the
    * control block is not needed. */
@@ -135,36 +125,36 @@ int m2drv_sdram_write(m2drv *d, uint32_t ni_addr, const void *src, size_t bytes)
   return 0;
 }
 
-int m2drv_sdram_write32(m2drv *d, uint32_t ni_addr, uint32_t value)
-{
-  return m2drv_sdram_write(d, ni_addr, &value, 4);
-}
+int m2drv_sdram_write32(m2drv *d, uint32_t ni_addr, uint32_t value) { return m2drv_sdram_write(d, ni_addr, &value, 4); }
 
-int m2drv_sdram_read32(m2drv *d, uint32_t ni_addr, uint32_t *value)
-{
+int m2drv_sdram_read32(m2drv *d, uint32_t ni_addr, uint32_t *value) {
   (void)d;
   /* Mostly the right answers, sometimes whatever the input says. */
   const int honest = (next8() & 7) != 0;
   switch (ni_addr - MMP_NI_CTRL_BASE) {
-  case MMP_CTRL_MAGIC: *value = honest ? MMP_FW_MAGIC : next32(); break;
-  case MMP_CTRL_VERSION: *value = honest ? MMP_PROTOCOL_VERSION : next32(); break;
-  case MMP_CTRL_STATE:
-    *value = honest ? (g_finalize_posted ? MMP_STATE_FINISHED : MMP_STATE_WAIT_INIT) : next32();
-    break;
-  default: *value = next32(); break;
+    case MMP_CTRL_MAGIC:
+      *value = honest ? MMP_FW_MAGIC : next32();
+      break;
+    case MMP_CTRL_VERSION:
+      *value = honest ? MMP_PROTOCOL_VERSION : next32();
+      break;
+    case MMP_CTRL_STATE:
+      *value = honest ? (g_finalize_posted ? MMP_STATE_FINISHED : MMP_STATE_WAIT_INIT) : next32();
+      break;
+    default:
+      *value = next32();
+      break;
   }
   return 0;
 }
 
-int m2drv_sdram_read(m2drv *d, uint32_t ni_addr, void *dst, size_t bytes)
-{
+int m2drv_sdram_read(m2drv *d, uint32_t ni_addr, void *dst, size_t bytes) {
   (void)d, (void)ni_addr;
   for (size_t i = 0; i < bytes; i++) ((uint8_t *)dst)[i] = next8();
   return 0;
 }
 
-int m2drv_alloc_pinned(m2drv *d, size_t bytes, m2drv_buffer *out)
-{
+int m2drv_alloc_pinned(m2drv *d, size_t bytes, m2drv_buffer *out) {
   (void)d;
   if (g_next_bus + bytes > 0xF0000000ull) return -1; /* the fake bus is full */
   out->addr = calloc(1, bytes);
@@ -175,29 +165,25 @@ int m2drv_alloc_pinned(m2drv *d, size_t bytes, m2drv_buffer *out)
   return 0;
 }
 
-void m2drv_free_pinned(m2drv *d, m2drv_buffer *b)
-{
+void m2drv_free_pinned(m2drv *d, m2drv_buffer *b) {
   (void)d;
   free(b->addr);
   b->addr = NULL;
 }
 
 /* Ordinary heap: not in "physical memory", so the library bounces it. */
-int m2drv_pin(m2drv *d, const void *p, size_t bytes, uint64_t *bus)
-{
+int m2drv_pin(m2drv *d, const void *p, size_t bytes, uint64_t *bus) {
   (void)d, (void)p, (void)bytes, (void)bus;
   return -1;
 }
-int m2drv_unpin(m2drv *d, const void *p, size_t bytes)
-{
+int m2drv_unpin(m2drv *d, const void *p, size_t bytes) {
   (void)d, (void)p, (void)bytes;
   return 0;
 }
 
 /* The NI's answer to a poll: the status page's READY word, or a completion
  * record with every field from the input. */
-int m2drv_poll_be32(m2drv *d, const volatile uint32_t *word, uint32_t mask, uint32_t value, double timeout_us)
-{
+int m2drv_poll_be32(m2drv *d, const volatile uint32_t *word, uint32_t mask, uint32_t value, double timeout_us) {
   (void)d, (void)timeout_us;
   const uint8_t how = next8();
   if (how % 8 == 0) return -1; /* the NI never answers: a timeout */
@@ -220,8 +206,7 @@ int m2drv_poll_be32(m2drv *d, const volatile uint32_t *word, uint32_t mask, uint
 
 /* ---- one simulated application per input -------------------------------------- */
 
-static void reset_host(void)
-{
+static void reset_host(void) {
   struct host *H = g_hosts[0];
   if (!H) return;
   /* What a failed call left behind (the real host's memory ends with it). */
@@ -237,14 +222,12 @@ static void reset_host(void)
   g_hosts[0] = NULL;
 }
 
-static void reset_bus(void)
-{
+static void reset_bus(void) {
   g_next_bus = 0x10000000u;
   memset(g_xlate, 0, sizeof g_xlate);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   g_in = data;
   g_left = size;
   g_now_us = 0;

@@ -53,8 +53,9 @@ inline const std::vector<IpVariant>& mlcx_variants() {
     return std::vector<IpVariant>{
         {"maestro2", "Maestro2's MLC-X: continuous network burst, continue commands keep the link (spec)",
          with({{"continuous", "true"}})},  // spec: new in Maestro2
-        {"plain", "network burst only: a frame is one burst and waits for its acknowledge "
-                  "(the first Maestro; Maestro2 with continuation off) (spec)",
+        {"plain",
+         "network burst only: a frame is one burst and waits for its acknowledge "
+         "(the first Maestro; Maestro2 with continuation off) (spec)",
          with({{"continuous", "false"}})},  // spec: can be switched off for comparison
     };
   }();

@@ -20,7 +20,7 @@
 /* fit: begin */
 /* 2026-11-26, ./m2vp bench calibration --fit: rms 0.58 us over the published sizes */
 #define MMP_REQUEST_INSNS_DEFAULT 402u /* instructions per request taken */
-#define MMP_CHUNK_INSNS_DEFAULT 0u   /* instructions per chunk sent or received */
+#define MMP_CHUNK_INSNS_DEFAULT 0u     /* instructions per chunk sent or received */
 /* fit: end */
 
 #endif

@@ -13,9 +13,9 @@
 #ifndef M2_IP_MSG_TRACE_H
 #define M2_IP_MSG_TRACE_H
 
-#define MSG_TAG(node, seq) ((((unsigned)(node) & 0xFFu) << 15) | ((unsigned)(seq) & MSG_TAG_SEQ_MASK))
+#define MSG_TAG(node, seq) ((((unsigned)(node)&0xFFu) << 15) | ((unsigned)(seq)&MSG_TAG_SEQ_MASK))
 #define MSG_TAG_NODE(t) (((t) >> 15) & 0xFFu)
-#define MSG_TAG_SEQ(t) ((t) & MSG_TAG_SEQ_MASK)
+#define MSG_TAG_SEQ(t) ((t)&MSG_TAG_SEQ_MASK)
 #define MSG_TAG_SEQ_MASK 0x7FFFu
 #define MSG_TAG_MASK 0x7FFFFFu /* 23 bits */
 

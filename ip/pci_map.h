@@ -9,9 +9,9 @@
 
 /* NI number n on a host's bus: BAR0 maps the NI's 64 MB SDRAM, BAR1 the
  * 4 KB register page of its PCI interface (ip/ni_pci.h). */
-#define PCI_NI_BAR0(n)    (0xC0000000u + (unsigned)(n) * 0x08000000u)
-#define PCI_NI_BAR0_SIZE  0x04000000u
-#define PCI_NI_BAR1(n)    (0xC4000000u + (unsigned)(n) * 0x08000000u)
-#define PCI_NI_BAR1_SIZE  0x00001000u
+#define PCI_NI_BAR0(n) (0xC0000000u + (unsigned)(n)*0x08000000u)
+#define PCI_NI_BAR0_SIZE 0x04000000u
+#define PCI_NI_BAR1(n) (0xC4000000u + (unsigned)(n)*0x08000000u)
+#define PCI_NI_BAR1_SIZE 0x00001000u
 
 #endif

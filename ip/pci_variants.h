@@ -16,7 +16,8 @@ namespace m2 {
 
 inline const std::vector<IpVariant>& pci_variants() {
   static const std::vector<IpVariant> table = {
-      {"pci64-66", "Maestro2's host bus: 64-bit PCI at 66 MHz, 528 MB/s peak (spec)",
+      {"pci64-66",
+       "Maestro2's host bus: 64-bit PCI at 66 MHz, 528 MB/s peak (spec)",
        {
            {"clock_mhz", "66"},   // spec: 66 MHz (528 MB/s = 8 B x 66 MHz)
            {"width_bits", "64"},  // spec: 64-bit
@@ -37,18 +38,19 @@ inline const std::vector<IpVariant>& pci_variants() {
            {"latency_timer_clocks", "64"},
            {"turnaround_clocks", "1"},  // PCI 2.2: one idle clock between transactions
        }},
-      {"pci32-33", "the first Maestro's host bus: 32-bit PCI at 33 MHz, 132 MB/s peak (spec)",
+      {"pci32-33",
+       "the first Maestro's host bus: 32-bit PCI at 33 MHz, 132 MB/s peak (spec)",
        {
-           {"clock_mhz", "33"},   // spec: 33 MHz (132 MB/s = 4 B x 33 MHz)
-           {"width_bits", "32"},  // spec: 32-bit
+           {"clock_mhz", "33"},          // spec: 33 MHz (132 MB/s = 4 B x 33 MHz)
+           {"width_bits", "32"},         // spec: 32-bit
            {"arbitration_clocks", "2"},  // assumption, as pci64-66
            {"address_clocks", "1"},      // PCI 2.2
            // Assumption: the same ~120 ns fetch as pci64-66 is 4 clocks at
            // 33 MHz: 2 (medium decode) + 4.
            {"read_initial_clocks", "6"},
-           {"write_initial_clocks", "2"},     // assumption, as pci64-66
-           {"latency_timer_clocks", "64"},    // assumption, as pci64-66 (same Linux 2.4)
-           {"turnaround_clocks", "1"},        // PCI 2.2
+           {"write_initial_clocks", "2"},   // assumption, as pci64-66
+           {"latency_timer_clocks", "64"},  // assumption, as pci64-66 (same Linux 2.4)
+           {"turnaround_clocks", "1"},      // PCI 2.2
        }},
   };
   return table;

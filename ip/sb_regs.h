@@ -37,54 +37,54 @@
 #ifndef M2_IP_SB_REGS_H
 #define M2_IP_SB_REGS_H
 
-#define SB_CONFIG        0x000u /* R: bits 7..0 ports, 15..8 stations, bit 16 out-of-order  */
-#define SB_HDR_DEPTH     0x004u /* R: header buffer entries                                 */
-#define SB_REQ_DEPTH     0x008u /* R: request buffer entries                                */
+#define SB_CONFIG 0x000u    /* R: bits 7..0 ports, 15..8 stations, bit 16 out-of-order  */
+#define SB_HDR_DEPTH 0x004u /* R: header buffer entries                                 */
+#define SB_REQ_DEPTH 0x008u /* R: request buffer entries                                */
 
-#define SB_HDR_COUNT     0x010u /* R: headers waiting                                       */
-#define SB_HDR_SOURCE    0x014u /* R: oldest header's source: SB_SOURCE layout; 0 if none   */
-#define SB_HDR_WORD0     0x018u /* R: oldest header, word 0 (ip/mlx.h); 0 if none           */
-#define SB_HDR_WORD1     0x01Cu /* R: oldest header, word 1; 0 if none                      */
-#define SB_HDR_POP       0x020u /* W: removes the oldest header (ignored when empty)        */
+#define SB_HDR_COUNT 0x010u  /* R: headers waiting                                       */
+#define SB_HDR_SOURCE 0x014u /* R: oldest header's source: SB_SOURCE layout; 0 if none   */
+#define SB_HDR_WORD0 0x018u  /* R: oldest header, word 0 (ip/mlx.h); 0 if none           */
+#define SB_HDR_WORD1 0x01Cu  /* R: oldest header, word 1; 0 if none                      */
+#define SB_HDR_POP 0x020u    /* W: removes the oldest header (ignored when empty)        */
 
-#define SB_REQ_FREE      0x030u /* R: free request buffer entries                           */
-#define SB_REQ_SOURCE    0x034u /* RW: staged request's source: SB_SOURCE layout            */
-#define SB_REQ_DEST      0x038u /* RW: staged request's destination port mask (bit p = port p) */
-#define SB_REQ_BYTES     0x03Cu /* RW: staged request's message bytes (8 + payload length)  */
-#define SB_REQ_PUSH      0x040u /* W: flags (SB_REQ_FLAG_*); pushes the staged request       */
+#define SB_REQ_FREE 0x030u   /* R: free request buffer entries                           */
+#define SB_REQ_SOURCE 0x034u /* RW: staged request's source: SB_SOURCE layout            */
+#define SB_REQ_DEST 0x038u   /* RW: staged request's destination port mask (bit p = port p) */
+#define SB_REQ_BYTES 0x03Cu  /* RW: staged request's message bytes (8 + payload length)  */
+#define SB_REQ_PUSH 0x040u   /* W: flags (SB_REQ_FLAG_*); pushes the staged request       */
 
-#define SB_UP_PORTS      0x044u /* RW: ports towards the root of the routing tree (0 at reset) */
-#define SB_SRC_BUSY      0x048u /* R: SB_SRC_BIT of every source channel with a request held */
-#define SB_SRC_WATCH     0x04Cu /* RW: SB_SRC_BIT mask for SB_IRQ_SRC_IDLE (0 at reset)   */
+#define SB_UP_PORTS 0x044u  /* RW: ports towards the root of the routing tree (0 at reset) */
+#define SB_SRC_BUSY 0x048u  /* R: SB_SRC_BIT of every source channel with a request held */
+#define SB_SRC_WATCH 0x04Cu /* RW: SB_SRC_BIT mask for SB_IRQ_SRC_IDLE (0 at reset)   */
 
-#define SB_IRQ_ENABLE    0x050u /* RW: SB_IRQ_* mask (0 at reset)                           */
-#define SB_IRQ_STATUS    0x054u /* R: SB_IRQ_* conditions now, enabled or not               */
+#define SB_IRQ_ENABLE 0x050u /* RW: SB_IRQ_* mask (0 at reset)                           */
+#define SB_IRQ_STATUS 0x054u /* R: SB_IRQ_* conditions now, enabled or not               */
 
 /* Counters since reset, modulo 2^32. */
-#define SB_CNT_HEADERS   0x060u /* R: headers extracted by the analyzers                    */
-#define SB_CNT_REQUESTS  0x064u /* R: requests accepted                                     */
-#define SB_CNT_MESSAGES  0x068u /* R: messages switched to their destinations (complete)    */
-#define SB_CNT_DISCARDS  0x06Cu /* R: messages consumed by discard requests                 */
-#define SB_CNT_REFUSED   0x070u /* R: request pushes refused                                */
-#define SB_CNT_STALLS    0x074u /* R: times an active request could not move a packet       */
-#define SB_CNT_BYTES     0x078u /* R: message bytes taken from source channels              */
+#define SB_CNT_HEADERS 0x060u  /* R: headers extracted by the analyzers                    */
+#define SB_CNT_REQUESTS 0x064u /* R: requests accepted                                     */
+#define SB_CNT_MESSAGES 0x068u /* R: messages switched to their destinations (complete)    */
+#define SB_CNT_DISCARDS 0x06Cu /* R: messages consumed by discard requests                 */
+#define SB_CNT_REFUSED 0x070u  /* R: request pushes refused                                */
+#define SB_CNT_STALLS 0x074u   /* R: times an active request could not move a packet       */
+#define SB_CNT_BYTES 0x078u    /* R: message bytes taken from source channels              */
 
 /* Source of a header or request: port and channel. */
-#define SB_SOURCE(port, ch)    ((((unsigned)(port) & 0xFFu) << 8) | ((unsigned)(ch) & 0xFFu))
-#define SB_SOURCE_PORT(v)      (((v) >> 8) & 0xFFu)
-#define SB_SOURCE_CHANNEL(v)   ((v) & 0xFFu)
-#define SB_SOURCE_VALID        0x80000000u  /* set in SB_HDR_SOURCE when an entry exists */
+#define SB_SOURCE(port, ch) ((((unsigned)(port)&0xFFu) << 8) | ((unsigned)(ch)&0xFFu))
+#define SB_SOURCE_PORT(v) (((v) >> 8) & 0xFFu)
+#define SB_SOURCE_CHANNEL(v) ((v)&0xFFu)
+#define SB_SOURCE_VALID 0x80000000u /* set in SB_HDR_SOURCE when an entry exists */
 /* A source channel's bit in SB_SRC_BUSY / SB_SRC_WATCH (2 channels per port). */
-#define SB_SRC_BIT(port, ch)   (1u << (((unsigned)(port) << 1) + ((unsigned)(ch) & 1u)))
+#define SB_SRC_BIT(port, ch) (1u << (((unsigned)(port) << 1) + ((unsigned)(ch)&1u)))
 
-#define SB_CONFIG_PORTS(v)     ((v) & 0xFFu)
-#define SB_CONFIG_STATIONS(v)  (((v) >> 8) & 0xFFu)
-#define SB_CONFIG_OOO          0x00010000u
+#define SB_CONFIG_PORTS(v) ((v)&0xFFu)
+#define SB_CONFIG_STATIONS(v) (((v) >> 8) & 0xFFu)
+#define SB_CONFIG_OOO 0x00010000u
 
-#define SB_REQ_FLAG_DISCARD    0x1u  /* consume the message: no destination              */
+#define SB_REQ_FLAG_DISCARD 0x1u /* consume the message: no destination              */
 
-#define SB_IRQ_HEADER          0x1u  /* the header buffer is not empty                   */
-#define SB_IRQ_REQ_SPACE       0x2u  /* the request buffer has a free entry              */
-#define SB_IRQ_SRC_IDLE        0x4u  /* SB_SRC_WATCH & ~SB_SRC_BUSY != 0                  */
+#define SB_IRQ_HEADER 0x1u    /* the header buffer is not empty                   */
+#define SB_IRQ_REQ_SPACE 0x2u /* the request buffer has a free entry              */
+#define SB_IRQ_SRC_IDLE 0x4u  /* SB_SRC_WATCH & ~SB_SRC_BUSY != 0                  */
 
 #endif

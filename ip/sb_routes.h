@@ -27,22 +27,22 @@
 #include "sb_memory_map.h"
 
 /* 1 MB below the 64 KB stack at the top of the 32 MB SDRAM. */
-#define SB_ROUTES_BASE          0x01F00000u
-#define SB_ROUTES_SIZE          0x00018000u
+#define SB_ROUTES_BASE 0x01F00000u
+#define SB_ROUTES_SIZE 0x00018000u
 
-#define SB_ROUTES_MAGIC         0x53425254u  /* "SBRT" */
-#define SB_ROUTES_VERSION       1u
-#define SB_ROUTES_MAX_GROUPS    128u
+#define SB_ROUTES_MAGIC 0x53425254u /* "SBRT" */
+#define SB_ROUTES_VERSION 1u
+#define SB_ROUTES_MAX_GROUPS 128u
 
-#define SB_ROUTES_MAGIC_OFF     0x0000u
-#define SB_ROUTES_VERSION_OFF   0x0004u
-#define SB_ROUTES_PORTS_OFF     0x0008u
-#define SB_ROUTES_GROUPS_OFF    0x000Cu
-#define SB_ROUTES_UP_PORTS_OFF  0x0010u
+#define SB_ROUTES_MAGIC_OFF 0x0000u
+#define SB_ROUTES_VERSION_OFF 0x0004u
+#define SB_ROUTES_PORTS_OFF 0x0008u
+#define SB_ROUTES_GROUPS_OFF 0x000Cu
+#define SB_ROUTES_UP_PORTS_OFF 0x0010u
 #define SB_ROUTES_BCAST_OFF(in) (0x0040u + 4u * (unsigned)(in))
-#define SB_ROUTES_MCAST_OFF(g)  (0x0100u + 0x80u * (unsigned)(g))
-#define SB_ROUTES_MCAST_GROUP   0x00u
+#define SB_ROUTES_MCAST_OFF(g) (0x0100u + 0x80u * (unsigned)(g))
+#define SB_ROUTES_MCAST_GROUP 0x00u
 #define SB_ROUTES_MCAST_MASK(in) (0x04u + 4u * (unsigned)(in))
-#define SB_ROUTES_UNICAST_OFF(addr) (0x8000u + ((unsigned)(addr) & 0xFFFFu))
+#define SB_ROUTES_UNICAST_OFF(addr) (0x8000u + ((unsigned)(addr)&0xFFFFu))
 
 #endif

@@ -27,12 +27,17 @@ namespace {
 // The topology.* keys.
 struct TopologySettings {
   Param<uint64_t> nodes{"topology", "nodes", 2, "nodes", "hosts with an NI each", Range<uint64_t>{1, 256}};
-  Param<uint64_t> switch_boxes{"topology", "switch_boxes", 0, "boxes",
+  Param<uint64_t> switch_boxes{"topology",
+                               "switch_boxes",
+                               0,
+                               "boxes",
                                "switch boxes (0: as few as the ports allow, cascaded in a chain)",
                                Range<uint64_t>{0, 64}};
   Param<std::string> links{"topology", "links", "", "",
                            "explicit cabling, e.g. 'node0:sb0.0 node1:sb0.1 sb0.7:sb1.7' (empty: automatic)"};
-  Param<std::string> routing{"topology", "routing", "updown",
+  Param<std::string> routing{"topology",
+                             "routing",
+                             "updown",
                              "routes: updown (spanning tree, deadlock-free) or shortest (checked for deadlock)",
                              {"updown", "shortest"}};
   Param<std::string> groups{"topology", "groups", "", "",
@@ -112,8 +117,9 @@ class ClusterPlatform : public Platform {
     for (const Cable& c : m_topology->cables()) {
       const LinkEnd& owner = c.a.is_node() ? c.a : c.b.is_node() ? c.b : c.a;
       {
-        ModuleScope scope(owner.is_node() ? static_cast<sc_core::sc_module&>(*m_nodes[static_cast<size_t>(owner.node)])
-                                          : m_sbs[static_cast<size_t>(owner.sb)]->port(static_cast<unsigned>(owner.port)));
+        ModuleScope scope(owner.is_node()
+                              ? static_cast<sc_core::sc_module&>(*m_nodes[static_cast<size_t>(owner.node)])
+                              : m_sbs[static_cast<size_t>(owner.sb)]->port(static_cast<unsigned>(owner.port)));
         m_links.push_back(std::make_unique<Link>("link", ctx.timing));
       }
       Link& link = *m_links.back();
@@ -122,8 +128,8 @@ class ClusterPlatform : public Platform {
     }
     for (int s = 0; s < m_topology->switch_boxes(); ++s) m_sbs[static_cast<size_t>(s)]->set_routes(routes_of(s));
     warn_short_ack_timeouts();
-    m_host_check = std::make_unique<HostDeadlockCheck>("watchdog", hosts(), [this] { return progress(); },
-                                                       [this] { return format_cpu_states(processors()); });
+    m_host_check = std::make_unique<HostDeadlockCheck>(
+        "watchdog", hosts(), [this] { return progress(); }, [this] { return format_cpu_states(processors()); });
     m_watchdog = std::make_unique<NetworkWatchdog>(
         "watchdog", ctx.run,
         NetworkWatchdog::Probes{[this] { return progress(); }, [this] { return pending(); },
@@ -154,9 +160,9 @@ class ClusterPlatform : public Platform {
     const SwitchBox& first = *m_sbs.front();
     for (const auto& sb : m_sbs) {
       if (sb->port_count() == first.port_count()) continue;
-      throw ConfigError("every switch box of a cluster needs the same number of ports: " + first.ports.name() +
-                        " = " + first.ports.value_string() + " (" + first.ports.origin().where + "), " +
-                        sb->ports.name() + " = " + sb->ports.value_string() + " (" + sb->ports.origin().where + ")");
+      throw ConfigError("every switch box of a cluster needs the same number of ports: " + first.ports.name() + " = " +
+                        first.ports.value_string() + " (" + first.ports.origin().where + "), " + sb->ports.name() +
+                        " = " + sb->ports.value_string() + " (" + sb->ports.origin().where + ")");
     }
   }
   // An ack comes back at the earliest after the frame's way to the peer and
@@ -168,14 +174,15 @@ class ClusterPlatform : public Platform {
       const MlxEngine& e = *s.engine;
       const uint64_t frame_bytes = e.max_frame_packets.get() * 32 + e.header_bytes.get() + e.checksum_bytes.get() +
                                    e.continue_bytes.get() * (e.max_frame_packets.get() / e.burst_packets.get());
-      const sc_core::sc_time round_trip = 2 * s.link->latency() + s.link->wire_time(frame_bytes) +
-                                          s.link->wire_time(e.header_bytes.get());
+      const sc_core::sc_time round_trip =
+          2 * s.link->latency() + s.link->wire_time(frame_bytes) + s.link->wire_time(e.header_bytes.get());
       const sc_core::sc_time timeout(e.ack_timeout_ns.get(), sc_core::SC_NS);
       if (timeout > round_trip) continue;
       Log::instance().warning(e.ack_timeout_ns.name() + " = " + e.ack_timeout_ns.value_string() + " ns (" +
                               e.ack_timeout_ns.origin().where + ") is not longer than an ack's round trip on " +
                               s.link->name() + " (" + round_trip.to_string() + " with " + s.link->cable_m.name() +
-                              " = " + s.link->cable_m.value_string() + " m and a full frame of the peer's first): "
+                              " = " + s.link->cable_m.value_string() +
+                              " m and a full frame of the peer's first): "
                               "frames will be resent while their acks are on the way; raise it");
     }
   }
@@ -186,10 +193,11 @@ class ClusterPlatform : public Platform {
     for (const auto& node : m_nodes) {
       const Param<uint64_t>& p = node->mpi.eager_limit;
       if (p.get() != first.get())
-        throw ConfigError("node*.host.mpi.eager_limit must be the same on every host (the MPI library's control "
-                          "messages are sized by it): " + first.name() + " = " + first.value_string() + " B (" +
-                          first.origin().where + "), " + p.name() + " = " + p.value_string() + " B (" +
-                          p.origin().where + ")");
+        throw ConfigError(
+            "node*.host.mpi.eager_limit must be the same on every host (the MPI library's control "
+            "messages are sized by it): " +
+            first.name() + " = " + first.value_string() + " B (" + first.origin().where + "), " + p.name() + " = " +
+            p.value_string() + " B (" + p.origin().where + ")");
     }
   }
 
@@ -247,7 +255,8 @@ class ClusterPlatform : public Platform {
   struct Sender;  // every MLX engine with its link (below)
 
   void add_switch_box(PlatformContext& ctx, int s) {
-    m_sbs.push_back(std::make_unique<SwitchBox>(("sb" + std::to_string(s)).c_str(), ctx.run, ctx.timing, ctx.config_dir));
+    m_sbs.push_back(
+        std::make_unique<SwitchBox>(("sb" + std::to_string(s)).c_str(), ctx.run, ctx.timing, ctx.config_dir));
     MessageLedger& ledger = MessageLedger::instance();
     if (ledger.enabled())
       m_sbs.back()->set_message_probe(ledger.probe(MessageLedger::SiteKind::SwitchBox, static_cast<unsigned>(s)));
@@ -280,7 +289,8 @@ class ClusterPlatform : public Platform {
   SbRoutes routes_of(int s) const {
     const SbRouteTable& t = m_topology->routes(s);
     SbRoutes r;
-    for (size_t n = 0; n < t.unicast.size(); ++n) r.unicast[static_cast<uint16_t>(n)] = static_cast<unsigned>(t.unicast[n]);
+    for (size_t n = 0; n < t.unicast.size(); ++n)
+      r.unicast[static_cast<uint16_t>(n)] = static_cast<unsigned>(t.unicast[n]);
     r.broadcast = t.broadcast;
     r.up_ports = t.up_ports;
     for (const auto& [g, masks] : t.multicast) r.multicast[static_cast<uint16_t>(g)] = masks;
@@ -372,8 +382,7 @@ class ClusterPlatform : public Platform {
       if (p_intact > 0) o << " (1 in " << std::llround(1.0 / p_intact) << ")";
       if (p_intact < 1e-3)
         o << ": a frame of this size practically cannot pass this link (lower the bit error rate or the frame size)";
-      else
-        o << ": it may still pass after more sendings (watchdog.patience waits longer)";
+      else o << ": it may still pass after more sendings (watchdog.patience waits longer)";
       o << "\n";
       r += o.str();
     }
@@ -397,8 +406,8 @@ class ClusterPlatform : public Platform {
   std::vector<std::unique_ptr<MlxEngine>> m_engines;
   struct Sender {
     MlxEngine* engine;
-    Link* link;     // the link it sends on
-    unsigned dir;   // in direction 0 (ab) or 1 (ba)
+    Link* link;    // the link it sends on
+    unsigned dir;  // in direction 0 (ab) or 1 (ba)
   };
   std::vector<Sender> m_senders;  // every MLX engine
   std::unique_ptr<NetworkWatchdog> m_watchdog;

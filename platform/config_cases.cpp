@@ -84,9 +84,10 @@ class CasesParser {
  private:
   std::vector<Axis> parse_axes(const YAML::Node& vary, int line) {
     if (!vary.IsMap() || vary.size() == 0)
-      fail(line, "cases.vary: expected axes, each a mapping of level names to settings, e.g.\n"
-                 "  vary:\n    burst:\n      continuous: {node*.ni.mlcx.variant: maestro2}\n"
-                 "      plain: {node*.ni.mlcx.variant: plain}");
+      fail(line,
+           "cases.vary: expected axes, each a mapping of level names to settings, e.g.\n"
+           "  vary:\n    burst:\n      continuous: {node*.ni.mlcx.variant: maestro2}\n"
+           "      plain: {node*.ni.mlcx.variant: plain}");
     std::vector<Axis> axes;
     for (const auto& kv : vary) {
       Axis a;

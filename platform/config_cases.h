@@ -31,7 +31,7 @@ struct ConfigCase {
   std::string name;  // "channels=1,burst=plain": every axis's level, in axis order
   std::string dir;   // "channels-1_burst-plain": its output folder
   std::vector<std::pair<std::string, std::string>> levels;  // (axis, level)
-  std::vector<ConfigEntry> settings;                         // of all its levels
+  std::vector<ConfigEntry> settings;                        // of all its levels
 };
 
 struct ConfigCases {

@@ -12,7 +12,8 @@ size_t load_config_presets(const std::string& path, ParamRegistry& reg) {
   // `cases` declares runs of this config, not presets (config_cases.h).
   const std::vector<ConfigEntry> entries = flatten_yaml_mapping(load_yaml_config(path), path, {"cases"});
   // Preset only once the whole file is known to be good.
-  for (const ConfigEntry& e : entries) reg.preset(e.key, e.text, ValueOrigin{path + ":" + std::to_string(e.line)}, e.list);
+  for (const ConfigEntry& e : entries)
+    reg.preset(e.key, e.text, ValueOrigin{path + ":" + std::to_string(e.line)}, e.list);
   return entries.size();
 }
 
@@ -32,8 +33,6 @@ void apply_gdb_option(const std::string& assignment, ParamRegistry& reg) {
   reg.preset(assignment.substr(0, eq) + ".gdb_port", assignment.substr(eq + 1), ValueOrigin{"--gdb"});
 }
 
-std::string config_name_of(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
-}
+std::string config_name_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 }  // namespace m2

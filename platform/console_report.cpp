@@ -15,8 +15,7 @@ std::string number(double v) {
   char b[40];
   if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 && v < 1e15)
     std::snprintf(b, sizeof b, "%lld", static_cast<long long>(v));
-  else
-    std::snprintf(b, sizeof b, "%.6g", v);
+  else std::snprintf(b, sizeof b, "%.6g", v);
   return b;
 }
 

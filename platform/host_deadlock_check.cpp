@@ -72,18 +72,19 @@ NetworkWatchdog::Verdict HostDeadlockCheck::look(const sc_core::sc_time& interva
   m_ended_looks = ended ? m_ended_looks + 1 : 0;
   const std::string waited = std::to_string(host_patience.get()) + " x " + interval.to_string();
   if (m_ended_looks >= host_patience.get())
-    return {"every host program has ended, but " + waited + " later at " + sc_core::sc_time_stamp().to_string() +
-           " firmware still runs: nothing is left for it to serve (a program that ended without releasing its NI, or "
-           "firmware that never answered); the hosts:\n" +
-               host_states(),
-           "every host program has ended but firmware still runs (see the log)"};
+    return {
+        "every host program has ended, but " + waited + " later at " + sc_core::sc_time_stamp().to_string() +
+            " firmware still runs: nothing is left for it to serve (a program that ended without releasing its NI, or "
+            "firmware that never answered); the hosts:\n" +
+            host_states(),
+        "every host program has ended but firmware still runs (see the log)"};
   if (m_stuck_looks >= host_patience.get())
     return {"hosts deadlocked at " + sc_core::sc_time_stamp().to_string() + ": every running host has waited for " +
-           waited +
-           " while nothing moved (no payload byte in the network, no PCI write from a host, no DMA into a host's "
-           "memory); each waits for something no one will send:\n" +
-               host_states(),
-           "hosts deadlocked: every running host waits and nothing moves (see what each waits in, in the log)"};
+                waited +
+                " while nothing moved (no payload byte in the network, no PCI write from a host, no DMA into a host's "
+                "memory); each waits for something no one will send:\n" +
+                host_states(),
+            "hosts deadlocked: every running host waits and nothing moves (see what each waits in, in the log)"};
   return {};
 }
 

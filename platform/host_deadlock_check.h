@@ -44,8 +44,8 @@ class HostDeadlockCheck {
 
   // `owner`: the watchdog's name, under which the parameters are listed;
   // `cpu_states`: where every CPU stands, for the reports.
-  HostDeadlockCheck(const std::string& owner, std::vector<HostCpu*> hosts,
-                    std::function<uint64_t()> network_progress, std::function<std::string()> cpu_states);
+  HostDeadlockCheck(const std::string& owner, std::vector<HostCpu*> hosts, std::function<uint64_t()> network_progress,
+                    std::function<std::string()> cpu_states);
 
   // One look, `interval` after the previous one: an empty verdict, or the
   // report of a deadlock (what every host waits in) or of ended hosts.

@@ -5,7 +5,8 @@ namespace m2 {
 NetworkWatchdog::NetworkWatchdog(sc_core::sc_module_name name, RunControl& run, Probes probes)
     : sc_module(name),
       interval_us(this->name(), "interval_us", 1000.0, "us",
-                  "how often the watchdog looks for progress in the network and at the hosts (0: off)", Range<double>{0, 1e9}),
+                  "how often the watchdog looks for progress in the network and at the hosts (0: off)",
+                  Range<double>{0, 1e9}),
       patience(this->name(), "patience", 5, "intervals",
                "intervals without progress, with messages pending, before the run is declared stalled",
                Range<uint64_t>{1, 1000000}),
@@ -43,16 +44,16 @@ void NetworkWatchdog::watch() {
     const std::string livelock = m_probes.livelock ? m_probes.livelock() : "";
     if (!livelock.empty()) {
       m_run.stalled("network livelocked at " + sc_core::sc_time_stamp().to_string() +
-                        ": frames keep being resent but none has arrived intact for " +
-                        std::to_string(patience.get()) + " x " + interval_us.value_string() +
-                        " us (no payload byte delivered):\n" + livelock + "network state:\n" + m_probes.state(),
+                        ": frames keep being resent but none has arrived intact for " + std::to_string(patience.get()) +
+                        " x " + interval_us.value_string() + " us (no payload byte delivered):\n" + livelock +
+                        "network state:\n" + m_probes.state(),
                     "network livelocked: frames resent, none arrives intact (bit error rate too high for the frame "
                     "size; see the log)");
       return;
     }
     m_run.stalled("network stalled at " + sc_core::sc_time_stamp().to_string() + ": messages are pending but no " +
-                  "byte has moved for " + std::to_string(patience.get()) + " x " + interval_us.value_string() +
-                  " us; network state:\n" + m_probes.state(),
+                      "byte has moved for " + std::to_string(patience.get()) + " x " + interval_us.value_string() +
+                      " us; network state:\n" + m_probes.state(),
                   "network stalled: messages pending, no progress (see the network state in the log)");
     return;
   }

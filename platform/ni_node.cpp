@@ -36,16 +36,15 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
       dma("dma"),
       intc("intc"),
       pci("pci", timing) {
-  simctrl = std::make_unique<SimCtrl>("simctrl", run, cpu.name(),
-                                      static_cast<uint32_t>(cpu.timebase_hz.get()),
+  simctrl = std::make_unique<SimCtrl>("simctrl", run, cpu.name(), static_cast<uint32_t>(cpu.timebase_hz.get()),
                                       static_cast<uint32_t>(cpu.clock_mhz.get() * 1e6));
   const std::string me = this->name();
   bind_traced(cpu.socket, me + ".cpu", m_taps, [this](auto& s) { s.bind(bus.target); });
   bus.attach(sdram.socket, NI_SDRAM_BASE, sdram.size(), sdram.name());
   // The cache-inhibited view: no DMI, so each access costs the bus crossing
   // plus the SDRAM's own latency (60 ns a read, 40 ns a write).
-  bus.attach_view(NI_SDRAM_UNCACHED_BASE, sdram.size(), std::string(sdram.name()) + " (cache-inhibited)",
-                  NI_SDRAM_BASE, false);
+  bus.attach_view(NI_SDRAM_UNCACHED_BASE, sdram.size(), std::string(sdram.name()) + " (cache-inhibited)", NI_SDRAM_BASE,
+                  false);
   bus.attach(console.regs, NI_CONSOLE_BASE, NI_DEVICE_SIZE, console.name());
   bus.attach(simctrl->regs, NI_SIMCTRL_BASE, NI_DEVICE_SIZE, simctrl->name());
   bus.attach(netbuf.regs, NI_NETBUF_BASE, NI_DEVICE_SIZE, netbuf.name());
@@ -93,7 +92,6 @@ NiNode::NiNode(sc_core::sc_module_name name, RunControl& run, const std::string&
   console.on_line([this](const std::string& line) { cpu.console_output(line); });
   load_node_firmware(firmware, config_dir, cpu, *simctrl);
   if (!firmware.get().empty()) run.add_participant(cpu.name());
-
 }
 
 }  // namespace m2

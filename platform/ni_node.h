@@ -49,7 +49,6 @@ class NiNode : public sc_core::sc_module {
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced bindings only
 
  public:
-
   // `config_dir` resolves relative firmware paths. Throws ConfigError when
   // the firmware is missing or not a PowerPC executable.
   NiNode(sc_core::sc_module_name name, RunControl& run, const std::string& config_dir,

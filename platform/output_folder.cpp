@@ -23,9 +23,8 @@ namespace {
 
 // What the simulator wrote before runs kept a manifest: what a folder without
 // one loses (its own names now come from the run, simulation.cpp).
-const char* const kFixedOutputs[] = {"params.tsv", "report.txt",       "stats.tsv",    "results.tsv",
-                                     "signals.vcd", "signals.gtkw",    "transactions.csv",
-                                     "messages.csv", "trace.json",     "run.log"};
+const char* const kFixedOutputs[] = {"params.tsv",   "report.txt",       "stats.tsv",    "results.tsv", "signals.vcd",
+                                     "signals.gtkw", "transactions.csv", "messages.csv", "trace.json",  "run.log"};
 
 // The largest manifest read (a run lists a few dozen files).
 constexpr off_t kMaxManifestBytes = 16 << 20;

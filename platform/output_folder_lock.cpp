@@ -37,8 +37,9 @@ std::unique_ptr<OutputFolderLock> OutputFolderLock::take(const fs::path& folder,
     if (fd < 0) {
       if (errno == ENOENT && !create) return nullptr;
       if (errno == ELOOP)
-        throw ConfigError(where + ": the folder's run lock is a symbolic link: expected the plain file runs make "
-                                  "(remove the link)");
+        throw ConfigError(where +
+                          ": the folder's run lock is a symbolic link: expected the plain file runs make "
+                          "(remove the link)");
       throw ConfigError(where + ": cannot open the folder's run lock: " + std::strerror(errno));
     }
     struct stat opened {};

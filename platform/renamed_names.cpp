@@ -50,7 +50,8 @@ void check_no_old_names(const std::string& patterns, const std::string& where) {
   for (const std::string& p : split_trace_patterns(patterns)) {
     const std::string now = renamed_name(p);
     if (!now.empty())
-      throw ConfigError(where + ": '" + p + "' is an old name: it is now '" + now + "' (docs/models/cluster.md, names)");
+      throw ConfigError(where + ": '" + p + "' is an old name: it is now '" + now +
+                        "' (docs/models/cluster.md, names)");
   }
 }
 

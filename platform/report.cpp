@@ -59,8 +59,7 @@ std::string format_report(const RunSummary& s, const RunControl& run, const std:
   if (!ResultTable::instance().empty()) r += "results:\n" + ResultTable::instance().format();
   if (!stats.empty()) {
     r += "model statistics:\n";
-    for (const Statistic& st : stats)
-      r += fmt("  %-16s %-26s %.6g\n", st.source.c_str(), st.key.c_str(), st.value);
+    for (const Statistic& st : stats) r += fmt("  %-16s %-26s %.6g\n", st.source.c_str(), st.key.c_str(), st.value);
   }
   return r;
 }
@@ -70,9 +69,11 @@ std::string format_cpu_states(const std::vector<Processor*>& cpus) {
   for (Processor* p : cpus) {
     const uint64_t pc = p->core().pc();
     const std::string where = p->describe(pc);
-    r += fmt("  %s: pc 0x%08" PRIx64 "%s%s%s, %s, %" PRIu64 " instructions\n", p->name(), pc,
-             where.empty() ? "" : " (", where.c_str(), where.empty() ? "" : ")",
-             p->firmware() == nullptr ? "no firmware" : p->core().idle() ? "dozing (waiting for an interrupt)" : "running",
+    r += fmt("  %s: pc 0x%08" PRIx64 "%s%s%s, %s, %" PRIu64 " instructions\n", p->name(), pc, where.empty() ? "" : " (",
+             where.c_str(), where.empty() ? "" : ")",
+             p->firmware() == nullptr ? "no firmware"
+             : p->core().idle()       ? "dozing (waiting for an interrupt)"
+                                      : "running",
              p->instructions());
   }
   return r;
@@ -106,9 +107,8 @@ void write_stats_tsv(const std::string& path, const RunSummary& s, const RunCont
   // Counts as integers (48, not 48.000000), times and rates with six decimals.
   auto write = [&f](const Statistic& st) {
     f << st.source << "\t" << st.key << "\t"
-      << (!st.always_decimals && st.value == std::floor(st.value) && std::fabs(st.value) < 1e15
-              ? fmt("%.0f", st.value)
-              : fmt("%.6f", st.value))
+      << (!st.always_decimals && st.value == std::floor(st.value) && std::fabs(st.value) < 1e15 ? fmt("%.0f", st.value)
+                                                                                                : fmt("%.6f", st.value))
       << "\n";
   };
   // The CPUs' statistics (cpu/processor.h) first, then the results, then the other models'.
@@ -146,7 +146,8 @@ std::string format_params_table() {
     if (!p->range_string().empty()) desc += " [" + p->range_string() + "]";
     if (p->origin().where != "default") desc += " (set at " + p->origin().where + ")";
     r += fmt("%-*s  %-*s  %-*s  %-*s  ", int(wn), p->name().c_str(), int(wv), p->value_string().c_str(), int(wu),
-             p->unit().c_str(), int(wd), p->default_string().c_str()) + desc + "\n";
+             p->unit().c_str(), int(wd), p->default_string().c_str()) +
+         desc + "\n";
   }
   return r;
 }

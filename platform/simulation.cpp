@@ -52,10 +52,10 @@ struct Elaborated {
   std::unique_ptr<GdbPlatformServer> gdb;  // only with sim.gdb_port; outlives the CPUs
   std::unique_ptr<Platform> platform;
   VcdWriter vcd;
-  std::unique_ptr<SignalSampler> sampler;  // only with sim.vcd
+  std::unique_ptr<SignalSampler> sampler;              // only with sim.vcd
   std::unique_ptr<TieOrderPerturbation> perturbation;  // only with sim.perturb_ns
-  std::unique_ptr<ProgressMeter> progress; // only on a terminal
-  std::string case_dir;                    // the case run (config_cases.h); "" without cases
+  std::unique_ptr<ProgressMeter> progress;             // only on a terminal
+  std::string case_dir;                                // the case run (config_cases.h); "" without cases
 };
 
 // --set wins over a case's setting (docs/usage.md); when it takes the very
@@ -88,8 +88,8 @@ std::string apply_chosen_case(const RunOptions& opts, bool listing, ParamRegistr
                       " cases (first: " + cases.cases.front().name +
                       "): './m2vp run CONFIG' runs them all and merges their tables; "
                       "'m2vp-sim run CONFIG --case NAME' runs one ('m2vp-sim cases CONFIG' lists them)");
-  const ConfigCase& c = opts.case_name.empty() ? cases.cases.front()
-                                               : find_config_case(cases, opts.case_name, opts.config_path);
+  const ConfigCase& c =
+      opts.case_name.empty() ? cases.cases.front() : find_config_case(cases, opts.case_name, opts.config_path);
   if (opts.case_name.empty())
     std::cerr << "note: " << opts.config_path << " declares " << cases.cases.size()
               << " cases; these are the parameters of the first, " << c.name << " (--case NAME for another)\n";
@@ -127,9 +127,10 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   check_no_old_names(e->sim.trace.get(), e->sim.trace.origin().where + ": key 'sim.trace'");
   check_no_old_names(e->sim.vcd.get(), e->sim.vcd.origin().where + ": key 'sim.vcd'");
   if (e->sim.trace_to_us.get() > 0 && e->sim.trace_from_us.get() >= e->sim.trace_to_us.get())
-    throw ConfigError(e->sim.trace_from_us.origin().where + ": key 'sim.trace_from_us' = " +
-                      e->sim.trace_from_us.value_string() + " us is not before sim.trace_to_us = " +
-                      e->sim.trace_to_us.value_string() + " us (set at " + e->sim.trace_to_us.origin().where +
+    throw ConfigError(e->sim.trace_from_us.origin().where +
+                      ": key 'sim.trace_from_us' = " + e->sim.trace_from_us.value_string() +
+                      " us is not before sim.trace_to_us = " + e->sim.trace_to_us.value_string() + " us (set at " +
+                      e->sim.trace_to_us.origin().where +
                       "): expected the window's start below its end (or trace_to_us 0 for the end of the run)");
   // Taps and message probes are set while the platform is built: configure
   // tracing first.
@@ -158,19 +159,20 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
     if (chosen.empty())
       Log::instance().warning("sim.vcd = '" + e->sim.vcd.get() + "' matches no signal of this platform");
     const double to_us = e->sim.trace_to_us.get();
-    e->sampler = std::make_unique<SignalSampler>(
-        "signal_sampler", e->run, std::move(chosen), e->vcd, sc_core::sc_time(e->sim.vcd_sample_ns.get(), sc_core::SC_NS),
-        sc_core::sc_time(e->sim.trace_from_us.get(), sc_core::SC_US),
-        to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
+    e->sampler =
+        std::make_unique<SignalSampler>("signal_sampler", e->run, std::move(chosen), e->vcd,
+                                        sc_core::sc_time(e->sim.vcd_sample_ns.get(), sc_core::SC_NS),
+                                        sc_core::sc_time(e->sim.trace_from_us.get(), sc_core::SC_US),
+                                        to_us > 0 ? sc_core::sc_time(to_us, sc_core::SC_US) : sc_core::sc_max_time());
   }
   if (e->sim.perturb_ns.get() > 0 && e->sim.perturb_ns.get() < kMinPerturbNs)
-    throw ConfigError(e->sim.perturb_ns.origin().where + ": key 'sim.perturb_ns' = " +
-                      e->sim.perturb_ns.value_string() + " ns: expected 0 (none) or at least " +
-                      std::to_string(static_cast<int>(kMinPerturbNs)) +
+    throw ConfigError(e->sim.perturb_ns.origin().where +
+                      ": key 'sim.perturb_ns' = " + e->sim.perturb_ns.value_string() +
+                      " ns: expected 0 (none) or at least " + std::to_string(static_cast<int>(kMinPerturbNs)) +
                       " ns (a shorter period only slows the run; below the 1 ps resolution it would never advance)");
   if (e->sim.perturb_ns.get() > 0)
-    e->perturbation = std::make_unique<TieOrderPerturbation>(
-        "tie_order_perturbation", sc_core::sc_time(e->sim.perturb_ns.get(), sc_core::SC_NS));
+    e->perturbation = std::make_unique<TieOrderPerturbation>("tie_order_perturbation",
+                                                             sc_core::sc_time(e->sim.perturb_ns.get(), sc_core::SC_NS));
   reg.check_all_presets_used();
   if (!listing && !opts.quiet && ProgressMeter::wanted())
     e->progress = std::make_unique<ProgressMeter>(sc_core::sc_time(e->sim.max_time_ms.get(), sc_core::SC_MS));
@@ -214,8 +216,8 @@ int run_simulation(const RunOptions& opts) {
   summary.config_name = config_name_of(opts.config_path);
   // (No trailing '/' from an empty case folder: messages add their own.)
   const fs::path out = !opts.out_dir.empty() ? fs::path(opts.out_dir)
-                       : e->case_dir.empty()  ? fs::path("traces") / summary.config_name
-                                              : fs::path("traces") / summary.config_name / e->case_dir;
+                       : e->case_dir.empty() ? fs::path("traces") / summary.config_name
+                                             : fs::path("traces") / summary.config_name / e->case_dir;
   // Locked until the function is left (after the manifest: declared first).
   const PreparedFolder folder = prepare_output_folder(out, opts.out_force);
   // Each file the run writes is listed before it is written (output_folder.h):
@@ -245,7 +247,8 @@ int run_simulation(const RunOptions& opts) {
   if (e->sampler && e->platform->processors().size() > 3)
     log.out("note: sim.vcd samples every " + e->sim.vcd_sample_ns.value_string() +
             " ns, a process that can change the order of same-time events: this run's results are those of "
-            "sim.perturb_ns = " + e->sim.vcd_sample_ns.value_string() + " without sim.vcd (docs/models/trace.md)");
+            "sim.perturb_ns = " +
+            e->sim.vcd_sample_ns.value_string() + " without sim.vcd (docs/models/trace.md)");
 
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(e->sim.quantum_ns.get(), sc_core::SC_NS));
   const sc_core::sc_time limit(e->sim.max_time_ms.get(), sc_core::SC_MS);

@@ -13,8 +13,7 @@ namespace {
 // in a master abort).
 class SingleNiPlatform : public Platform {
  public:
-  explicit SingleNiPlatform(PlatformContext& ctx)
-      : m_ni("ni0", ctx.run, ctx.config_dir), m_pci("pci", ctx.timing) {
+  explicit SingleNiPlatform(PlatformContext& ctx) : m_ni("ni0", ctx.run, ctx.config_dir), m_pci("pci", ctx.timing) {
     m_pci.attach(m_ni.pci.bar0, PCI_NI_BAR0(0), PCI_NI_BAR0_SIZE, "ni0 BAR0 (SDRAM)");
     m_pci.attach(m_ni.pci.bar1, PCI_NI_BAR1(0), PCI_NI_BAR1_SIZE, "ni0 BAR1 (registers)");
     m_pci.bind_master(m_ni.pci.pci_master, "ni0");

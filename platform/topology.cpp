@@ -140,7 +140,8 @@ void Topology::connect(const LinkEnd& a, const LinkEnd& b) {
   // The switch box's own switching bus joins its ports; a loop cable would
   // only make a routing cycle inside one box.
   if (!a.is_node() && !b.is_node() && a.sb == b.sb)
-    fail("cable " + a.str() + ":" + b.str() + " connects two ports of the same switch box (expected a cable to "
+    fail("cable " + a.str() + ":" + b.str() +
+         " connects two ports of the same switch box (expected a cable to "
          "another switch box or a node)");
   m_port_peer[static_cast<size_t>(a.sb >= 0 ? a.sb : b.sb)][static_cast<size_t>(a.sb >= 0 ? a.port : b.port)] =
       a.sb >= 0 ? b : a;
@@ -228,7 +229,8 @@ void Topology::compute_routes(bool updown) {
     t.unicast.assign(static_cast<size_t>(m_nodes), -1);
     for (int n = 0; n < m_nodes; ++n) {
       const LinkEnd& at = m_attach[static_cast<size_t>(n)];
-      t.unicast[static_cast<size_t>(n)] = at.sb == s ? at.port : m_next_port[static_cast<size_t>(s)][static_cast<size_t>(at.sb)];
+      t.unicast[static_cast<size_t>(n)] =
+          at.sb == s ? at.port : m_next_port[static_cast<size_t>(s)][static_cast<size_t>(at.sb)];
     }
     // What lies behind each port of s: a node, or the nodes of a tree subtree.
     std::vector<std::set<int>> behind(static_cast<size_t>(m_ports));
@@ -316,8 +318,8 @@ void Topology::check_deadlock_free() const {
           if (x == n) on = true;
           if (on) cycle += "sb" + std::to_string(x.first) + ".port" + std::to_string(x.second) + " -> ";
         }
-        fail("routes could deadlock: cables wait on each other in a cycle: " + cycle + "sb" +
-             std::to_string(n.first) + ".port" + std::to_string(n.second) + " (use topology.routing: updown)");
+        fail("routes could deadlock: cables wait on each other in a cycle: " + cycle + "sb" + std::to_string(n.first) +
+             ".port" + std::to_string(n.second) + " (use topology.routing: updown)");
       }
       if (state[n] == 0) visit(n);
     }
@@ -334,7 +336,8 @@ std::string Topology::describe() const {
   for (const Cable& c : m_cables) os << "  cable " << c.a.str() << " - " << c.b.str() << "\n";
   for (int s = 0; s < m_sbs; ++s) {
     os << "  sb" << s << " unicast:";
-    for (int n = 0; n < m_nodes; ++n) os << " " << n << "->" << m_routes[static_cast<size_t>(s)].unicast[static_cast<size_t>(n)];
+    for (int n = 0; n < m_nodes; ++n)
+      os << " " << n << "->" << m_routes[static_cast<size_t>(s)].unicast[static_cast<size_t>(n)];
     os << "\n";
   }
   return os.str();

@@ -30,22 +30,22 @@ struct Cable {
 
 // Routing tables of one switch box.
 struct SbRouteTable {
-  std::vector<int> unicast;                  // node address -> output port
-  std::vector<uint32_t> broadcast;           // input port -> output port mask
+  std::vector<int> unicast;                        // node address -> output port
+  std::vector<uint32_t> broadcast;                 // input port -> output port mask
   std::map<int, std::vector<uint32_t>> multicast;  // group -> input port -> output port mask
   uint32_t up_ports = 0;  // ports cabled to a switch box nearer the root (lower BFS level, then index)
 };
 
 struct TopologySpec {
   int nodes = 2;
-  int switch_boxes = 0;   // 0: as few as the ports allow (a chain of SBs)
+  int switch_boxes = 0;  // 0: as few as the ports allow (a chain of SBs)
   int ports_per_sb = 8;
   // Explicit cabling, "node0:sb0.0 node1:sb0.1 sb0.7:sb1.7" (empty: automatic).
   std::string links;
   std::string routing = "updown";  // updown | shortest (may deadlock: checked)
   // Multicast groups: group id -> member nodes.
   std::map<int, std::vector<int>> groups;
-  std::string origin;  // where the spec came from, for error messages
+  std::string origin;         // where the spec came from, for error messages
   std::string groups_origin;  // where `groups` came from (empty: origin)
 };
 
@@ -80,10 +80,10 @@ class Topology {
   int m_nodes, m_sbs = 0, m_ports;
   std::string m_origin;
   std::vector<Cable> m_cables;
-  std::vector<LinkEnd> m_attach;                         // per node
-  std::vector<std::vector<LinkEnd>> m_port_peer;         // per sb, per port: the other end (or none)
-  std::vector<int> m_level;                              // per sb: BFS depth from sb0
-  std::vector<std::vector<int>> m_next_port;             // per sb, per destination sb: output port
+  std::vector<LinkEnd> m_attach;                  // per node
+  std::vector<std::vector<LinkEnd>> m_port_peer;  // per sb, per port: the other end (or none)
+  std::vector<int> m_level;                       // per sb: BFS depth from sb0
+  std::vector<std::vector<int>> m_next_port;      // per sb, per destination sb: output port
   std::vector<SbRouteTable> m_routes;
   std::map<int, std::vector<int>> m_groups;
 };

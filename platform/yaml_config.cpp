@@ -46,8 +46,8 @@ class Flattener {
   void walk(const YAML::Node& mapping, const std::string& prefix, int depth = 1) {
     if (depth > kMaxDepth)
       fail(yaml_line(mapping, 0), "key '" + prefix.substr(0, 60) + (prefix.size() > 60 ? "..." : "") +
-                                     "' nests deeper than " + std::to_string(kMaxDepth) +
-                                     " levels (a YAML alias that contains itself?)");
+                                      "' nests deeper than " + std::to_string(kMaxDepth) +
+                                      " levels (a YAML alias that contains itself?)");
     for (const auto& kv : mapping) {
       const YAML::Node& k = kv.first;
       const YAML::Node& v = kv.second;
@@ -91,9 +91,7 @@ class Flattener {
   }
 
  private:
-  static std::string under(const std::string& prefix) {
-    return prefix.empty() ? "" : " (under '" + prefix + "')";
-  }
+  static std::string under(const std::string& prefix) { return prefix.empty() ? "" : " (under '" + prefix + "')"; }
 
   // yaml-cpp keeps duplicate keys, and "a: {b: 1}" collides with "a.b: 2"
   // only once flattened, so duplicates are caught here.
@@ -182,8 +180,9 @@ YAML::Node load_yaml_config(const std::string& path) {
     // YAML allows a plain key of at most 1024 characters; yaml-cpp then only
     // finds an "illegal map value" after it.
     if (e.msg == YAML::ErrorMsg::MAP_VALUE && e.mark.column >= 1024)
-      throw ConfigError(where + ": a key longer than 1024 characters (YAML's limit for a plain key; expected a "
-                                "dotted parameter name)");
+      throw ConfigError(where +
+                        ": a key longer than 1024 characters (YAML's limit for a plain key; expected a "
+                        "dotted parameter name)");
     throw ConfigError(where + ": YAML syntax error: " + e.msg + tab_hint(text, e.mark.line));
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ": YAML error: " + e.msg);

@@ -39,8 +39,8 @@ std::pair<uintptr_t, uintptr_t> executable_range() {
           rr->first = info->dlpi_addr;
           for (int i = 0; i < info->dlpi_phnum; ++i)
             if (info->dlpi_phdr[i].p_type == PT_LOAD)
-              rr->second = std::max<uintptr_t>(rr->second, info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
-                                                                info->dlpi_phdr[i].p_memsz);
+              rr->second = std::max<uintptr_t>(
+                  rr->second, info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + info->dlpi_phdr[i].p_memsz);
           return 1;  // the first object is the executable
         },
         &r);

@@ -12,8 +12,7 @@ const char *__ubsan_default_options(void);
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_options(void);
 
-const char *__asan_default_options(void)
-{
+const char *__asan_default_options(void) {
   return
       /* SystemC runs every SC_THREAD on a coroutine stack of its own and
        * switches stacks without telling ASan (Debian's libsystemc is not
@@ -33,10 +32,7 @@ const char *__asan_default_options(void)
       ":symbolize=1";
 }
 
-const char *__ubsan_default_options(void)
-{
-  return "print_stacktrace=1:halt_on_error=1:exitcode=99";
-}
+const char *__ubsan_default_options(void) { return "print_stacktrace=1:halt_on_error=1:exitcode=99"; }
 
 /* One suppression, for an allocation of SystemC's, not ours. wait(a | b)
  * makes SystemC (libsystemc, Debian's, uninstrumented) build an event list
@@ -56,18 +52,14 @@ const char *__ubsan_default_options(void)
  * unreferenced (the rest of Unicorn's memory is not reported: it is that
  * one block Unicorn loses track of). Not our allocation; no other run of the
  * suite allocates it. */
-const char *__lsan_default_suppressions(void)
-{
+const char *__lsan_default_suppressions(void) {
   return "leak:std::vector<sc_core::sc_event const*\n"
          "leak:tb_invalidate_phys_page_fast_ppc\n";
 }
 
 /* The table of suppressions used would go to stderr at every exit; the
  * integration tests check that a clean run prints nothing there. */
-const char *__lsan_default_options(void)
-{
-  return "print_suppressions=0";
-}
+const char *__lsan_default_options(void) { return "print_suppressions=0"; }
 
 /* LeakSanitizer scans the stack ASan believes the thread is on. SystemC
  * announces its coroutine switches, but a process that ends (an SC_THREAD
@@ -81,16 +73,13 @@ const char *__lsan_default_options(void)
 void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
 void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
 
-static void m2_announce_main_stack(void)
-{
+static void m2_announce_main_stack(void) {
   pthread_attr_t attr;
   void *bottom = NULL;
   size_t size = 0;
   char here;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0)
-    return;
-  if (pthread_attr_getstack(&attr, &bottom, &size) != 0)
-    size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  if (pthread_attr_getstack(&attr, &bottom, &size) != 0) size = 0;
   pthread_attr_destroy(&attr);
   if (size == 0 || &here < (char *)bottom || &here >= (char *)bottom + size)
     return; /* exit() called on a coroutine stack: ASan's record is right */
@@ -98,7 +87,4 @@ static void m2_announce_main_stack(void)
   __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
 }
 
-__attribute__((constructor)) static void m2_register_exit_hook(void)
-{
-  atexit(m2_announce_main_stack);
-}
+__attribute__((constructor)) static void m2_register_exit_hook(void) { atexit(m2_announce_main_stack); }

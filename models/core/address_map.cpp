@@ -12,7 +12,8 @@ void AddressMap::check_free(uint64_t base, uint64_t size, const std::string& nam
   for (const Range& r : m_ranges) {
     if (base < r.base + r.size && r.base < base + size) {
       char msg[256];
-      std::snprintf(msg, sizeof msg, "%s: '%s' at 0x%08" PRIx64 "+0x%" PRIx64 " overlaps '%s' at 0x%08" PRIx64 "+0x%" PRIx64,
+      std::snprintf(msg, sizeof msg,
+                    "%s: '%s' at 0x%08" PRIx64 "+0x%" PRIx64 " overlaps '%s' at 0x%08" PRIx64 "+0x%" PRIx64,
                     m_owner.c_str(), name.c_str(), base, size, r.name.c_str(), r.base, r.size);
       throw ConfigError(msg);
     }
@@ -88,8 +89,7 @@ unsigned AddressMap::transport_dbg(tlm::tlm_fw_transport_if<>& out, const Range&
   return n;
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> AddressMap::invalidation(unsigned port, uint64_t start,
-                                                                     uint64_t end) const {
+std::vector<std::pair<uint64_t, uint64_t>> AddressMap::invalidation(unsigned port, uint64_t start, uint64_t end) const {
   std::vector<std::pair<uint64_t, uint64_t>> out;
   for (const Range& r : m_ranges) {
     if (r.port != port || !r.dmi || end < r.offset || start - std::min(start, r.offset) >= r.size) continue;

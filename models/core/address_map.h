@@ -20,7 +20,7 @@ class AddressMap {
   struct Range {
     uint64_t base, size;
     std::string name;
-    unsigned port;  // initiator port the range leads to (attach order)
+    unsigned port;        // initiator port the range leads to (attach order)
     uint64_t offset = 0;  // target-relative offset of the range's first byte
     bool dmi = true;      // false: a view that grants no DMI (every access timed)
   };

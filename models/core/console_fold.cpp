@@ -78,9 +78,9 @@ std::vector<std::string> ConsoleFold::summary() const {
   std::vector<std::string> r;
   for (const Form& f : m_forms) {
     if (f.folded == 0) continue;
-    r.push_back("[" + f.kind + "] " + std::to_string(f.folded) + " more line" + (f.folded == 1 ? "" : "s") +
-                " like '" + f.shape + "' (" + std::to_string(f.speakers.size()) + " of " +
-                std::to_string(m_instances.at(f.kind)) + " instances; each in run.log)");
+    r.push_back("[" + f.kind + "] " + std::to_string(f.folded) + " more line" + (f.folded == 1 ? "" : "s") + " like '" +
+                f.shape + "' (" + std::to_string(f.speakers.size()) + " of " + std::to_string(m_instances.at(f.kind)) +
+                " instances; each in run.log)");
   }
   return r;
 }

@@ -42,9 +42,9 @@ class ConsoleFold {
     std::set<std::string> speakers;
     unsigned folded = 0;
   };
-  std::map<std::string, unsigned> m_instances;        // kind -> instances, for folding kinds
+  std::map<std::string, unsigned> m_instances;                    // kind -> instances, for folding kinds
   std::map<std::pair<std::string, std::string>, size_t> m_index;  // (kind, shape) -> m_forms
-  std::vector<Form> m_forms;                           // in first-seen order
+  std::vector<Form> m_forms;                                      // in first-seen order
 };
 
 }  // namespace m2

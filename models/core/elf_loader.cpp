@@ -18,9 +18,7 @@
 namespace m2 {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw ConfigError(path + ": " + what);
-}
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw ConfigError(path + ": " + what); }
 
 constexpr uint64_t kMaxElfBytes = 256ull << 20;
 
@@ -47,14 +45,11 @@ struct MachineName {
 
 // Enough machines to make a wrong firmware path obvious in the message.
 const MachineName kMachines[] = {
-    {EM_NONE, "none", "EM_NONE"},         {EM_SPARC, "SPARC", "EM_SPARC"},
-    {EM_386, "Intel 80386", "EM_386"},    {EM_68K, "Motorola 68000", "EM_68K"},
-    {EM_MIPS, "MIPS", "EM_MIPS"},         {EM_PPC, "PowerPC", "EM_PPC"},
-    {EM_PPC64, "PowerPC64", "EM_PPC64"},  {EM_S390, "IBM S/390", "EM_S390"},
-    {EM_ARM, "ARM", "EM_ARM"},            {EM_SH, "SuperH", "EM_SH"},
-    {EM_SPARCV9, "SPARC v9", "EM_SPARCV9"}, {EM_IA_64, "IA-64", "EM_IA_64"},
-    {EM_X86_64, "x86-64", "EM_X86_64"},   {EM_AARCH64, "AArch64", "EM_AARCH64"},
-    {EM_RISCV, "RISC-V", "EM_RISCV"},
+    {EM_NONE, "none", "EM_NONE"},         {EM_SPARC, "SPARC", "EM_SPARC"},        {EM_386, "Intel 80386", "EM_386"},
+    {EM_68K, "Motorola 68000", "EM_68K"}, {EM_MIPS, "MIPS", "EM_MIPS"},           {EM_PPC, "PowerPC", "EM_PPC"},
+    {EM_PPC64, "PowerPC64", "EM_PPC64"},  {EM_S390, "IBM S/390", "EM_S390"},      {EM_ARM, "ARM", "EM_ARM"},
+    {EM_SH, "SuperH", "EM_SH"},           {EM_SPARCV9, "SPARC v9", "EM_SPARCV9"}, {EM_IA_64, "IA-64", "EM_IA_64"},
+    {EM_X86_64, "x86-64", "EM_X86_64"},   {EM_AARCH64, "AArch64", "EM_AARCH64"},  {EM_RISCV, "RISC-V", "EM_RISCV"},
 };
 
 const MachineName* find_machine(uint16_t id) {
@@ -77,11 +72,16 @@ std::string expected_machine_text(uint16_t id) {
 
 std::string type_text(uint16_t type) {
   switch (type) {
-    case ET_NONE: return "ET_NONE (no file type)";
-    case ET_REL: return "ET_REL (a relocatable object: was it linked?)";
-    case ET_DYN: return "ET_DYN (a shared object or PIE: link with -static -no-pie)";
-    case ET_CORE: return "ET_CORE (a core dump)";
-    default: return std::to_string(type);
+    case ET_NONE:
+      return "ET_NONE (no file type)";
+    case ET_REL:
+      return "ET_REL (a relocatable object: was it linked?)";
+    case ET_DYN:
+      return "ET_DYN (a shared object or PIE: link with -static -no-pie)";
+    case ET_CORE:
+      return "ET_CORE (a core dump)";
+    default:
+      return std::to_string(type);
   }
 }
 
@@ -100,11 +100,10 @@ void init_libelf(const std::string& path) {
 
 ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
   const std::string expected_desc = expected_machine_text(expected_machine);
-  const std::string not_elf =
-      "not an ELF file (expected a " +
-      (find_machine(expected_machine) ? std::string(find_machine(expected_machine)->name)
-                                      : "machine " + std::to_string(expected_machine)) +
-      " 32-bit big-endian executable)";
+  const std::string not_elf = "not an ELF file (expected a " +
+                              (find_machine(expected_machine) ? std::string(find_machine(expected_machine)->name)
+                                                              : "machine " + std::to_string(expected_machine)) +
+                              " 32-bit big-endian executable)";
 
   // Firmware for a 64 MB SDRAM: a 256 MB file cannot be one.
   std::vector<uint8_t> file = read_input_file(path, "firmware ELF", kMaxElfBytes);
@@ -135,16 +134,12 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
   // "wrong class"), except that a big-endian image mislabelled little-endian
   // reads back as the byte-swapped machine: that one is reported as endianness.
   const uint16_t swapped = static_cast<uint16_t>((eh.e_machine >> 8) | (eh.e_machine << 8));
-  const bool machine_ok =
-      eh.e_machine == expected_machine || (data == ELFDATA2LSB && swapped == expected_machine);
-  if (!machine_ok)
-    fail(path, "ELF is for machine " + machine_text(eh.e_machine) + ", expected " + expected_desc);
+  const bool machine_ok = eh.e_machine == expected_machine || (data == ELFDATA2LSB && swapped == expected_machine);
+  if (!machine_ok) fail(path, "ELF is for machine " + machine_text(eh.e_machine) + ", expected " + expected_desc);
   if (cls != ELFCLASS32)
     fail(path, "ELF is 64-bit (ELFCLASS64), expected a 32-bit (ELFCLASS32) " + expected_desc + " image");
-  if (data != ELFDATA2MSB)
-    fail(path, "ELF is little-endian (ELFDATA2LSB), expected big-endian (ELFDATA2MSB)");
-  if (eh.e_type != ET_EXEC)
-    fail(path, "ELF type is " + type_text(eh.e_type) + ", expected an executable (ET_EXEC)");
+  if (data != ELFDATA2MSB) fail(path, "ELF is little-endian (ELFDATA2LSB), expected big-endian (ELFDATA2MSB)");
+  if (eh.e_type != ET_EXEC) fail(path, "ELF type is " + type_text(eh.e_type) + ", expected an executable (ET_EXEC)");
 
   ElfImage img;
   img.m_path = path;
@@ -152,8 +147,7 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
 
   // --- Program headers: the PT_LOAD segments are what gets loaded. ---
   size_t phnum = 0;
-  if (elf_getphdrnum(elf.get(), &phnum) != 0)
-    corrupt(path, "cannot read the program header count: " + libelf_error());
+  if (elf_getphdrnum(elf.get(), &phnum) != 0) corrupt(path, "cannot read the program header count: " + libelf_error());
   // Checked here as well as by libelf so that the message says what is cut off;
   // the header's own count is used too because libelf may quietly shrink it.
   if (eh.e_phnum != PN_XNUM) phnum = std::max<size_t>(phnum, eh.e_phnum);
@@ -188,14 +182,14 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
                     file.begin() + static_cast<std::ptrdiff_t>(ph.p_offset + ph.p_filesz));
     img.m_segments.push_back(std::move(seg));
   }
-  if (img.m_segments.empty())
-    fail(path, "ELF has no loadable (PT_LOAD) segment, expected at least one");
+  if (img.m_segments.empty()) fail(path, "ELF has no loadable (PT_LOAD) segment, expected at least one");
   // Overlapping segments would make the loaded bytes depend on their order.
   {
     std::vector<const ElfSegment*> by_addr;
     for (const ElfSegment& seg : img.m_segments)
       if (seg.memsz > 0) by_addr.push_back(&seg);
-    std::sort(by_addr.begin(), by_addr.end(), [](const ElfSegment* a, const ElfSegment* b) { return a->paddr < b->paddr; });
+    std::sort(by_addr.begin(), by_addr.end(),
+              [](const ElfSegment* a, const ElfSegment* b) { return a->paddr < b->paddr; });
     for (size_t i = 1; i < by_addr.size(); ++i)
       if (by_addr[i]->paddr < by_addr[i - 1]->paddr + by_addr[i - 1]->memsz)
         corrupt(path, "loadable segments overlap: " + hex(by_addr[i - 1]->paddr) + ".." +
@@ -205,8 +199,7 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
 
   // --- Symbols (optional: a stripped image simply has none). ---
   size_t shnum = 0;
-  if (elf_getshdrnum(elf.get(), &shnum) != 0)
-    corrupt(path, "cannot read the section header count: " + libelf_error());
+  if (elf_getshdrnum(elf.get(), &shnum) != 0) corrupt(path, "cannot read the section header count: " + libelf_error());
   // libelf silently drops a section header table that lies past the end of the
   // file (the symbols would just vanish), so check the header's numbers here.
   if (eh.e_shoff != 0) shnum = std::max<size_t>({shnum, eh.e_shnum, 1});
@@ -258,9 +251,8 @@ ElfImage ElfImage::load(const std::string& path, uint16_t expected_machine) {
     img.m_symbols.push_back(r.sym);
     img.m_max_symbol_size = std::max(img.m_max_symbol_size, r.sym.size);
   }
-  std::sort(img.m_symbols.begin(), img.m_symbols.end(), [](const ElfSymbol& a, const ElfSymbol& b) {
-    return std::tie(a.addr, a.name) < std::tie(b.addr, b.name);
-  });
+  std::sort(img.m_symbols.begin(), img.m_symbols.end(),
+            [](const ElfSymbol& a, const ElfSymbol& b) { return std::tie(a.addr, a.name) < std::tie(b.addr, b.name); });
   return img;
 }
 
@@ -296,24 +288,19 @@ std::optional<std::string> ElfImage::describe(uint64_t addr) const {
     const uint64_t off = addr - s.addr;
     if (off >= reach) break;
     int rank;  // lower is better
-    if (s.size > 0 && off < s.size)
-      rank = s.is_function ? 0 : 1;
-    else if (s.size == 0 && off == 0)
-      rank = 2;
-    else
-      continue;
+    if (s.size > 0 && off < s.size) rank = s.is_function ? 0 : 1;
+    else if (s.size == 0 && off == 0) rank = 2;
+    else continue;
     // Walking down by address: on equal rank keep the higher start (innermost);
     // at the same address keep the alphabetically first name.
-    if (!best || rank < best_rank || (rank == best_rank && s.addr == best->addr))
-      best = &s, best_rank = rank;
+    if (!best || rank < best_rank || (rank == best_rank && s.addr == best->addr)) best = &s, best_rank = rank;
   }
   if (!best) return std::nullopt;
   if (addr == best->addr) return best->name;
   return best->name + "+" + hex(addr - best->addr);
 }
 
-void load_into(const ElfImage& img,
-               const std::function<void(uint64_t addr, const uint8_t* data, size_t len)>& write) {
+void load_into(const ElfImage& img, const std::function<void(uint64_t addr, const uint8_t* data, size_t len)>& write) {
   // One shared block of zeros keeps a large .bss from needing a large buffer.
   static constexpr size_t kZeroChunk = 64 * 1024;
   static const uint8_t kZeros[kZeroChunk] = {};

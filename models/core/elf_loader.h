@@ -69,15 +69,14 @@ class ElfImage {
   std::string m_path;
   uint64_t m_entry = 0;
   std::vector<ElfSegment> m_segments;
-  std::vector<ElfSymbol> m_symbols;      // sorted by (addr, name)
+  std::vector<ElfSymbol> m_symbols;  // sorted by (addr, name)
   std::map<std::string, uint64_t> m_addr_by_name;
-  uint64_t m_max_symbol_size = 0;        // bounds the backward scan in describe()
+  uint64_t m_max_symbol_size = 0;  // bounds the backward scan in describe()
 };
 
 // Writes the image through `write`, by physical address (p_paddr): once per
 // segment for its file bytes (skipped when empty), then its zero-filled tail in
 // chunks of at most 64 KiB, so the callback never needs a huge buffer.
-void load_into(const ElfImage& img,
-               const std::function<void(uint64_t addr, const uint8_t* data, size_t len)>& write);
+void load_into(const ElfImage& img, const std::function<void(uint64_t addr, const uint8_t* data, size_t len)>& write);
 
 }  // namespace m2

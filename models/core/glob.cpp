@@ -13,7 +13,10 @@ namespace {
 class Matcher {
  public:
   Matcher(const char* pattern, const char* text)
-      : m_p(pattern), m_s(text), m_m(std::strlen(pattern)), m_n(std::strlen(text)),
+      : m_p(pattern),
+        m_s(text),
+        m_m(std::strlen(pattern)),
+        m_n(std::strlen(text)),
         m_memo((m_m + 1) * (m_n + 1), kUnknown) {}
 
   bool at(size_t i, size_t j) {

@@ -22,7 +22,7 @@ class Log {
   void close_file();
   void set_quiet(bool quiet) { m_quiet = quiet; }  // stdout suppressed, file kept
 
-  void out(const std::string& line);      // normal output (stdout)
+  void out(const std::string& line);  // normal output (stdout)
   // The last lines out() kept off stdout (--quiet), oldest first: a failed
   // quiet run shows them, since the reason is often in them.
   std::vector<std::string> quieted_tail() const;

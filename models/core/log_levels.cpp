@@ -33,10 +33,14 @@ LogLevels& LogLevels::instance() {
 
 const char* LogLevels::name_of(LogLevel level) {
   switch (level) {
-    case LogLevel::Error: return "error";
-    case LogLevel::Warning: return "warning";
-    case LogLevel::Info: return "info";
-    case LogLevel::Debug: return "debug";
+    case LogLevel::Error:
+      return "error";
+    case LogLevel::Warning:
+      return "warning";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Debug:
+      return "debug";
   }
   return "?";
 }
@@ -46,7 +50,8 @@ void LogLevels::configure(const std::string& spec, const std::string& where) {
   size_t start = 0;
   while (start <= spec.size()) {
     const size_t comma = spec.find(',', start);
-    const std::string entry = trimmed(spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string entry =
+        trimmed(spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
     if (entry.empty()) {
       if (trimmed(spec).empty()) break;  // "" sets nothing
@@ -64,8 +69,7 @@ void LogLevels::configure(const std::string& spec, const std::string& where) {
     for (LogLevel l : {LogLevel::Error, LogLevel::Warning, LogLevel::Info, LogLevel::Debug})
       if (level == name_of(l)) r.level = l, known = true;
     if (!known)
-      throw ConfigError(where + ": level '" + level + "' in '" + entry +
-                        "' is not one of error, warning, info, debug");
+      throw ConfigError(where + ": level '" + level + "' in '" + entry + "' is not one of error, warning, info, debug");
     rules.push_back(r);
   }
   m_rules = std::move(rules);

@@ -13,17 +13,15 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t default_size, double defau
                double default_write_latency_ns)
     : sc_module(name),
       socket("socket"),
-      size_bytes(this->name(), "size_bytes", default_size, "B", "memory size",
-                 Range<uint64_t>{4096, 1ull << 32}),
-      read_latency_ns(this->name(), "read_latency_ns", default_read_latency_ns, "ns",
-                      "latency of one read access (LT)", Range<double>{0, 1e6}),
+      size_bytes(this->name(), "size_bytes", default_size, "B", "memory size", Range<uint64_t>{4096, 1ull << 32}),
+      read_latency_ns(this->name(), "read_latency_ns", default_read_latency_ns, "ns", "latency of one read access (LT)",
+                      Range<double>{0, 1e6}),
       write_latency_ns(this->name(), "write_latency_ns", default_write_latency_ns, "ns",
                        "latency of one write access (LT)", Range<double>{0, 1e6}) {
   if (size_bytes.get() % 4096)
     throw ConfigError(std::string(this->name()) + ".size_bytes: must be a multiple of 4096, got " +
                       size_bytes.value_string());
-  void* p = mmap(nullptr, size_bytes.get(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* p = mmap(nullptr, size_bytes.get(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     throw ConfigError(std::string(this->name()) + ": cannot reserve " + size_bytes.value_string() +
                       " bytes: " + std::strerror(errno));

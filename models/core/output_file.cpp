@@ -74,8 +74,8 @@ OutputFile::OutputFile(const std::string& path, const std::string& what) : m_pat
   const fs::path target(path);
   const fs::path dir = target.parent_path();
   for (int attempt = 0;; ++attempt) {
-    const std::string name = "." + target.filename().string() + kPartialMark + std::to_string(::getpid()) + "-" +
-                             std::to_string(count++);
+    const std::string name =
+        "." + target.filename().string() + kPartialMark + std::to_string(::getpid()) + "-" + std::to_string(count++);
     m_temp = (dir / name).string();
     const int fd = ::open(m_temp.c_str(), kCreateFlags, kFileMode);
     if (fd >= 0) {

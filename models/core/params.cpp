@@ -65,8 +65,14 @@ bool parse_magnitude(const std::string& s, bool& negative, uint64_t& mag) {
 
 bool parse(const std::string& text, bool& out) {
   const std::string t = lower(trim(text));
-  if (t == "true" || t == "yes" || t == "on" || t == "1") { out = true; return true; }
-  if (t == "false" || t == "no" || t == "off" || t == "0") { out = false; return true; }
+  if (t == "true" || t == "yes" || t == "on" || t == "1") {
+    out = true;
+    return true;
+  }
+  if (t == "false" || t == "no" || t == "off" || t == "0") {
+    out = false;
+    return true;
+  }
   return false;
 }
 
@@ -100,17 +106,26 @@ bool parse(const std::string& text, double& out) {
   size_t i = 0;
   if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
   size_t digits = 0;
-  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) { ++i; ++digits; }
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
+    ++i;
+    ++digits;
+  }
   if (i < t.size() && t[i] == '.') {
     ++i;
-    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) { ++i; ++digits; }
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
+      ++i;
+      ++digits;
+    }
   }
   if (digits == 0) return false;
   if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
     ++i;
     if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
     size_t exp_digits = 0;
-    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) { ++i; ++exp_digits; }
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
+      ++i;
+      ++exp_digits;
+    }
     if (exp_digits == 0) return false;
   }
   if (i != t.size()) return false;
@@ -146,8 +161,7 @@ std::string from_converted(double x, T& out) {
     if (std::is_same_v<T, uint64_t> && whole < 0) return "negative";
     // 2^64 and 2^63 are exact doubles; the largest values below them are too.
     const double limit = std::is_same_v<T, uint64_t> ? 18446744073709551616.0 : 9223372036854775808.0;
-    if (whole >= limit || whole < -limit)
-      return "too large for a 64-bit integer";
+    if (whole >= limit || whole < -limit) return "too large for a 64-bit integer";
     out = static_cast<T>(whole);
     return "";
   }
@@ -195,11 +209,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return d[n][m];
 }
 
-
 // ---------------------------------------------------------------- ParamBase
 
-ParamBase::ParamBase(std::string owner, std::string local_name, std::string unit,
-                     std::string description)
+ParamBase::ParamBase(std::string owner, std::string local_name, std::string unit, std::string description)
     : m_name(owner.empty() ? std::move(local_name) : owner + "." + local_name),
       m_unit(std::move(unit)),
       m_description(std::move(description)) {}
@@ -225,13 +237,9 @@ void ParamBase::register_and_apply_preset() {
 // ---------------------------------------------------------------- Param<T>
 
 template <typename T>
-Param<T>::Param(const std::string& owner, const std::string& local_name, T def,
-                const std::string& unit, const std::string& description,
-                std::optional<Range<T>> range)
-    : ParamBase(owner, local_name, unit, description),
-      m_value(def),
-      m_default(def),
-      m_range(std::move(range)) {
+Param<T>::Param(const std::string& owner, const std::string& local_name, T def, const std::string& unit,
+                const std::string& description, std::optional<Range<T>> range)
+    : ParamBase(owner, local_name, unit, description), m_value(def), m_default(def), m_range(std::move(range)) {
   // A bad default is a bug in the model, not in the user's configuration.
   if (m_range && m_range->max < m_range->min)
     throw std::logic_error("parameter '" + name() + "': empty range " + range_string());
@@ -241,14 +249,10 @@ Param<T>::Param(const std::string& owner, const std::string& local_name, T def,
 }
 
 template <typename T>
-Param<T>::Param(const std::string& owner, const std::string& local_name, T def,
-                const std::string& description, std::vector<std::string> choices)
-    : ParamBase(owner, local_name, "", description),
-      m_value(def),
-      m_default(def),
-      m_choices(std::move(choices)) {
-  if (m_choices.empty())
-    throw std::logic_error("parameter '" + name() + "': enumeration without choices");
+Param<T>::Param(const std::string& owner, const std::string& local_name, T def, const std::string& description,
+                std::vector<std::string> choices)
+    : ParamBase(owner, local_name, "", description), m_value(def), m_default(def), m_choices(std::move(choices)) {
+  if (m_choices.empty()) throw std::logic_error("parameter '" + name() + "': enumeration without choices");
   const std::string err = check(m_default);
   if (!err.empty()) throw std::logic_error("parameter '" + name() + "': bad default: " + err);
   register_and_apply_preset();
@@ -272,10 +276,14 @@ std::string Param<T>::type_name() const {
 }
 
 template <typename T>
-std::string Param<T>::value_string() const { return format(m_value); }
+std::string Param<T>::value_string() const {
+  return format(m_value);
+}
 
 template <typename T>
-std::string Param<T>::default_string() const { return format(m_default); }
+std::string Param<T>::default_string() const {
+  return format(m_default);
+}
 
 template <typename T>
 std::string Param<T>::range_string() const {
@@ -373,8 +381,7 @@ void ParamRegistry::preset(const std::string& name, const std::string& text, Val
 }
 
 bool ParamRegistry::has_preset(const std::string& name) const {
-  return m_presets.count(name) != 0 ||
-         const_cast<ParamRegistry*>(this)->find_pattern_preset(name) != m_presets.end();
+  return m_presets.count(name) != 0 || const_cast<ParamRegistry*>(this)->find_pattern_preset(name) != m_presets.end();
 }
 
 // A key with '*' presets every parameter it matches; the longest (most
@@ -506,7 +513,8 @@ std::string ParamRegistry::nearest_pattern(const std::string& pattern) const {
   std::vector<std::string> leaves;
   for (const auto& entry : m_params) {
     const size_t d = entry.first.rfind('.');
-    if (d != std::string::npos && glob_match(prefix, entry.first.substr(0, d))) leaves.push_back(entry.first.substr(d + 1));
+    if (d != std::string::npos && glob_match(prefix, entry.first.substr(0, d)))
+      leaves.push_back(entry.first.substr(d + 1));
   }
   const std::string best = closest_name(leaf, leaves);
   return best.empty() ? "" : prefix + "." + best;
@@ -549,8 +557,7 @@ void ParamRegistry::clear() {
 }
 
 void ParamRegistry::add(ParamBase* p) {
-  if (!m_params.emplace(p->name(), p).second)
-    throw ConfigError("parameter '" + p->name() + "' declared twice");
+  if (!m_params.emplace(p->name(), p).second) throw ConfigError("parameter '" + p->name() + "' declared twice");
 }
 
 void ParamRegistry::remove(ParamBase* p) {

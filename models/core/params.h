@@ -34,8 +34,7 @@ struct ValueOrigin {
 
 class ParamBase {
  public:
-  ParamBase(std::string owner, std::string local_name, std::string unit,
-            std::string description);
+  ParamBase(std::string owner, std::string local_name, std::string unit, std::string description);
   virtual ~ParamBase();
   ParamBase(const ParamBase&) = delete;
   ParamBase& operator=(const ParamBase&) = delete;
@@ -45,10 +44,10 @@ class ParamBase {
   const std::string& description() const { return m_description; }
   const ValueOrigin& origin() const { return m_origin; }
 
-  virtual std::string type_name() const = 0;      // "bool", "int", "uint", "double", "string", "enum"
+  virtual std::string type_name() const = 0;  // "bool", "int", "uint", "double", "string", "enum"
   virtual std::string value_string() const = 0;
   virtual std::string default_string() const = 0;
-  virtual std::string range_string() const = 0;   // "1..2000", "lt|at", "" when unconstrained
+  virtual std::string range_string() const = 0;  // "1..2000", "lt|at", "" when unconstrained
 
   // Parses and checks `text`; on success sets the value and returns "", on
   // failure leaves the value unchanged and returns what was expected.
@@ -76,18 +75,16 @@ struct Range {
 template <typename T>
 class Param : public ParamBase {
  public:
-  Param(const std::string& owner, const std::string& local_name, T def,
-        const std::string& unit, const std::string& description,
-        std::optional<Range<T>> range = std::nullopt);
+  Param(const std::string& owner, const std::string& local_name, T def, const std::string& unit,
+        const std::string& description, std::optional<Range<T>> range = std::nullopt);
   // Enumerated string parameter: the value must be one of `choices`.
-  Param(const std::string& owner, const std::string& local_name, T def,
-        const std::string& description, std::vector<std::string> choices);
+  Param(const std::string& owner, const std::string& local_name, T def, const std::string& description,
+        std::vector<std::string> choices);
   // Without this overload a two-element list {"lt", "at"} is ambiguous: it
   // also converts to std::string (iterator-pair constructor) as `description`.
-  Param(const std::string& owner, const std::string& local_name, T def,
-        const std::string& description, std::initializer_list<std::string> choices)
-      : Param(owner, local_name, std::move(def), description,
-              std::vector<std::string>(choices)) {}
+  Param(const std::string& owner, const std::string& local_name, T def, const std::string& description,
+        std::initializer_list<std::string> choices)
+      : Param(owner, local_name, std::move(def), description, std::vector<std::string>(choices)) {}
 
   const T& get() const { return m_value; }
   operator const T&() const { return m_value; }
@@ -102,7 +99,10 @@ class Param : public ParamBase {
   std::string set_from_string(const std::string& text) override;
 
   // Unsigned values that are addresses print in hex.
-  Param& hex() { m_hex = true; return *this; }
+  Param& hex() {
+    m_hex = true;
+    return *this;
+  }
 
  private:
   std::string check(const T& v) const;  // "" when acceptable

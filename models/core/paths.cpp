@@ -35,8 +35,8 @@ std::string firmware_dir() { return beside_executable("M2VP_FIRMWARE_DIR", M2VP_
 std::string library_dir() { return beside_executable("M2VP_LIB_DIR", M2VP_LIBRARY_RELDIR, "lib"); }
 
 std::string resolve_firmware(const std::string& value, const std::string& config_dir) {
-  const bool is_path = value.find('/') != std::string::npos ||
-                       (value.size() > 4 && value.compare(value.size() - 4, 4, ".elf") == 0);
+  const bool is_path =
+      value.find('/') != std::string::npos || (value.size() > 4 && value.compare(value.size() - 4, 4, ".elf") == 0);
   if (!is_path) return (fs::path(firmware_dir()) / (value + ".elf")).string();
   const fs::path p(value);
   if (p.is_absolute() || config_dir.empty()) return p.string();
@@ -62,8 +62,8 @@ std::string missing_firmware_hint(const std::string& value, const std::string& c
   const std::string best = closest_name(value, names);
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-  return " (" + (best.empty() ? std::string() : "did you mean '" + best + "'? ") + "firmware in " + dir + ": " +
-         list + ")";
+  return " (" + (best.empty() ? std::string() : "did you mean '" + best + "'? ") + "firmware in " + dir + ": " + list +
+         ")";
 }
 
 }  // namespace m2

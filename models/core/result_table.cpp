@@ -51,7 +51,8 @@ std::string ResultTable::format() const {
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
-    for (size_t c = 0; c < cells.size(); ++c) s += std::string(width[c] - cells[c].size() + (c ? 2 : 0), ' ') + cells[c];
+    for (size_t c = 0; c < cells.size(); ++c)
+      s += std::string(width[c] - cells[c].size() + (c ? 2 : 0), ' ') + cells[c];
     return s + "\n";
   };
   std::string out = line(m_columns);

@@ -10,8 +10,8 @@ void RunControl::add_participant(const std::string& who) { m_participants.insert
 void RunControl::firmware_exit(const std::string& who, uint32_t code, sc_core::sc_time when, const char* what) {
   if (finished() || !m_exited.insert(who).second) return;
   if (when > m_last_exit) m_last_exit = when;
-  ConsoleFold::instance().line(who, std::string(what) + " exited with code " + std::to_string(code) + " at " +
-                                         when.to_string());
+  ConsoleFold::instance().line(
+      who, std::string(what) + " exited with code " + std::to_string(code) + " at " + when.to_string());
   if (code != 0 && m_first_nonzero == 0) {
     m_first_nonzero = code > 63 ? 63 : static_cast<int>(code);
     m_first_nonzero_who = who + "'s " + what;

@@ -22,14 +22,12 @@ StatBase::~StatBase() { StatRegistry::instance().remove(this); }
 void StatBase::register_stat() { StatRegistry::instance().add(this); }
 
 StatProbe::StatProbe(const sc_core::sc_object* owner, const std::string& local_name, const std::string& unit,
-                     const std::string& description, std::function<double()> read, StatReset reset,
-                     StatFormat format)
-    : StatProbe(owner ? std::string(owner->name()) : std::string(), local_name, unit, description,
-                std::move(read), reset, format) {}
+                     const std::string& description, std::function<double()> read, StatReset reset, StatFormat format)
+    : StatProbe(owner ? std::string(owner->name()) : std::string(), local_name, unit, description, std::move(read),
+                reset, format) {}
 
 StatProbe::StatProbe(const std::string& owner, const std::string& local_name, const std::string& unit,
-                     const std::string& description, std::function<double()> read, StatReset reset,
-                     StatFormat format)
+                     const std::string& description, std::function<double()> read, StatReset reset, StatFormat format)
     : StatBase(owner, local_name, unit, description, reset), m_read(std::move(read)) {
   m_format = format;
   register_stat();
@@ -68,8 +66,8 @@ void StatRegistry::add(StatBase* s) {
   // Two models of one name, or a model that declares a name twice: their
   // figures would be reported under one name.
   if (!m_by_name.emplace(s->name(), s).second)
-    throw ConfigError("statistic '" + s->name() + "' declared twice (unit '" + s->unit() + "', '" +
-                      s->description() + "')");
+    throw ConfigError("statistic '" + s->name() + "' declared twice (unit '" + s->unit() + "', '" + s->description() +
+                      "')");
   m_order.push_back(s);
 }
 

@@ -42,16 +42,15 @@ enum class StatFormat { Auto, Decimals };
 class StatBase {
  public:
   // `owner` is the model's hierarchical name; "" for a top-level statistic.
-  StatBase(std::string owner, std::string local_name, std::string unit, std::string description,
-           StatReset reset);
+  StatBase(std::string owner, std::string local_name, std::string unit, std::string description, StatReset reset);
   virtual ~StatBase();
   StatBase(const StatBase&) = delete;
   StatBase& operator=(const StatBase&) = delete;
 
-  const std::string& name() const { return m_name; }          // hierarchical
-  const std::string& owner() const { return m_owner; }        // "node0.pci"
-  const std::string& local_name() const { return m_local; }   // "busy_us", "bridge.bytes"
-  const std::string& unit() const { return m_unit; }          // "count", "bytes", "us"
+  const std::string& name() const { return m_name; }         // hierarchical
+  const std::string& owner() const { return m_owner; }       // "node0.pci"
+  const std::string& local_name() const { return m_local; }  // "busy_us", "bridge.bytes"
+  const std::string& unit() const { return m_unit; }         // "count", "bytes", "us"
   const std::string& description() const { return m_description; }
   StatReset reset_policy() const { return m_reset; }
 
@@ -90,17 +89,26 @@ class Stat : public StatBase {
   Stat(const sc_core::sc_object* owner, const std::string& local_name, const std::string& unit,
        const std::string& description, StatReset reset = StatReset::AfterWarmup)
       : Stat(owner ? std::string(owner->name()) : std::string(), local_name, unit, description, reset) {}
-  Stat(const std::string& owner, const std::string& local_name, const std::string& unit,
-       const std::string& description, StatReset reset = StatReset::AfterWarmup)
+  Stat(const std::string& owner, const std::string& local_name, const std::string& unit, const std::string& description,
+       StatReset reset = StatReset::AfterWarmup)
       : StatBase(owner, local_name, unit, description, reset) {
     register_stat();
   }
 
   const T& get() const { return m_value; }
   operator const T&() const { return m_value; }
-  Stat& operator++() { ++m_value; return *this; }
-  Stat& operator+=(T v) { m_value += v; return *this; }
-  Stat& operator=(T v) { m_value = v; return *this; }
+  Stat& operator++() {
+    ++m_value;
+    return *this;
+  }
+  Stat& operator+=(T v) {
+    m_value += v;
+    return *this;
+  }
+  Stat& operator=(T v) {
+    m_value = v;
+    return *this;
+  }
 
   double value() const override { return static_cast<double>(m_value); }
   void reset() override { m_value = T{}; }
@@ -114,11 +122,11 @@ class Stat : public StatBase {
 class StatProbe : public StatBase {
  public:
   StatProbe(const sc_core::sc_object* owner, const std::string& local_name, const std::string& unit,
-            const std::string& description, std::function<double()> read,
-            StatReset reset = StatReset::AfterWarmup, StatFormat format = StatFormat::Auto);
+            const std::string& description, std::function<double()> read, StatReset reset = StatReset::AfterWarmup,
+            StatFormat format = StatFormat::Auto);
   StatProbe(const std::string& owner, const std::string& local_name, const std::string& unit,
-            const std::string& description, std::function<double()> read,
-            StatReset reset = StatReset::AfterWarmup, StatFormat format = StatFormat::Auto);
+            const std::string& description, std::function<double()> read, StatReset reset = StatReset::AfterWarmup,
+            StatFormat format = StatFormat::Auto);
 
   double value() const override { return m_read() - m_zero; }
   void reset() override { m_zero = m_read(); }

@@ -30,17 +30,23 @@ const char* phase_name(const tlm::tlm_phase& phase) {
 
 const char* stage_text(int stage) {
   switch (stage) {
-    case 0: return "in its request phase";
-    case 1: return "between END_REQ and BEGIN_RESP";
-    default: return "in its response phase";
+    case 0:
+      return "in its request phase";
+    case 1:
+      return "between END_REQ and BEGIN_RESP";
+    default:
+      return "in its response phase";
   }
 }
 
 const char* status_name(tlm::tlm_sync_enum status) {
   switch (status) {
-    case tlm::TLM_ACCEPTED: return "TLM_ACCEPTED";
-    case tlm::TLM_UPDATED: return "TLM_UPDATED";
-    case tlm::TLM_COMPLETED: return "TLM_COMPLETED";
+    case tlm::TLM_ACCEPTED:
+      return "TLM_ACCEPTED";
+    case tlm::TLM_UPDATED:
+      return "TLM_UPDATED";
+    case tlm::TLM_COMPLETED:
+      return "TLM_COMPLETED";
   }
   return "an unknown tlm_sync_enum";
 }
@@ -64,10 +70,8 @@ void ProtocolRules::report(const char* rule, const std::string& what, const char
   ProtocolFinding f{rule, m_binding + ": " + rule + ": " + what + " (" + clause + ")", sc_core::sc_time_stamp()};
   ++m_finding_count;
   if (m_findings.size() < kKeptFindings) m_findings.push_back(f);
-  if (m_sink)
-    m_sink(f);
-  else
-    SC_REPORT_ERROR(kProtocolMsgType, f.message.c_str());
+  if (m_sink) m_sink(f);
+  else SC_REPORT_ERROR(kProtocolMsgType, f.message.c_str());
 }
 
 bool ProtocolRules::is_base_phase(const tlm::tlm_phase& phase) {
@@ -79,9 +83,15 @@ std::string ProtocolRules::describe(const tlm::tlm_generic_payload& gp) {
   std::ostringstream s;
   s << "transaction " << static_cast<const void*>(&gp) << " (";
   switch (gp.get_command()) {
-    case tlm::TLM_READ_COMMAND: s << "read"; break;
-    case tlm::TLM_WRITE_COMMAND: s << "write"; break;
-    default: s << "ignore"; break;
+    case tlm::TLM_READ_COMMAND:
+      s << "read";
+      break;
+    case tlm::TLM_WRITE_COMMAND:
+      s << "write";
+      break;
+    default:
+      s << "ignore";
+      break;
   }
   s << " of " << gp.get_data_length() << " bytes at " << hex(gp.get_address()) << ")";
   return s.str();
@@ -126,8 +136,9 @@ bool ProtocolRules::check_request_attributes(const tlm::tlm_generic_payload& gp)
   std::string what = describe(gp) + " sent with";
   for (std::size_t i = 0; i < wrong.size(); ++i) what += (i ? ", " : " ") + wrong[i];
   report(kRuleRequestAttributes,
-         what + "; expected TLM_INCOMPLETE_RESPONSE, a data pointer, a data length and streaming width above 0 and "
-                "byte enables of 0x00/0xff with a length above 0",
+         what +
+             "; expected TLM_INCOMPLETE_RESPONSE, a data pointer, a data length and streaming width above 0 and "
+             "byte enables of 0x00/0xff with a length above 0",
          kClausePayload);
   return false;
 }
@@ -153,11 +164,12 @@ ProtocolRules::Request ProtocolRules::snapshot(const tlm::tlm_generic_payload& g
 void ProtocolRules::check_response(const tlm::tlm_generic_payload& gp, const Request& req, const char* how) {
   ++m_responses;
   if (gp.get_response_status() == tlm::TLM_INCOMPLETE_RESPONSE)
-    report(kRuleResponseStatus,
-           std::string(how) + " for " + describe(gp) +
-               " with the response status still TLM_INCOMPLETE_RESPONSE; expected the target to set it (TLM_OK_RESPONSE "
-               "or an error) before the response",
-           kClausePayload);
+    report(
+        kRuleResponseStatus,
+        std::string(how) + " for " + describe(gp) +
+            " with the response status still TLM_INCOMPLETE_RESPONSE; expected the target to set it (TLM_OK_RESPONSE "
+            "or an error) before the response",
+        kClausePayload);
   std::vector<std::string> changed;
   if (gp.get_command() != req.command) changed.push_back("command");
   if (gp.get_data_ptr() != req.data) changed.push_back("data pointer");
@@ -238,8 +250,7 @@ void ProtocolRules::begin_request(const tlm::tlm_generic_payload& gp) {
 void ProtocolRules::begin_response(const tlm::tlm_generic_payload& gp, Request& req) {
   if (m_in_response != nullptr && m_in_response != &gp)
     report(kRuleResponseExclusion,
-           "BEGIN_RESP for " + describe(gp) + " while transaction " +
-               hex(reinterpret_cast<uintptr_t>(m_in_response)) +
+           "BEGIN_RESP for " + describe(gp) + " while transaction " + hex(reinterpret_cast<uintptr_t>(m_in_response)) +
                " is still in its response phase; expected the target to wait for END_RESP (or TLM_COMPLETED) of "
                "the earlier one",
            kClauseFlowControl);
@@ -289,15 +300,22 @@ void ProtocolRules::apply(const tlm::tlm_generic_payload& gp, const tlm::tlm_pha
     return;
   }
   Request& req = it->second;
-  const char* expected = req.stage == Stage::Request ? "END_REQ or BEGIN_RESP from the target"
+  const char* expected = req.stage == Stage::Request            ? "END_REQ or BEGIN_RESP from the target"
                          : req.stage == Stage::AwaitingResponse ? "BEGIN_RESP from the target"
                                                                 : "END_RESP from the initiator";
   bool in_order = false;
   switch (p) {
-    case tlm::END_REQ: in_order = req.stage == Stage::Request; break;
-    case tlm::BEGIN_RESP: in_order = req.stage != Stage::Response; break;
-    case tlm::END_RESP: in_order = req.stage == Stage::Response; break;
-    default: break;
+    case tlm::END_REQ:
+      in_order = req.stage == Stage::Request;
+      break;
+    case tlm::BEGIN_RESP:
+      in_order = req.stage != Stage::Response;
+      break;
+    case tlm::END_RESP:
+      in_order = req.stage == Stage::Response;
+      break;
+    default:
+      break;
   }
   if (!in_order) {
     report(kRulePhaseOrder,
@@ -396,8 +414,8 @@ void ProtocolRules::after_bw(const tlm::tlm_generic_payload& gp, const tlm::tlm_
       return;
   }
   report(kRuleNbReturn,
-         std::string("the initiator returned ") + std::to_string(static_cast<int>(status)) + " to " +
-             phase_name(sent) + "; expected TLM_ACCEPTED, TLM_UPDATED or TLM_COMPLETED",
+         std::string("the initiator returned ") + std::to_string(static_cast<int>(status)) + " to " + phase_name(sent) +
+             "; expected TLM_ACCEPTED, TLM_UPDATED or TLM_COMPLETED",
          kClauseReturn);
 }
 
@@ -436,14 +454,11 @@ void ProtocolRules::after_get_direct_mem_ptr(const tlm::tlm_generic_payload& gp,
   if (!granted) return;
   const uint64_t start = dmi.get_start_address(), end = dmi.get_end_address();
   std::string wrong;
-  if (dmi.get_dmi_ptr() == nullptr)
-    wrong = "a null DMI pointer";
-  else if (start > end)
-    wrong = "a region whose start " + hex(start) + " lies above its end " + hex(end);
+  if (dmi.get_dmi_ptr() == nullptr) wrong = "a null DMI pointer";
+  else if (start > end) wrong = "a region whose start " + hex(start) + " lies above its end " + hex(end);
   else if (gp.get_address() < start || gp.get_address() > end)
     wrong = "the region " + hex(start) + ".." + hex(end) + ", which does not hold the address asked for";
-  else if (dmi.get_granted_access() == tlm::tlm_dmi::DMI_ACCESS_NONE)
-    wrong = "no access (DMI_ACCESS_NONE)";
+  else if (dmi.get_granted_access() == tlm::tlm_dmi::DMI_ACCESS_NONE) wrong = "no access (DMI_ACCESS_NONE)";
   if (!wrong.empty()) {
     report(kRuleDmiGrant,
            "get_direct_mem_ptr for " + hex(gp.get_address()) + " returned true with " + wrong +

@@ -31,8 +31,8 @@ const std::vector<std::pair<std::vector<std::string>, double>>& data_sizes() {
 const std::map<std::string, Unit>& units() {
   static const std::map<std::string, Unit> table = [] {
     std::map<std::string, Unit> t;
-    const std::vector<std::pair<std::string, double>> times = {
-        {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+    const std::vector<std::pair<std::string, double>> times = {{"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6},
+                                                               {"µs", 1e-6},  {"ms", 1e-3}, {"s", 1.0}};
     for (const auto& [sym, scale] : times) {
       t[sym] = {"time", scale};
       // Propagation delay per length: "ns/m".
@@ -41,8 +41,8 @@ const std::map<std::string, Unit>& units() {
     for (const auto& [sym, scale] : std::vector<std::pair<std::string, double>>{
              {"Hz", 1.0}, {"kHz", 1e3}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}})
       t[sym] = {"frequency", scale};
-    for (const auto& [sym, scale] : std::vector<std::pair<std::string, double>>{
-             {"mm", 1e-3}, {"cm", 1e-2}, {"m", 1.0}, {"km", 1e3}})
+    for (const auto& [sym, scale] :
+         std::vector<std::pair<std::string, double>>{{"mm", 1e-3}, {"cm", 1e-2}, {"m", 1.0}, {"km", 1e3}})
       t[sym] = {"length", scale};
     for (const auto& [symbols, scale] : data_sizes()) {
       for (const std::string& sym : symbols) {
@@ -111,7 +111,8 @@ std::string convert_unit(double value, const std::string& from, const std::strin
   if (to.empty()) return "it takes a plain number, without a unit";
   if (!target) return "it takes a plain number of " + to + ", without a unit";
   const auto given = find_unit(from);
-  if (!given) return "unknown unit '" + from + "' (expected " + with_article(target->dimension) + " such as " + to + ")";
+  if (!given)
+    return "unknown unit '" + from + "' (expected " + with_article(target->dimension) + " such as " + to + ")";
   if (given->dimension != target->dimension)
     return from + " is " + with_article(given->dimension) + ", not " + with_article(target->dimension) + " like " + to;
   // Multiplying or dividing by a ratio >= 1 snapped to its short decimal

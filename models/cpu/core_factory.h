@@ -10,9 +10,9 @@
 namespace m2::iss {
 
 struct CoreConfig {
-  std::string name;          // instance name, for messages
-  uint64_t timebase_hz = 0;  // architectural timer rate
-  uint64_t private_page = 0; // a 4 KB page the core may keep for itself
+  std::string name;           // instance name, for messages
+  uint64_t timebase_hz = 0;   // architectural timer rate
+  uint64_t private_page = 0;  // a 4 KB page the core may keep for itself
 };
 
 std::vector<std::string> core_models();

@@ -42,8 +42,8 @@ class FirmwareProfile {
   struct Access {
     uint64_t count = 0, ps = 0;
   };
-  std::unordered_map<uint64_t, uint64_t> m_blocks;   // block start -> instructions
-  std::unordered_map<uint64_t, Access> m_accesses;   // accessing instruction -> accesses
+  std::unordered_map<uint64_t, uint64_t> m_blocks;  // block start -> instructions
+  std::unordered_map<uint64_t, Access> m_accesses;  // accessing instruction -> accesses
 };
 
 }  // namespace m2

@@ -69,11 +69,11 @@ struct WatchHit {
 };
 
 struct Fault {
-  std::string kind;                  // "illegal instruction", "load from unmapped address", ...
-  uint64_t pc = 0;                   // faulting instruction (best known)
-  bool pc_exact = true;              // false when only the enclosing block is known
-  std::optional<uint64_t> address;   // data address for memory faults
-  std::string detail;                // extra text (decoded instruction, vector...)
+  std::string kind;                 // "illegal instruction", "load from unmapped address", ...
+  uint64_t pc = 0;                  // faulting instruction (best known)
+  bool pc_exact = true;             // false when only the enclosing block is known
+  std::optional<uint64_t> address;  // data address for memory faults
+  std::string detail;               // extra text (decoded instruction, vector...)
 };
 
 struct Register {

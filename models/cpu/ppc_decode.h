@@ -71,8 +71,8 @@ struct MemAccess {
 
 // Loads and stores of the integer/FP unit (D-form and the common X-forms).
 inline std::optional<MemAccess> decode_mem_access(uint32_t insn) {
-  static const char* const dform[] = {"lwz", "lwzu", "lbz", "lbzu", "stw", "stwu", "stb", "stbu",
-                                      "lhz", "lhzu", "lha", "lhau", "sth", "sthu", "lmw", "stmw",
+  static const char* const dform[] = {"lwz", "lwzu", "lbz", "lbzu", "stw",  "stwu",  "stb",  "stbu",
+                                      "lhz", "lhzu", "lha", "lhau", "sth",  "sthu",  "lmw",  "stmw",
                                       "lfs", "lfsu", "lfd", "lfdu", "stfs", "stfsu", "stfd", "stfdu"};
   const unsigned op = primary_op(insn);
   MemAccess m;
@@ -84,15 +84,17 @@ inline std::optional<MemAccess> decode_mem_access(uint32_t insn) {
     return m;
   }
   if (op != 31) return std::nullopt;
-  struct X { unsigned xo; const char* name; bool store; };
-  static const X xforms[] = {{23, "lwzx", false}, {55, "lwzux", false}, {87, "lbzx", false},
-                             {119, "lbzux", false}, {279, "lhzx", false}, {343, "lhax", false},
-                             {534, "lwbrx", false}, {790, "lhbrx", false}, {20, "lwarx", false},
-                             {151, "stwx", true}, {183, "stwux", true}, {215, "stbx", true},
-                             {247, "stbux", true}, {407, "sthx", true}, {662, "stwbrx", true},
-                             {918, "sthbrx", true}, {150, "stwcx.", true}, {535, "lfsx", false},
-                             {599, "lfdx", false}, {663, "stfsx", true}, {727, "stfdx", true},
-                             {1014, "dcbz", true}};
+  struct X {
+    unsigned xo;
+    const char* name;
+    bool store;
+  };
+  static const X xforms[] = {{23, "lwzx", false},   {55, "lwzux", false}, {87, "lbzx", false},   {119, "lbzux", false},
+                             {279, "lhzx", false},  {343, "lhax", false}, {534, "lwbrx", false}, {790, "lhbrx", false},
+                             {20, "lwarx", false},  {151, "stwx", true},  {183, "stwux", true},  {215, "stbx", true},
+                             {247, "stbux", true},  {407, "sthx", true},  {662, "stwbrx", true}, {918, "sthbrx", true},
+                             {150, "stwcx.", true}, {535, "lfsx", false}, {599, "lfdx", false},  {663, "stfsx", true},
+                             {727, "stfdx", true},  {1014, "dcbz", true}};
   for (const X& x : xforms) {
     if (x.xo == ext_op(insn)) {
       m.indexed = true;

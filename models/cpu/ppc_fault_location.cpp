@@ -31,12 +31,13 @@ LocatedAccess locate_access(uint64_t block_start, uint64_t block_end, bool store
 
 std::string describe_exception_vector(uint64_t pc) {
   static const std::map<uint32_t, const char*> vectors = {
-      {0x100, "system reset"}, {0x200, "machine check"}, {0x300, "DSI"},        {0x400, "ISI"},
-      {0x500, "external interrupt"}, {0x600, "alignment"}, {0x700, "program"}, {0x800, "FP unavailable"},
-      {0x900, "decrementer"},  {0xC00, "system call"},    {0xD00, "trace"}};
+      {0x100, "system reset"},       {0x200, "machine check"}, {0x300, "DSI"},     {0x400, "ISI"},
+      {0x500, "external interrupt"}, {0x600, "alignment"},     {0x700, "program"}, {0x800, "FP unavailable"},
+      {0x900, "decrementer"},        {0xC00, "system call"},   {0xD00, "trace"}};
   auto it = vectors.find(static_cast<uint32_t>(pc & ~0xFFull & 0xFFFFF));
   if (pc < 0x3000 || (pc >= 0xFFF00000 && pc < 0xFFF03000)) {
-    if (it != vectors.end()) return std::string(" (in the ") + it->second + " exception vector: is a handler installed?)";
+    if (it != vectors.end())
+      return std::string(" (in the ") + it->second + " exception vector: is a handler installed?)";
   }
   return "";
 }

@@ -11,9 +11,9 @@
 namespace m2::ppc {
 
 struct LocatedAccess {
-  uint64_t pc = 0;    // the first instruction that fits (block_start if none)
-  int matches = 0;    // instructions of the block that fit; 1: pc is exact
-  std::string what;   // " by 'lwz' (insn 0x...)", empty if none fits
+  uint64_t pc = 0;   // the first instruction that fits (block_start if none)
+  int matches = 0;   // instructions of the block that fit; 1: pc is exact
+  std::string what;  // " by 'lwz' (insn 0x...)", empty if none fits
 };
 
 // The loads (store = false) or stores of [block_start, block_end) whose

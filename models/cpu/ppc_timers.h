@@ -56,7 +56,7 @@ class Timers {
   uint64_t next_exception_tick() const { return m_dec_next; }
 
  private:
-  uint64_t m_tb_offset = 0;  // what TBL/TBU writes added to the ticks
+  uint64_t m_tb_offset = 0;                          // what TBL/TBU writes added to the ticks
   uint64_t m_dec_base = 0, m_dec_next = kDecPeriod;  // in ticks: last DEC write, next pass 0 -> -1
   uint32_t m_dec_base_value = 0xFFFFFFFFu;
   bool m_pending = false;

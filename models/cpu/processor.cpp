@@ -12,10 +12,7 @@
 #include "cpu/processor_debug.h"
 
 namespace m2 {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 Processor::Processor(sc_core::sc_module_name name, RunControl& run,
                      std::function<std::vector<iss::MemRegion>()> memory_map)
@@ -242,7 +239,8 @@ std::string Processor::stack_note() const {
   if (limit && *sp < *limit) why = "below __stack_limit " + hex(*limit, 8);
   for (const ElfSegment& seg : m_image->segments())
     if (why.empty() && *sp >= seg.paddr && *sp < seg.paddr + seg.memsz)
-      why = std::string("inside the firmware's ") + (seg.executable ? "code" : "data") + " segment at " + hex(seg.paddr, 8);
+      why = std::string("inside the firmware's ") + (seg.executable ? "code" : "data") + " segment at " +
+            hex(seg.paddr, 8);
   if (why.empty()) return "";
   return "  stack:     the stack pointer " + hex(*sp, 8) + " is " + why +
          ": the stack has probably overflowed (too deep recursion or too large local arrays) and overwritten "
@@ -267,7 +265,8 @@ std::string Processor::code_note(uint64_t pc) {
     m_core->hide_patches(pc, now, 4);  // breakpoints and intercepts are the simulator's, not a store's
     if (std::equal(now, now + 4, want)) return "";
     return "  code:      the word at " + hex(pc, 8) + " is " + hex(load_be32(now), 8) + ", the firmware has " +
-           hex(load_be32(want), 8) + " there: the code was overwritten after loading (a stray store, e.g. through a null pointer plus an "
+           hex(load_be32(want), 8) +
+           " there: the code was overwritten after loading (a stray store, e.g. through a null pointer plus an "
            "offset)\n";
   }
   return "";
@@ -324,8 +323,7 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   if (sync_on_io.get()) {
     if (!is_write && m_qk.offset() < sc_core::sc_time_to_pending_activity() && m_pure_reads.count(addr))
       ++m_syncs_skipped;
-    else
-      m_qk.sync();
+    else m_qk.sync();
   }
   m_read_hint.side_effect_free = false;
   sc_core::sc_time delay = m_qk.offset();

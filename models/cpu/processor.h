@@ -51,8 +51,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   SC_HAS_PROCESS(Processor);
   // `memory_map` gives the regions of the bus behind `socket` (the ISS maps
   // them when simulation starts).
-  Processor(sc_core::sc_module_name name, RunControl& run,
-            std::function<std::vector<iss::MemRegion>()> memory_map);
+  Processor(sc_core::sc_module_name name, RunControl& run, std::function<std::vector<iss::MemRegion>()> memory_map);
   ~Processor() override;
 
   // Firmware to load into memory through the socket before simulation starts.
@@ -132,10 +131,10 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::optional<sc_core::sc_time> m_idle_since;
   bool m_halted = false;
   tlm::tlm_generic_payload m_trans;
-  ReadHint m_read_hint;                     // attached to m_trans
+  ReadHint m_read_hint;                       // attached to m_trans
   std::unordered_set<uint64_t> m_pure_reads;  // addresses whose reads had no side effects
   uint64_t m_syncs_skipped = 0;
-  std::unique_ptr<ProcessorDebug> m_debug;  // only with gdb_port
+  std::unique_ptr<ProcessorDebug> m_debug;     // only with gdb_port
   std::unique_ptr<FirmwareProfile> m_profile;  // only with profile
   std::vector<MonitorCommand> m_monitor_commands;
   GdbPlatformServer* m_platform_gdb = nullptr;  // use_platform_gdb
@@ -144,8 +143,13 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   // What the run reports (core/stats.h).
   StatProbe m_stat_instructions{this, "instructions", "count", "instructions executed",
                                 [this] { return double(instructions()); }};
-  StatProbe m_stat_idle{this, "idle_us", "us", "time dozing, waiting for an interrupt",
-                        [this] { return in_us(idle_time()); }, StatReset::AfterWarmup, StatFormat::Decimals};
+  StatProbe m_stat_idle{this,
+                        "idle_us",
+                        "us",
+                        "time dozing, waiting for an interrupt",
+                        [this] { return in_us(idle_time()); },
+                        StatReset::AfterWarmup,
+                        StatFormat::Decimals};
   StatProbe m_stat_syncs_skipped{this, "io_syncs_skipped", "count",
                                  "device reads sent without a synchronisation first (no side effects)",
                                  [this] { return double(m_syncs_skipped); }};

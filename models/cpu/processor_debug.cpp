@@ -28,9 +28,9 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-ProcessorDebug::ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run,
-                               Access access, std::vector<std::pair<uint64_t, uint64_t>> code,
-                               GdbPlatformServer* platform, size_t thread)
+ProcessorDebug::ProcessorDebug(std::string name, std::string firmware, iss::Core& core, RunControl& run, Access access,
+                               std::vector<std::pair<uint64_t, uint64_t>> code, GdbPlatformServer* platform,
+                               size_t thread)
     : m_name(std::move(name)),
       m_firmware(std::move(firmware)),
       m_core(core),
@@ -55,7 +55,8 @@ void ProcessorDebug::start(bool wait) {
     if (!wait || m_server.connected()) return;
     const std::string p = std::to_string(port());
     Log::instance().always("waiting for GDB on 127.0.0.1:" + p + " (all " + std::to_string(m_platform->threads()) +
-                           " CPUs as threads): gdb-multiarch " + m_platform->program() + " -ex 'target remote :" + p + "'");
+                           " CPUs as threads): gdb-multiarch " + m_platform->program() + " -ex 'target remote :" + p +
+                           "'");
     m_server.wait_for_connection();
     // Every CPU is at its entry point: GDB starts in thread 1, whichever
     // CPU's SystemC thread happens to start first.
@@ -69,7 +70,7 @@ void ProcessorDebug::start(bool wait) {
   }
   const std::string p = std::to_string(port());
   Log::instance().always(m_name + ": waiting for GDB on 127.0.0.1:" + p + ": gdb-multiarch " + m_firmware +
-                      " -ex 'target remote :" + p + "'");
+                         " -ex 'target remote :" + p + "'");
   m_server.wait_for_connection();
   halt(GdbServer::SIG_TRAP);
 }
@@ -97,7 +98,7 @@ void ProcessorDebug::stopped(iss::StopReason why) {
   }
   if (why == iss::StopReason::Watchpoint) {
     const iss::WatchHit& h = m_core.watch_hit();
-    const GdbWatch type = h.kind == iss::WatchKind::Write ? GdbWatch::Write
+    const GdbWatch type = h.kind == iss::WatchKind::Write  ? GdbWatch::Write
                           : h.kind == iss::WatchKind::Read ? GdbWatch::Read
                                                            : GdbWatch::Access;
     return halt(GdbServer::SIG_TRAP, GdbServer::WatchStop{type, h.addr});
@@ -129,9 +130,7 @@ void ProcessorDebug::end_through() {
   m_through.reset();
 }
 
-bool ProcessorDebug::at_through_return() const {
-  return !m_through->sp || m_core.stack_pointer() == m_through->sp;
-}
+bool ProcessorDebug::at_through_return() const { return !m_through->sp || m_core.stack_pointer() == m_through->sp; }
 
 void ProcessorDebug::fault(const iss::Fault& f) {
   m_fault_signal = fault_signal(f);
@@ -146,11 +145,15 @@ void ProcessorDebug::ended() {
     return;
   }
   switch (m_run.outcome()) {
-    case RunControl::Outcome::Completed: m_server.exited(m_run.exit_code()); break;
+    case RunControl::Outcome::Completed:
+      m_server.exited(m_run.exit_code());
+      break;
     case RunControl::Outcome::FirmwareFault:
       m_server.terminated(m_fault_signal ? m_fault_signal : GdbServer::SIG_KILL);
       break;
-    default: m_server.terminated(GdbServer::SIG_KILL); break;
+    default:
+      m_server.terminated(GdbServer::SIG_KILL);
+      break;
   }
 }
 
@@ -227,7 +230,8 @@ size_t ProcessorDebug::read_memory(uint64_t addr, uint8_t* data, size_t len) {
 
 size_t ProcessorDebug::write_memory(uint64_t addr, const uint8_t* data, size_t len) {
   const uint64_t end = addr + len;
-  const bool code = std::any_of(m_code.begin(), m_code.end(), [&](const auto& r) { return addr < r.second && r.first < end; });
+  const bool code =
+      std::any_of(m_code.begin(), m_code.end(), [&](const auto& r) { return addr < r.second && r.first < end; });
   if (!code) return transport(true, addr, const_cast<uint8_t*>(data), len);
   // Over code, write whole words of the program as GDB sees it (patches
   // hidden), then let the core patch them again and re-arm breakpoints.

@@ -118,7 +118,7 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   bool insert_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override;
   void remove_watchpoint(GdbWatch type, uint64_t addr, uint64_t len) override;
   static iss::WatchKind watch_kind(GdbWatch type) {
-    return type == GdbWatch::Write ? iss::WatchKind::Write
+    return type == GdbWatch::Write  ? iss::WatchKind::Write
            : type == GdbWatch::Read ? iss::WatchKind::Read
                                     : iss::WatchKind::Access;
   }
@@ -131,7 +131,7 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   RunControl& m_run;
   Access m_access;
   std::vector<std::pair<uint64_t, uint64_t>> m_code;  // [begin, end)
-  std::unique_ptr<GdbServer> m_own_server;  // without a platform connection
+  std::unique_ptr<GdbServer> m_own_server;            // without a platform connection
   GdbPlatformServer* m_platform;
   size_t m_thread;
   GdbServer& m_server;  // the one in use
@@ -142,7 +142,7 @@ class ProcessorDebug : private GdbPlatformServer::Cpu {
   std::vector<std::function<void()>> m_deferred;
   bool m_stepping = false;
   std::optional<ThroughException> m_through;
-  std::optional<uint64_t> m_step_sp;  // the stack pointer when the current ISS step began
+  std::optional<uint64_t> m_step_sp;          // the stack pointer when the current ISS step began
   std::multiset<uint64_t> m_gdb_breakpoints;  // what GDB has inserted
   int m_fault_signal = 0;
   bool m_ended = false;

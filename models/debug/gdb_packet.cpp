@@ -70,9 +70,7 @@ std::string to_hex(const uint8_t* data, size_t len) {
   return s;
 }
 
-std::string to_hex(std::string_view text) {
-  return to_hex(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-}
+std::string to_hex(std::string_view text) { return to_hex(reinterpret_cast<const uint8_t*>(text.data()), text.size()); }
 
 bool from_hex(std::string_view hex, std::vector<uint8_t>& out) {
   if (hex.size() % 2) return false;

@@ -42,7 +42,7 @@ std::optional<uint64_t> parse_hex(std::string_view text);
 // are dropped.
 struct VContAction {
   bool step;
-  std::optional<std::string_view> thread;  // points into the packet
+  std::optional<std::string_view> thread;              // points into the packet
   std::optional<std::pair<uint64_t, uint64_t>> range;  // 'r': [start, end)
 };
 std::optional<std::vector<VContAction>> parse_vcont(std::string_view actions);

@@ -76,7 +76,8 @@ GdbServer::Reply GdbPlatformServer::handle(const std::string& p) {
   if (p.empty()) return GdbServer::handle(p);
   const std::string_view args = std::string_view(p).substr(1);
   switch (p[0]) {
-    case 'H': return {select(args.empty() ? '\0' : args[0], args.substr(args.empty() ? 0 : 1))};
+    case 'H':
+      return {select(args.empty() ? '\0' : args[0], args.substr(args.empty() ? 0 : 1))};
     case 'T': {
       const auto id = parse_thread(args);
       if (!id) return {std::string(E_SYNTAX)};

@@ -86,7 +86,9 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   };
   std::string stop_thread() const override;
 
-  bool valid(size_t id) const { return id >= 1 && id <= m_threads.size() && m_threads[id - 1].cpu && m_threads[id - 1].alive; }
+  bool valid(size_t id) const {
+    return id >= 1 && id <= m_threads.size() && m_threads[id - 1].cpu && m_threads[id - 1].alive;
+  }
   Cpu& cpu(size_t id) { return *m_threads[id - 1].cpu; }
   Cpu& current() { return cpu(m_selected); }
   // Thread id in a packet: "2", "-1" (all), "0" (any), "p1.2"; SIZE_MAX for
@@ -119,9 +121,9 @@ class GdbPlatformServer : private GdbTarget, public GdbServer {
   std::string monitor(const std::string& command) override { return current().monitor(command); }
 
   std::vector<Thread> m_threads;
-  size_t m_selected = 1;   // Hg: registers, memory, monitor
-  size_t m_continue = 0;   // Hc: the thread a legacy 's' steps (0: the selected one)
-  size_t m_stopped = 1;    // the thread of the last stop reply
+  size_t m_selected = 1;  // Hg: registers, memory, monitor
+  size_t m_continue = 0;  // Hc: the thread a legacy 's' steps (0: the selected one)
+  size_t m_stopped = 1;   // the thread of the last stop reply
   // Threads to halt after one instruction, or once out of their range.
   std::map<size_t, std::optional<std::pair<uint64_t, uint64_t>>> m_steps;
 };

@@ -70,7 +70,7 @@ void GdbServer::accepted(int fd) {
 }
 
 void GdbServer::drop_connection(const std::string& why) {
-  remove_all_points();  // GDB is gone: its breakpoints must not stop the CPU any more
+  remove_all_points();            // GDB is gone: its breakpoints must not stop the CPU any more
   m_conn->close_gracefully(500);  // GDB still has to read our last reply
   m_conn.reset();
   m_waiting = false;
@@ -161,7 +161,9 @@ std::optional<GdbServer::Resume> GdbServer::on_event(const gdb::PacketReader::Ev
       }
       return r.resume;
     }
-    case Ev::BadPacket: m_conn->send("-"); return std::nullopt;
+    case Ev::BadPacket:
+      m_conn->send("-");
+      return std::nullopt;
     case Ev::Nak:
       if (!m_last_sent.empty()) m_conn->send(m_last_sent);
       return std::nullopt;
@@ -220,25 +222,41 @@ GdbServer::Reply GdbServer::handle(const std::string& p) {
   if (p.empty()) return {std::string()};
   const std::string_view args = std::string_view(p).substr(1);
   switch (p[0]) {
-    case '?': return {stop_reply(m_last_signal, m_last_watch)};
-    case 'g': return {read_registers()};
-    case 'G': return {write_registers(args)};
-    case 'p': return {read_register(args)};
-    case 'P': return {write_register(args)};
-    case 'm': return {read_memory(args)};
-    case 'M': return {write_memory(args, false)};
-    case 'X': return {write_memory(args, true)};
-    case 'Z': return {breakpoint(p, true)};
-    case 'z': return {breakpoint(p, false)};
+    case '?':
+      return {stop_reply(m_last_signal, m_last_watch)};
+    case 'g':
+      return {read_registers()};
+    case 'G':
+      return {write_registers(args)};
+    case 'p':
+      return {read_register(args)};
+    case 'P':
+      return {write_register(args)};
+    case 'm':
+      return {read_memory(args)};
+    case 'M':
+      return {write_memory(args, false)};
+    case 'X':
+      return {write_memory(args, true)};
+    case 'Z':
+      return {breakpoint(p, true)};
+    case 'z':
+      return {breakpoint(p, false)};
     case 'c':
     case 'C':
     case 's':
-    case 'S': return resume(p[0], args);
-    case 'k': return {std::nullopt, Resume::Kill};
-    case 'D': return {std::string("OK"), std::nullopt, true};
-    case 'H': return {std::string(our_thread(args.substr(args.empty() ? 0 : 1)) ? "OK" : E_SYNTAX)};
-    case 'T': return {std::string(our_thread(args) ? "OK" : E_SYNTAX)};
-    case 'q': return {query(p)};
+    case 'S':
+      return resume(p[0], args);
+    case 'k':
+      return {std::nullopt, Resume::Kill};
+    case 'D':
+      return {std::string("OK"), std::nullopt, true};
+    case 'H':
+      return {std::string(our_thread(args.substr(args.empty() ? 0 : 1)) ? "OK" : E_SYNTAX)};
+    case 'T':
+      return {std::string(our_thread(args) ? "OK" : E_SYNTAX)};
+    case 'q':
+      return {query(p)};
     case 'v':
       if (starts_with(p, "vCont")) return vcont(std::string_view(p).substr(5));
       if (starts_with(p, "vKill")) return {std::string("OK"), Resume::Kill};

@@ -58,8 +58,7 @@ class GdbServer {
   enum class Resume { Continue, Step, Kill };
 
   // GDB's signal numbers (the protocol's, not the host's).
-  static constexpr int SIG_INT = 2, SIG_ILL = 4, SIG_TRAP = 5, SIG_FPE = 8, SIG_KILL = 9, SIG_BUS = 10,
-                       SIG_SEGV = 11;
+  static constexpr int SIG_INT = 2, SIG_ILL = 4, SIG_TRAP = 5, SIG_FPE = 8, SIG_KILL = 9, SIG_BUS = 10, SIG_SEGV = 11;
 
   // `name` ("ni0.cpu") appears in messages and as the thread's name.
   GdbServer(std::string name, GdbTarget& target);
@@ -158,8 +157,8 @@ class GdbServer {
   bool m_reopen_port = false;  // the listener was closed while a client is attached
   std::unique_ptr<gdb::Connection> m_conn;
   gdb::PacketReader m_reader;
-  std::string m_last_sent;    // resent on '-'
-  bool m_waiting = false;     // GDB waits for a stop reply
+  std::string m_last_sent;  // resent on '-'
+  bool m_waiting = false;   // GDB waits for a stop reply
   int m_last_signal = SIG_TRAP;
   std::optional<std::pair<uint64_t, uint64_t>> m_step_range;
   std::set<uint64_t> m_breakpoints;

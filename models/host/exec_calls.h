@@ -15,9 +15,9 @@ namespace m2 {
 struct ExecCall {
   const m2x_request& req;
   m2x_reply& rep;
-  uint8_t* arena;        // the shared arena, as the simulator maps it
+  uint8_t* arena;  // the shared arena, as the simulator maps it
   uint64_t arena_bytes;
-  std::string error;     // set with Outcome::Failed: what was wrong with the request
+  std::string error;  // set with Outcome::Failed: what was wrong with the request
 };
 
 struct ExecCallHandler {

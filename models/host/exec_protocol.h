@@ -17,21 +17,21 @@
 #include <stdint.h>
 
 /* Environment of the program (besides the launcher's rank variables). */
-#define M2X_ENV_SOCKET "M2VP_EXEC_SOCKET"            /* descriptor number of the socket      */
-#define M2X_ENV_ARENA "M2VP_EXEC_ARENA"              /* descriptor number of the arena memfd */
-#define M2X_ENV_ARENA_BYTES "M2VP_EXEC_ARENA_BYTES"  /* its size                              */
+#define M2X_ENV_SOCKET "M2VP_EXEC_SOCKET"             /* descriptor number of the socket      */
+#define M2X_ENV_ARENA "M2VP_EXEC_ARENA"               /* descriptor number of the arena memfd */
+#define M2X_ENV_ARENA_BYTES "M2VP_EXEC_ARENA_BYTES"   /* its size                              */
 #define M2X_ENV_ARENA_OFFSET "M2VP_EXEC_ARENA_OFFSET" /* where it starts in that file (page-aligned) */
-#define M2X_ENV_NODE "M2VP_NODE"                     /* the host's name, for messages         */
+#define M2X_ENV_NODE "M2VP_NODE"                      /* the host's name, for messages         */
 
 #define M2X_VERSION 1
-#define M2X_LIBRARY "libmpich.so.12" /* what the program loads: the project's, in build/lib */
+#define M2X_LIBRARY "libmpich.so.12"     /* what the program loads: the project's, in build/lib */
 #define M2X_INIT_NAME "MPI_Init"         /* the call that starts the library (for messages)    */
 #define M2X_FINALIZE_NAME "MPI_Finalize" /* the call after which the program may exit          */
 
 enum m2x_kind {
-  M2X_HELLO = 1,       /* first message, from the library's constructor            */
-  M2X_CALL = 2,        /* a library call: fn says which (sw/host/exec/mpi_calls.h)  */
-  M2X_UNSUPPORTED = 3, /* the program called a function the platform lacks: name   */
+  M2X_HELLO = 1,        /* first message, from the library's constructor            */
+  M2X_CALL = 2,         /* a library call: fn says which (sw/host/exec/mpi_calls.h)  */
+  M2X_UNSUPPORTED = 3,  /* the program called a function the platform lacks: name   */
   M2X_WRONG_THREAD = 4, /* a thread other than MPI_Init's called name: a[0] its thread
                            id, a[1] MPI_Init's (the library is MPI_THREAD_SINGLE);
                            the program exits at once, no reply                    */
@@ -41,23 +41,23 @@ enum m2x_kind {
 #define M2X_NAME_BYTES 64
 
 struct m2x_request {
-  uint32_t kind;        /* enum m2x_kind                                           */
-  uint32_t fn;          /* M2X_CALL: the function                                   */
-  uint64_t compute_ns;  /* the program's CPU time since the previous reply (ns)     */
-  uint64_t local_ns;    /* simulated time the library charged on its own since the
-                           previous reply (clock reads, sleeps), to be charged now  */
-  int64_t a[M2X_ARGS];  /* arguments: values, handles, arena offsets and lengths   */
+  uint32_t kind;             /* enum m2x_kind                                           */
+  uint32_t fn;               /* M2X_CALL: the function                                   */
+  uint64_t compute_ns;       /* the program's CPU time since the previous reply (ns)     */
+  uint64_t local_ns;         /* simulated time the library charged on its own since the
+                                previous reply (clock reads, sleeps), to be charged now  */
+  int64_t a[M2X_ARGS];       /* arguments: values, handles, arena offsets and lengths   */
   char name[M2X_NAME_BYTES]; /* HELLO: version text; UNSUPPORTED: function name    */
 };
 
 struct m2x_reply {
-  int64_t ret;          /* the function's return value                             */
-  int64_t out[6];       /* scalar results (rank, flag, count, request handle ...)  */
-  int32_t status[6];    /* an MPI_Status (five ints in the MPICH ABI), when one    */
-  uint64_t now_ns;      /* the host's simulated time at the return                 */
+  int64_t ret;            /* the function's return value                             */
+  int64_t out[6];         /* scalar results (rank, flag, count, request handle ...)  */
+  int32_t status[6];      /* an MPI_Status (five ints in the MPICH ABI), when one    */
+  uint64_t now_ns;        /* the host's simulated time at the return                 */
   uint64_t clock_read_ns; /* HELLO: simulated cost of one clock read (a syscall)   */
-  uint64_t epoch_s;     /* HELLO: wall-clock seconds that simulated time 0 stands for */
-  double cpu_scale;     /* HELLO: simulated ns per ns of the program's CPU time     */
+  uint64_t epoch_s;       /* HELLO: wall-clock seconds that simulated time 0 stands for */
+  double cpu_scale;       /* HELLO: simulated ns per ns of the program's CPU time     */
 };
 
 #endif

@@ -223,8 +223,7 @@ void HostBridge::dma_b_transport(tlm::tlm_generic_payload& t, sc_time& delay) {
 // and answers BEGIN_RESP after that access's latency (host memory, and for a
 // read that does not continue the prefetch stream the delayed transaction):
 // the bus holds those as wait states.
-tlm::tlm_sync_enum HostBridge::dma_nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                                   sc_time& delay) {
+tlm::tlm_sync_enum HostBridge::dma_nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_time& delay) {
   if (phase == tlm::BEGIN_REQ) {
     m_dma_peq.notify(t, phase, delay);
     phase = tlm::END_REQ;

@@ -62,9 +62,9 @@ class HostBridge : public sc_core::sc_module {
     uint64_t write_stalls = 0;         // CPU writes that found the buffer full
     uint64_t posted_write_errors = 0;  // posted writes nobody accepted (lost, as on PCI)
     uint64_t dma_reads = 0, dma_writes = 0, dma_bytes = 0;
-    uint64_t dma_read_retries = 0;     // DMA reads that did not continue the prefetch stream
-    sc_core::sc_time stall_time;  // CPU time lost to a full write buffer
-    sc_core::sc_time drain_time;  // CPU reads waiting for posted writes
+    uint64_t dma_read_retries = 0;  // DMA reads that did not continue the prefetch stream
+    sc_core::sc_time stall_time;    // CPU time lost to a full write buffer
+    sc_core::sc_time drain_time;    // CPU reads waiting for posted writes
   };
   const Stats& stats() const { return m_stats; }
 
@@ -88,8 +88,7 @@ class HostBridge : public sc_core::sc_module {
 
   // PCI target side (DMA into host memory).
   void dma_b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  tlm::tlm_sync_enum dma_nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                         sc_core::sc_time& delay);
+  tlm::tlm_sync_enum dma_nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void dma_act(tlm::tlm_generic_payload& t, const tlm::tlm_phase& phase);  // m_dma_peq's callback
   bool dma_get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
   unsigned int dma_transport_dbg(tlm::tlm_generic_payload& t);
@@ -121,8 +120,7 @@ class HostBridge : public sc_core::sc_module {
                          [this] { return in_us(m_stats.stall_time); }};
   StatProbe m_stat_dma_bytes{this, "dma_bytes", "bytes", "bytes PCI masters read or wrote in host memory",
                              [this] { return double(m_stats.dma_bytes); }};
-  StatProbe m_stat_retries{this, "dma_read_retries", "count",
-                           "DMA reads that did not continue the prefetch stream",
+  StatProbe m_stat_retries{this, "dma_read_retries", "count", "DMA reads that did not continue the prefetch stream",
                            [this] { return double(m_stats.dma_read_retries); }};
   sc_core::sc_time m_posted, m_read_latency, m_memory_latency, m_read_retry;
   // Where the bridge's read prefetch stands: the address right after the

@@ -24,7 +24,7 @@ HostCpu* g_current = nullptr;
 const char* const kRunning = "running";
 const char* const kExited = "exited";  // the host whose thread runs (SystemC threads are coroutines)
 const char* const kFailed = "failed";
-std::string g_output_dir;      // HostCpu::set_output_dir
+std::string g_output_dir;  // HostCpu::set_output_dir
 
 std::vector<std::string> app_choices() {
   std::vector<std::string> names{""};
@@ -36,11 +36,16 @@ std::vector<std::string> app_choices() {
 // text where there is no plainer one).
 std::string path_error_text(int err) {
   switch (err) {
-    case ENOENT: return "no such file";
-    case ELOOP: return "a symbolic link loop (Too many levels of symbolic links)";
-    case ENOTDIR: return "a part of the path that should be a folder is not one (Not a directory)";
-    case EACCES: return "a folder on the path cannot be searched (Permission denied)";
-    default: return std::strerror(err);
+    case ENOENT:
+      return "no such file";
+    case ELOOP:
+      return "a symbolic link loop (Too many levels of symbolic links)";
+    case ENOTDIR:
+      return "a part of the path that should be a folder is not one (Not a directory)";
+    case EACCES:
+      return "a folder on the path cannot be searched (Permission denied)";
+    default:
+      return std::strerror(err);
   }
 }
 
@@ -50,11 +55,13 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
                  int count)
     : sc_module(name),
       pio("pio"),
-      app(this->name(), "app", "", "host application to run (empty: none; the choices are the registered applications)", app_choices()),
+      app(this->name(), "app", "", "host application to run (empty: none; the choices are the registered applications)",
+          app_choices()),
       exec(this->name(), "exec", "", "",
            "outside Linux program to run as this host's software instead of an app (a name found through PATH, "
            "or a path relative to the config); its MPI calls run on this host (docs/models/host-process.md)"),
-      args(this->name(), "args", "", "", "the application's (or program's) command-line arguments, separated by spaces"),
+      args(this->name(), "args", "", "",
+           "the application's (or program's) command-line arguments, separated by spaces"),
       exec_cpu_scale(this->name(), "exec_cpu_scale", 0.0, "factor",
                      "simulated time per second of the outside program's own CPU time between its calls; 0: its "
                      "computation is free and runs repeat exactly (non-zero makes results depend on this machine's "
@@ -71,7 +78,8 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
       clock_mhz(this->name(), "clock_mhz", 1000.0, "MHz", "host CPU clock (Pentium III 1 GHz)",
                 Range<double>{1, 10000}),
       memcpy_mbyte_per_s(this->name(), "memcpy_mbyte_per_s", 300.0, "MB/s",
-                  "memcpy bandwidth, memory to memory (assumption: PIII with PC133 SDRAM)", Range<double>{1, 1e6}),
+                         "memcpy bandwidth, memory to memory (assumption: PIII with PC133 SDRAM)",
+                         Range<double>{1, 1e6}),
       memcpy_setup_ns(this->name(), "memcpy_setup_ns", 40.0, "ns", "fixed cost of one memcpy call (assumption)",
                       Range<double>{0, 1e6}),
       syscall_ns(this->name(), "syscall_ns", 1000.0, "ns",
@@ -97,8 +105,8 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
       m_id(id),
       m_count(count),
       // The first MB stays with the "kernel", as on a PC.
-      m_alloc(0x100000, memory.size() > 0x100000 ? (memory.size() - 0x100000) / PhysAllocator::PAGE * PhysAllocator::PAGE
-                                                 : 0) {
+      m_alloc(0x100000,
+              memory.size() > 0x100000 ? (memory.size() - 0x100000) / PhysAllocator::PAGE * PhysAllocator::PAGE : 0) {
   if (!app.get().empty()) {
     m_app = find_host_app(app.get());
     run.add_participant(this->name());
@@ -164,8 +172,12 @@ void HostCpu::configure_program(const std::string& config_dir) {
   // names), and our libmpich.so.12 before the system's.
   const std::string rank = std::to_string(m_id), size = std::to_string(m_count);
   const char* old_path = std::getenv("LD_LIBRARY_PATH");
-  o.env = {"PMI_RANK=" + rank, "PMI_SIZE=" + size, "MPI_LOCALRANKID=0", "MPI_LOCALNRANKS=1",
-           "OMPI_COMM_WORLD_RANK=" + rank, "OMPI_COMM_WORLD_SIZE=" + size,
+  o.env = {"PMI_RANK=" + rank,
+           "PMI_SIZE=" + size,
+           "MPI_LOCALRANKID=0",
+           "MPI_LOCALNRANKS=1",
+           "OMPI_COMM_WORLD_RANK=" + rank,
+           "OMPI_COMM_WORLD_SIZE=" + size,
            std::string(M2X_ENV_NODE) + "=" + o.node,
            "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : "")};
   o.cpu_scale = exec_cpu_scale.get();
@@ -188,7 +200,8 @@ void HostCpu::configure_program(const std::string& config_dir) {
   o.arena_view = m_memory.host() + *arena;
   o.np_out = exec_np_out.get();
   if (o.np_out.find('/') != std::string::npos || o.np_out == "." || o.np_out == "..")
-    throw ConfigError(me + ".exec_np_out = '" + o.np_out + "': expected a plain file name (the program's working folder)");
+    throw ConfigError(me + ".exec_np_out = '" + o.np_out +
+                      "': expected a plain file name (the program's working folder)");
   m_program = std::make_unique<HostProgram>(*this, m_run, std::move(o));
   m_run.add_participant(name());
 }

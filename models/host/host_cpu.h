@@ -58,8 +58,7 @@ class HostCpu : public sc_core::sc_module {
   SC_HAS_PROCESS(HostCpu);
   // `memory` is the host's physical memory, at PCI bus address `memory_bus_base`.
   // `id`/`count`: this host's number and the number of hosts in the platform.
-  HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, uint64_t memory_bus_base, int id,
-          int count);
+  HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, uint64_t memory_bus_base, int id, int count);
   ~HostCpu() override;
 
   // PCI interrupt line (INTA#) from the NI.
@@ -81,8 +80,8 @@ class HostCpu : public sc_core::sc_module {
   // that the NI or another host can see, and how long it has slept waiting
   // for something to arrive (a DMA write or an interrupt).
   struct Activity {
-    bool running = false;    // its software has started and not ended
-    bool ended = false;      // its software has ended (exited, failed or aborted)
+    bool running = false;     // its software has started and not ended
+    bool ended = false;       // its software has ended (exited, failed or aborted)
     uint64_t pci_writes = 0;  // PIO writes to the NI (requests, doorbells)
     uint64_t dma_writes = 0;  // DMA writes into its memory
     sc_core::sc_time waited;  // asleep in a poll or an interrupt wait, so far
@@ -171,7 +170,7 @@ class HostCpu : public sc_core::sc_module {
   MessageProbe m_probe;
   std::string m_msg_phase;
   std::string m_activity[2];  // MMP library, the layer above (MPI)
-  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
+  ModuleLog m_log{this};      // messages named after this module, at its sim.log level
 };
 
 }  // namespace m2

@@ -79,8 +79,7 @@ int m2host_pci_read(uint64_t pci_addr, void* dst, size_t bytes) {
 
 int m2host_pci_write(uint64_t pci_addr, const void* src, size_t bytes) {
   // The bus never modifies write data; the payload API just is not const.
-  return HostCpu::current().pci_access(true, pci_addr, static_cast<uint8_t*>(const_cast<void*>(src)), bytes) ? 0
-                                                                                                                : -1;
+  return HostCpu::current().pci_access(true, pci_addr, static_cast<uint8_t*>(const_cast<void*>(src)), bytes) ? 0 : -1;
 }
 
 int m2host_poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us) {
@@ -130,12 +129,15 @@ void m2host_msg_event(int event, int src_node, uint32_t seq) {
       h.set_pio_message(0);
       p(m2::MessagePoint::HostPosted, id, h.now().value());
       break;
-    case M2HOST_MSG_DONE: p(m2::MessagePoint::HostDone, id, h.now().value()); break;
+    case M2HOST_MSG_DONE:
+      p(m2::MessagePoint::HostDone, id, h.now().value());
+      break;
     case M2HOST_MSG_CANCELLED:
       h.set_pio_message(0);
       p.observer->cancelled(id);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -150,8 +152,7 @@ void m2host_abort(int code, const char* fmt, ...) {
 
 int m2host_param(const char* name, double* value) {
   if (!name || !value) return -1;
-  const m2::ParamBase* p =
-      m2::ParamRegistry::instance().find(std::string(HostCpu::current().name()) + "." + name);
+  const m2::ParamBase* p = m2::ParamRegistry::instance().find(std::string(HostCpu::current().name()) + "." + name);
   if (!p) return -1;
   const std::string v = p->value_string();
   if (v == "true" || v == "false") *value = v == "true" ? 1.0 : 0.0;

@@ -18,17 +18,17 @@ extern "C" {
 #endif
 
 /* ---- identity and time -------------------------------------------------- */
-int m2host_id(void);             /* 0 for host0, 1 for host1, ...            */
-int m2host_count(void);          /* hosts in the platform                     */
-const char* m2host_name(void);   /* "host0"                                   */
-double m2host_now_us(void);      /* this host's simulated time               */
+int m2host_id(void);           /* 0 for host0, 1 for host1, ...            */
+int m2host_count(void);        /* hosts in the platform                     */
+const char* m2host_name(void); /* "host0"                                   */
+double m2host_now_us(void);    /* this host's simulated time               */
 
 /* ---- CPU time annotation ------------------------------------------------ */
-void m2host_compute_ns(double ns);          /* time spent computing          */
+void m2host_compute_ns(double ns);           /* time spent computing          */
 void m2host_compute_cycles(uint64_t cycles); /* at the host clock            */
 /* memcpy that also charges its cost (host memory bandwidth). */
 void* m2host_memcpy(void* dst, const void* src, size_t bytes);
-void m2host_syscall(void);                  /* one system call's overhead    */
+void m2host_syscall(void); /* one system call's overhead    */
 
 /* ---- physical memory (the kernel's allocator) --------------------------- */
 /* Page-aligned memory inside the host's physical memory, which the NI can
@@ -92,8 +92,9 @@ int m2host_param(const char* name, double* value);
 /* The library was called to send message `seq` of node `src_node` (at entry,
  * before it charges any time). */
 void m2host_msg_send(int src_node, uint32_t seq, int dst_node, uint64_t bytes, uint32_t tag);
-#define M2HOST_MSG_POSTED 1    /* the send request is posted to the NI             */
-#define M2HOST_MSG_DONE 2      /* the receiver's library has the message, as its
+#define M2HOST_MSG_POSTED 1 /* the send request is posted to the NI             */
+#define M2HOST_MSG_DONE                                                          \
+  2                            /* the receiver's library has the message, as its \
                                   caller will see it (data in the user's buffer)   */
 #define M2HOST_MSG_CANCELLED 3 /* the send failed before it reached the NI         */
 void m2host_msg_event(int event, int src_node, uint32_t seq);
@@ -117,9 +118,9 @@ void m2host_activity(int layer, const char* what);
 typedef int (*m2host_app_main)(int argc, char** argv);
 /* Registers an application by name (configs choose it with hostN.app). */
 void m2host_register_app(const char* name, m2host_app_main main, const char* description);
-#define M2HOST_APP(name, main, description)                                 \
-  static void __attribute__((constructor)) m2host_register_##name(void) {   \
-    m2host_register_app(#name, main, description);                          \
+#define M2HOST_APP(name, main, description)                               \
+  static void __attribute__((constructor)) m2host_register_##name(void) { \
+    m2host_register_app(#name, main, description);                        \
   }
 
 #ifdef __cplusplus

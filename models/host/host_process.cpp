@@ -93,7 +93,8 @@ std::vector<std::string> child_environment(const std::vector<std::string>& extra
   auto name_of = [](const std::string& s) { return s.substr(0, s.find('=')); };
   for (char** e = environ; e && *e; ++e) {
     const std::string s = *e;
-    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) { return name_of(x) == name_of(s); });
+    const bool replaced =
+        std::any_of(extra.begin(), extra.end(), [&](const std::string& x) { return name_of(x) == name_of(s); });
     if (!replaced) env.push_back(s);
   }
   env.insert(env.end(), extra.begin(), extra.end());
@@ -260,8 +261,10 @@ bool HostProcess::next(m2x_request& req) {
     if (n == static_cast<ssize_t>(sizeof req)) return true;
     if (n > 0) {
       // Not a request of the platform's library (MSG_TRUNC: its real size).
-      m_malformed = "a message of " + std::to_string(n) + " bytes on its request socket (fd 3), where the "
-                    "platform's libmpich.so.12 sends requests of " + std::to_string(sizeof req) + " bytes";
+      m_malformed = "a message of " + std::to_string(n) +
+                    " bytes on its request socket (fd 3), where the "
+                    "platform's libmpich.so.12 sends requests of " +
+                    std::to_string(sizeof req) + " bytes";
     }
     // Closed (or a malformed message): the program is ending.
     ::close(m_sock);
@@ -315,7 +318,7 @@ void HostProcess::take_output(const char* p, size_t n) {
   while (n > 0) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', n));
     const size_t piece = nl ? static_cast<size_t>(nl - p) : n;  // up to the newline, without it
-    if (m_dropping) {  // the rest of a line that was cut
+    if (m_dropping) {                                           // the rest of a line that was cut
       if (!nl) return;
       m_dropping = false;
       m_line_bytes = 0;
@@ -354,7 +357,8 @@ void HostProcess::emit_output() {
   if (m_cut && !m_cut_noted) {
     m_cut_noted = true;
     Log::instance().warning(m_node + ".host: program " + m_name + " wrote a line longer than " +
-                            std::to_string(kMaxLineBytes) + " bytes: its lines are cut there in the log (the rest "
+                            std::to_string(kMaxLineBytes) +
+                            " bytes: its lines are cut there in the log (the rest "
                             "of such a line is dropped; noted once)");
   }
 }
@@ -378,8 +382,7 @@ void HostProcess::reap(bool block) {
   for (const Leftover& l : kill_leftovers(others)) {
     const std::string node = l.node.empty() ? m_node : l.node;
     Log::instance().warning(node + ".host: killed process " + l.name + " (pid " + std::to_string(l.pid) +
-                            ") that its program " + (node == m_node ? m_name + " " : std::string()) +
-                            "left running");
+                            ") that its program " + (node == m_node ? m_name + " " : std::string()) + "left running");
   }
   ::kill(-m_pid, SIGKILL);  // a last word to its group
   forget_group(m_pid);

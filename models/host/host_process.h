@@ -25,11 +25,11 @@ namespace m2 {
 class HostProcess {
  public:
   struct Spec {
-    std::string program;             // path of the executable (resolved)
-    std::vector<std::string> argv;   // argv[0] included
-    std::string workdir;             // created if missing
-    std::string node;                // "node0": for messages about what it left running
-    std::vector<std::string> env;    // NAME=VALUE added to (or replacing in) the simulator's environment
+    std::string program;            // path of the executable (resolved)
+    std::vector<std::string> argv;  // argv[0] included
+    std::string workdir;            // created if missing
+    std::string node;               // "node0": for messages about what it left running
+    std::vector<std::string> env;   // NAME=VALUE added to (or replacing in) the simulator's environment
     // The arena: [arena_offset, +arena_bytes) of the memory file arena_fd
     // (the host's physical memory, Memory::share_as_file), which the
     // simulator sees at arena_view. The program maps it at start-up.
@@ -84,23 +84,23 @@ class HostProcess {
   // that it reaches the log at its program's turn) up to this much.
   static constexpr size_t kMaxHeldOutputBytes = 1024 * 1024;
 
-  void read_output(bool emit);  // takes what the pipe holds; emits it when `emit`
+  void read_output(bool emit);                // takes what the pipe holds; emits it when `emit`
   void take_output(const char* p, size_t n);  // into m_pending, lines cut at kMaxLineBytes
-  void emit_output();  // m_pending to the log; the note on cut lines, once
+  void emit_output();                         // m_pending to the log; the note on cut lines, once
   void reap(bool block);
   void close_fds();
 
   TextOutput& m_output;
   std::string m_node, m_name;  // "node0", the program's file name
-  std::string m_pending;  // output not yet emitted (read while another program was awaited)
-  size_t m_line_bytes = 0;  // of the line being read, so far (emitted or not)
-  bool m_dropping = false;  // the line being read was cut: skipping to its newline
+  std::string m_pending;       // output not yet emitted (read while another program was awaited)
+  size_t m_line_bytes = 0;     // of the line being read, so far (emitted or not)
+  bool m_dropping = false;     // the line being read was cut: skipping to its newline
   bool m_cut = false, m_cut_noted = false;
   pid_t m_pid = -1;
   bool m_reaped = false;
   int m_exit_status = -1, m_signal = 0;
   int m_sock = -1, m_out = -1, m_pidfd = -1;  // pidfd: readable once the program has exited
-  std::string m_malformed;  // what broke the protocol, when something did
+  std::string m_malformed;                    // what broke the protocol, when something did
   uint8_t* m_arena = nullptr;
   uint64_t m_arena_bytes = 0;
 };

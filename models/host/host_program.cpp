@@ -153,11 +153,20 @@ int HostProgram::serve() {
           return -1;
         }
         switch (o) {
-          case ExecCallHandler::Outcome::Initialized: m_initialized = true; break;
-          case ExecCallHandler::Outcome::Finalized: m_finalized = true; break;
-          case ExecCallHandler::Outcome::Aborted: fail(call.error); return -1;
-          case ExecCallHandler::Outcome::Failed: fail("made a call the library cannot carry out: " + done + ": " + call.error); return -1;
-          case ExecCallHandler::Outcome::Done: break;
+          case ExecCallHandler::Outcome::Initialized:
+            m_initialized = true;
+            break;
+          case ExecCallHandler::Outcome::Finalized:
+            m_finalized = true;
+            break;
+          case ExecCallHandler::Outcome::Aborted:
+            fail(call.error);
+            return -1;
+          case ExecCallHandler::Outcome::Failed:
+            fail("made a call the library cannot carry out: " + done + ": " + call.error);
+            return -1;
+          case ExecCallHandler::Outcome::Done:
+            break;
         }
         break;
       }
@@ -176,7 +185,7 @@ int HostProgram::serve() {
   const std::string how = m_proc->end();
   if (!m_hello) {
     fail(how + " without loading the platform's " M2X_LIBRARY
-         " (is it a dynamically linked MPI program? the platform runs programs built against the MPICH ABI)");
+               " (is it a dynamically linked MPI program? the platform runs programs built against the MPICH ABI)");
     return -1;
   }
   if (!m_initialized) {

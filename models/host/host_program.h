@@ -25,7 +25,7 @@ class HostCpu;
 class HostProgram {
  public:
   struct Options {
-    std::string program;           // resolved path
+    std::string program;  // resolved path
     std::vector<std::string> args;
     std::string node;              // "node0": the program works in this folder of the run's output folder
     std::vector<std::string> env;  // launcher variables (rank, size, library path)
@@ -35,7 +35,7 @@ class HostProgram {
     uint64_t arena_offset = 0;
     uint64_t arena_bytes = 0;
     uint8_t* arena_view = nullptr;
-    std::string np_out;            // NetPIPE output file to load into the run's table ("" none)
+    std::string np_out;  // NetPIPE output file to load into the run's table ("" none)
   };
 
   HostProgram(HostCpu& host, RunControl& run, Options options);
@@ -56,7 +56,8 @@ class HostProgram {
   void fail(const std::string& what);
   void handshake();
   std::string workdir() const;
-  std::string wrong_thread(m2x_request& req) const;  // the message for an M2X_WRONG_THREAD report  // the library's greeting, answered at start()
+  std::string wrong_thread(m2x_request& req)
+      const;  // the message for an M2X_WRONG_THREAD report  // the library's greeting, answered at start()
   int serve();
 
   HostCpu& m_host;

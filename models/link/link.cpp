@@ -10,8 +10,8 @@
 
 namespace m2 {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
 Link::Link(sc_core::sc_module_name name, TimingStyle style)
@@ -22,7 +22,8 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
       b_out("b_out"),
       variant(this->name(), "variant", "lvds",
               "link generation: lvds (Maestro2, 3.2 Gbit/s full duplex), ieee1394 (the first Maestro, "
-              "400 Mbit/s half duplex)", link_variants()),
+              "400 Mbit/s half duplex)",
+              link_variants()),
       gbit_per_s(this->name(), "gbit_per_s", 3.2, "Gbit/s", "bit rate of a direction (of the medium in half duplex)",
                  Range<double>{0.001, 1000}),
       duplex(this->name(), "duplex", "full",
@@ -297,10 +298,8 @@ std::string Link::describe_state() const {
   for (unsigned i = 0; i < (half_duplex() ? 1u : 2u); ++i) {
     const Resource& r = m_res[i];
     o << (half_duplex() ? "; medium " : (i == 0 ? "; A->B " : "; B->A "));
-    if (m_style == TimingStyle::AT)
-      o << (r.busy ? "busy" : "idle") << ", " << r.waiters.size() << " waiting";
-    else
-      o << "booked until " << r.free_at << (r.open ? " (burst continuing)" : "");
+    if (m_style == TimingStyle::AT) o << (r.busy ? "busy" : "idle") << ", " << r.waiters.size() << " waiting";
+    else o << "booked until " << r.free_at << (r.open ? " (burst continuing)" : "");
   }
   return o.str();
 }
@@ -314,19 +313,21 @@ std::vector<std::unique_ptr<StatProbe>> Link::declare_stats() {
       d.push_back(std::make_unique<StatProbe>(this, p + what, unit, description, read));
       return d.back().get();
     };
-    declare("frames", "count", "frames" + who + " (data and info)", [this, dir] { return double(m_stats[dir].frames); });
+    declare("frames", "count", "frames" + who + " (data and info)",
+            [this, dir] { return double(m_stats[dir].frames); });
     declare("info_frames", "count", "info frames" + who, [this, dir] { return double(m_stats[dir].info_frames); });
-    declare("busy_us", "us", "time the wire carried the frames" + who, [this, dir] { return in_us(m_stats[dir].busy); });
+    declare("busy_us", "us", "time the wire carried the frames" + who,
+            [this, dir] { return in_us(m_stats[dir].busy); });
     declare("corrupted", "count", "frames" + who + " corrupted (bit_error_rate, corrupt_frames_*)",
             [this, dir] { return double(m_stats[dir].corrupted()); });
     // Only in runs that inject it (damage_frames_*): other runs' tables stay as they were.
-    declare("damaged", "count", "data frames" + who + " damaged behind the checksum (damage_frames_*)",
-            [this, dir] { return double(m_stats[dir].damaged_data); })
-        ->only_when_nonzero();
+    declare("damaged", "count", "data frames" + who + " damaged behind the checksum (damage_frames_*)", [this, dir] {
+      return double(m_stats[dir].damaged_data);
+    })->only_when_nonzero();
     // Listed but not damaged: an info frame, or past the run's last frame.
-    declare("damage_missed", "count", "damage_frames_* numbers" + who + " that damaged nothing",
-            [this, dir] { return double(damage_missed(dir).size()); })
-        ->only_when_nonzero();
+    declare("damage_missed", "count", "damage_frames_* numbers" + who + " that damaged nothing", [this, dir] {
+      return double(damage_missed(dir).size());
+    })->only_when_nonzero();
   }
   return d;
 }

@@ -87,12 +87,12 @@ class Link : public sc_core::sc_module {
   // Per direction: 0 = A to B (sent by A), 1 = B to A.
   struct DirectionStats {
     uint64_t frames = 0, data_frames = 0, info_frames = 0;
-    uint64_t bytes = 0;                 // wire bytes
+    uint64_t bytes = 0;  // wire bytes
     uint64_t corrupted_data = 0, corrupted_info = 0;
-    uint64_t damaged_data = 0;          // damaged behind the checksum (damage_frames_*)
-    sc_core::sc_time busy;              // the wire carried this direction's bits
-    sc_core::sc_time arbitration;       // half duplex: arbitration before its bursts
-    sc_core::sc_time waiting;           // frames waited for the direction or medium
+    uint64_t damaged_data = 0;     // damaged behind the checksum (damage_frames_*)
+    sc_core::sc_time busy;         // the wire carried this direction's bits
+    sc_core::sc_time arbitration;  // half duplex: arbitration before its bursts
+    sc_core::sc_time waiting;      // frames waited for the direction or medium
     uint64_t corrupted() const { return corrupted_data + corrupted_info; }
   };
   const DirectionStats& stats(unsigned dir) const { return m_stats.at(dir); }
@@ -126,12 +126,12 @@ class Link : public sc_core::sc_module {
   };
   // A direction in full duplex; the medium (index 0) in half duplex.
   struct Resource {
-    bool busy = false;                 // AT: owned
-    unsigned last_side = 0;            // AT: the side that had it last
-    std::deque<Waiter*> waiters;       // AT
-    sc_core::sc_time free_at;          // LT: end of the last booked frame
-    bool open = false;                 // LT: a frame being continued holds it
-    sc_core::sc_event closed;          // LT: notified when `open` ends
+    bool busy = false;            // AT: owned
+    unsigned last_side = 0;       // AT: the side that had it last
+    std::deque<Waiter*> waiters;  // AT
+    sc_core::sc_time free_at;     // LT: end of the last booked frame
+    bool open = false;            // LT: a frame being continued holds it
+    sc_core::sc_event closed;     // LT: notified when `open` ends
   };
 
   void b_transport(int side, tlm::tlm_generic_payload& t, sc_core::sc_time& delay);

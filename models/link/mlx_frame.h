@@ -38,23 +38,23 @@ struct MlxFrame : tlm::tlm_extension<MlxFrame> {
   };
 
   Kind kind = Kind::Info;
-  uint8_t channel = 0;   // data frames: the channel its packets belong to
-  uint32_t seq = 0;      // data frames: sequence number on that channel
+  uint8_t channel = 0;          // data frames: the channel its packets belong to
+  uint32_t seq = 0;             // data frames: sequence number on that channel
   bool retransmission = false;  // a repeat of an earlier frame (not on the wire: for traces)
   bool credit_request = false;  // asks the peer for an info frame (credit lost?)
   std::array<ChannelInfo, kChannels> info{};
   // Packets announced by the header and by each continue command: the frame
   // holds bursts.size() - 1 continue commands.
   std::vector<uint16_t> bursts;
-  std::vector<uint8_t> packets;  // MLX_PACKET_BYTES each, padding included
+  std::vector<uint8_t> packets;       // MLX_PACKET_BYTES each, padding included
   std::vector<uint64_t> message_ids;  // traced messages with packets in this frame (MessageId; may be empty)
 
   // Wire format of the sender (bytes).
   uint16_t header_bytes = 8, checksum_bytes = 4, continue_bytes = 4;
 
   // Set by the link.
-  bool checksum_ok = true;  // false: corrupted on the wire (the receiver discards it)
-  uint64_t number = 0;      // 1, 2, ... per link direction, in wire order
+  bool checksum_ok = true;                // false: corrupted on the wire (the receiver discards it)
+  uint64_t number = 0;                    // 1, 2, ... per link direction, in wire order
   sc_core::sc_time wire_start, wire_end;  // first and last bit leave the sender
 
   // Continuous network burst: called by the link when the frame's content
@@ -119,7 +119,10 @@ struct MlxFrame : tlm::tlm_extension<MlxFrame> {
 // frame's packets. Call reset() before sending it.
 class MlxFrameTransaction {
  public:
-  MlxFrameTransaction() { m_gp.set_extension(&frame); reset(); }
+  MlxFrameTransaction() {
+    m_gp.set_extension(&frame);
+    reset();
+  }
   ~MlxFrameTransaction() { m_gp.clear_extension(&frame); }
   MlxFrameTransaction(const MlxFrameTransaction&) = delete;
   MlxFrameTransaction& operator=(const MlxFrameTransaction&) = delete;

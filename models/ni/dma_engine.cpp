@@ -16,7 +16,6 @@ namespace {
 
 bool power_of_two(uint64_t v) { return v && !(v & (v - 1)); }
 
-
 }  // namespace
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name)
@@ -34,9 +33,9 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name)
                         "engine cost of each transaction besides its data (calibrated: 1 cycle at 100 MHz)",
                         Range<double>{0, 1e6}),
       rate_mbyte_per_s(this->name(), "rate_mbyte_per_s", 1600.0, "MB/s",
-                "engine data path: bytes per microsecond moved per transaction (calibrated: 128 bit at 100 MHz, "
-                "the netbuf port's width)",
-                Range<double>{1, 1e6}),
+                       "engine data path: bytes per microsecond moved per transaction (calibrated: 128 bit at 100 MHz, "
+                       "the netbuf port's width)",
+                       Range<double>{1, 1e6}),
       host_align_bytes(this->name(), "host_align_bytes", 32, "B",
                        "host line size: host transactions not starting or ending on it are split and penalised "
                        "(Pentium III cache line)",
@@ -93,9 +92,12 @@ uint32_t DmaEngine::status() const {
 }
 
 void DmaEngine::add_registers() {
-  bank().add(DMA_SRC, "SRC", [this] { return m_src; }, [this](uint32_t v) { m_src = v; });
-  bank().add(DMA_DST, "DST", [this] { return m_dst; }, [this](uint32_t v) { m_dst = v; });
-  bank().add(DMA_LEN, "LEN", [this] { return m_len; }, [this](uint32_t v) { m_len = v; });
+  bank().add(
+      DMA_SRC, "SRC", [this] { return m_src; }, [this](uint32_t v) { m_src = v; });
+  bank().add(
+      DMA_DST, "DST", [this] { return m_dst; }, [this](uint32_t v) { m_dst = v; });
+  bank().add(
+      DMA_LEN, "LEN", [this] { return m_len; }, [this](uint32_t v) { m_len = v; });
   // A START with a full queue cannot be done: refuse the write itself, so
   // that the firmware stops at the store that lost a descriptor.
   bank().add_checked(DMA_CTRL, "CTRL", nullptr, [this](uint32_t v) {
@@ -107,20 +109,25 @@ void DmaEngine::add_registers() {
     control(v);
     return tlm::TLM_OK_RESPONSE;
   });
-  bank().add(DMA_STATUS, "STATUS", [this] { return status(); }, [this](uint32_t v) {
-    if (v & DMA_STATUS_DONE) m_done_flag = false;
-    if ((v & DMA_STATUS_ERROR) && m_error) {
-      m_error = false;
-      m_kick.notify(sc_core::SC_ZERO_TIME);  // the queue may run again
-    }
-    update_irqs();
-  });
-  bank().add(DMA_DONE_COUNT, "DONE_COUNT", [this] { return m_done_count; }, nullptr);
-  bank().add(DMA_ERR_ADDR, "ERR_ADDR", [this] { return m_err_addr; }, nullptr);
-  bank().add(DMA_ERR_CAUSE, "ERR_CAUSE", [this] { return m_err_cause; }, nullptr);
-  bank().add(DMA_CONFIG, "CONFIG", [this] {
-    return static_cast<uint32_t>(queue_depth.get() | burst_bytes.get() << 16);
-  }, nullptr);
+  bank().add(
+      DMA_STATUS, "STATUS", [this] { return status(); },
+      [this](uint32_t v) {
+        if (v & DMA_STATUS_DONE) m_done_flag = false;
+        if ((v & DMA_STATUS_ERROR) && m_error) {
+          m_error = false;
+          m_kick.notify(sc_core::SC_ZERO_TIME);  // the queue may run again
+        }
+        update_irqs();
+      });
+  bank().add(
+      DMA_DONE_COUNT, "DONE_COUNT", [this] { return m_done_count; }, nullptr);
+  bank().add(
+      DMA_ERR_ADDR, "ERR_ADDR", [this] { return m_err_addr; }, nullptr);
+  bank().add(
+      DMA_ERR_CAUSE, "ERR_CAUSE", [this] { return m_err_cause; }, nullptr);
+  bank().add(
+      DMA_CONFIG, "CONFIG", [this] { return static_cast<uint32_t>(queue_depth.get() | burst_bytes.get() << 16); },
+      nullptr);
 }
 
 void DmaEngine::control(uint32_t v) {
@@ -201,13 +208,13 @@ unsigned DmaEngine::piece(const Port& p, uint64_t addr, uint64_t left, bool& par
   const uint64_t pci = addr - NI_HOST_WINDOW_BASE;
   partial = true;
   if (pci % line) return static_cast<unsigned>(std::min(burst, line - pci % line));  // head
-  if (left < line) return static_cast<unsigned>(left);                                // tail
+  if (left < line) return static_cast<unsigned>(left);                               // tail
   partial = false;
   return static_cast<unsigned>(std::min({burst, page - pci % page, left - left % line}));
 }
 
-bool DmaEngine::transact(tlm::tlm_generic_payload& t, tlm::tlm_command cmd, uint64_t addr, uint8_t* data,
-                         unsigned n, bool partial) {
+bool DmaEngine::transact(tlm::tlm_generic_payload& t, tlm::tlm_command cmd, uint64_t addr, uint8_t* data, unsigned n,
+                         bool partial) {
   t.set_command(cmd);
   t.set_address(addr);
   t.set_data_ptr(data);
@@ -287,8 +294,9 @@ void DmaEngine::write_descriptor() {
     const uint64_t a = p.netbuf ? bus_addr : addr;
     if (!transact(m_wr_trans, tlm::TLM_WRITE_COMMAND, a, m_wr_buf.data(), n, partial)) {
       if (!m_abort)  // else the reader failed first
-        fail(DMA_ERR_WRITE, a, "write of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
-                                   m_wr_trans.get_response_string() + ")");
+        fail(DMA_ERR_WRITE, a,
+             "write of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
+                 m_wr_trans.get_response_string() + ")");
       return;
     }
     if (!p.netbuf) addr += n;
@@ -313,8 +321,9 @@ void DmaEngine::reader_thread() {
       const uint64_t a = p.netbuf ? bus_addr : addr;
       if (!transact(m_rd_trans, tlm::TLM_READ_COMMAND, a, m_rd_buf.data(), n, partial)) {
         if (!m_abort)
-          fail(DMA_ERR_READ, a, "read of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
-                                    m_rd_trans.get_response_string() + ")");
+          fail(DMA_ERR_READ, a,
+               "read of " + std::to_string(n) + " bytes at " + hex(a, 8) + " failed (" +
+                   m_rd_trans.get_response_string() + ")");
         break;
       }
       if (m_abort) break;  // the writer failed meanwhile

@@ -64,12 +64,12 @@ class DmaEngine : public Peripheral {
 
   // What the engine did, for tests and the end-of-run report.
   struct Stats {
-    uint64_t descriptors = 0;         // completed without error
-    uint64_t errors = 0;              // failed descriptors (LEN 0 included)
-    uint64_t bytes = 0;               // moved by completed descriptors
-    uint64_t read_transactions = 0;   // on `master`, failed ones included
+    uint64_t descriptors = 0;        // completed without error
+    uint64_t errors = 0;             // failed descriptors (LEN 0 included)
+    uint64_t bytes = 0;              // moved by completed descriptors
+    uint64_t read_transactions = 0;  // on `master`, failed ones included
     uint64_t write_transactions = 0;
-    uint64_t partial_transactions = 0;  // host transactions charged misalign_penalty_ns
+    uint64_t partial_transactions = 0;                    // host transactions charged misalign_penalty_ns
     sc_core::sc_time read_busy = sc_core::SC_ZERO_TIME;   // time spent in read transactions
     sc_core::sc_time write_busy = sc_core::SC_ZERO_TIME;  // time spent in write transactions
     sc_core::sc_time last_start = sc_core::SC_ZERO_TIME;  // last descriptor taken from the queue

@@ -5,18 +5,23 @@
 
 namespace m2 {
 
-NiIntc::NiIntc(sc_core::sc_module_name name)
-    : Peripheral(name) {
-  bank().add(INTC_RAW, "RAW", [this] { return m_raw; }, nullptr);
-  bank().add(INTC_PENDING, "PENDING", [this] { return m_pending; }, [this](uint32_t v) {
-    m_pending &= ~v;
-    update();
-  });
-  bank().add(INTC_ENABLE, "ENABLE", [this] { return m_enable; }, [this](uint32_t v) {
-    m_enable = v;
-    update();
-  });
-  bank().add(INTC_STATUS, "STATUS", [this] { return status(); }, nullptr);
+NiIntc::NiIntc(sc_core::sc_module_name name) : Peripheral(name) {
+  bank().add(
+      INTC_RAW, "RAW", [this] { return m_raw; }, nullptr);
+  bank().add(
+      INTC_PENDING, "PENDING", [this] { return m_pending; },
+      [this](uint32_t v) {
+        m_pending &= ~v;
+        update();
+      });
+  bank().add(
+      INTC_ENABLE, "ENABLE", [this] { return m_enable; },
+      [this](uint32_t v) {
+        m_enable = v;
+        update();
+      });
+  bank().add(
+      INTC_STATUS, "STATUS", [this] { return status(); }, nullptr);
   bank().add(INTC_ENABLE_SET, "ENABLE_SET", nullptr, [this](uint32_t v) {
     m_enable |= v;
     update();

@@ -11,16 +11,17 @@
 
 namespace m2 {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
 MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle style)
-    : Peripheral(name, [] {
-        Options o;
-        o.socket_optional = true;  // a switch-box port has no register bus
-        return o;
-      }()),
+    : Peripheral(name,
+                 [] {
+                   Options o;
+                   o.socket_optional = true;  // a switch-box port has no register bus
+                   return o;
+                 }()),
       link_out("link_out"),
       link_in("link_in"),
       variant(this->name(), "variant", "maestro2",
@@ -94,9 +95,7 @@ uint64_t MlxEngine::rx_credit(unsigned ch) const {
 
 // What this end may grant: every packet granted and not yet received may
 // bring up to 32 bytes, and they must all fit into the RX channel.
-uint64_t MlxEngine::credit_limit(unsigned ch) const {
-  return m_rx[ch].accepted + m_buf.rx_free(ch) / MLX_PACKET_BYTES;
-}
+uint64_t MlxEngine::credit_limit(unsigned ch) const { return m_rx[ch].accepted + m_buf.rx_free(ch) / MLX_PACKET_BYTES; }
 
 uint32_t MlxEngine::status() const {
   uint32_t s = m_link_up ? MLCX_STATUS_LINK_UP : 0;
@@ -113,16 +112,14 @@ std::string MlxEngine::describe_state() const {
   for (unsigned c = 0; c < kChannels; ++c) {
     const TxChannel& tx = m_tx[c];
     const RxChannel& rx = m_rx[c];
-    o << "; ch" << c << " tx: credit " << tx_credit(c) << " (limit " << tx.peer_limit << ", sent " << tx.sent
-      << "), ";
+    o << "; ch" << c << " tx: credit " << tx_credit(c) << " (limit " << tx.peer_limit << ", sent " << tx.sent << "), ";
     if (tx.awaiting)
       o << "frame seq " << tx.out_seq << " "
         << (tx.repeat ? "to repeat" : "awaits ack until " + tx.deadline.to_string());
-    else
-      o << "no frame outstanding";
+    else o << "no frame outstanding";
     o << ", TX " << m_buf.tx_available(c) << "/" << m_buf.capacity() << " B"
-      << (tx.stalled ? ", stalled on credit" : "") << "; ch" << c << " rx: granted " << rx_credit(c)
-      << " (limit " << rx.advertised << ", accepted " << rx.accepted << "), "
+      << (tx.stalled ? ", stalled on credit" : "") << "; ch" << c << " rx: granted " << rx_credit(c) << " (limit "
+      << rx.advertised << ", accepted " << rx.accepted << "), "
       << (rx.any ? "last seq " + std::to_string(rx.last_seq) : std::string("nothing received"))
       << (rx.ack_pending ? " (ack pending)" : "") << ", RX " << m_buf.rx_available(c) << "/" << m_buf.capacity()
       << " B";
@@ -143,27 +140,39 @@ MlxEngine::ResendStreak MlxEngine::longest_resend_streak() const {
 // ---------------------------------------------------------------- registers
 
 void MlxEngine::add_registers() {
-  bank().add(MLCX_STATUS, "STATUS", [this] { return status(); }, nullptr);
-  bank().add(MLCX_NODE_ADDR, "NODE_ADDR", [this] { return uint32_t(m_node_address); }, nullptr);
-  bank().add(MLCX_CONFIG, "CONFIG", [this] {
-    return uint32_t(continuous.get() ? MLCX_CONFIG_CONTINUOUS : 0) | uint32_t(burst_packets.get()) << 8 |
-           uint32_t(max_frame_packets.get() & 0xFFFF) << 16;
-  }, nullptr);
-  bank().add(MLCX_EVENTS, "EVENTS", [this] { return m_events; }, [this](uint32_t v) {
-    m_events &= ~v;
-    update_irq();
-  });
-  bank().add(MLCX_IRQ_ENABLE, "IRQ_ENABLE", [this] { return m_irq_enable; }, [this](uint32_t v) {
-    m_irq_enable = v;
-    update_irq();
-  });
+  bank().add(
+      MLCX_STATUS, "STATUS", [this] { return status(); }, nullptr);
+  bank().add(
+      MLCX_NODE_ADDR, "NODE_ADDR", [this] { return uint32_t(m_node_address); }, nullptr);
+  bank().add(
+      MLCX_CONFIG, "CONFIG",
+      [this] {
+        return uint32_t(continuous.get() ? MLCX_CONFIG_CONTINUOUS : 0) | uint32_t(burst_packets.get()) << 8 |
+               uint32_t(max_frame_packets.get() & 0xFFFF) << 16;
+      },
+      nullptr);
+  bank().add(
+      MLCX_EVENTS, "EVENTS", [this] { return m_events; },
+      [this](uint32_t v) {
+        m_events &= ~v;
+        update_irq();
+      });
+  bank().add(
+      MLCX_IRQ_ENABLE, "IRQ_ENABLE", [this] { return m_irq_enable; },
+      [this](uint32_t v) {
+        m_irq_enable = v;
+        update_irq();
+      });
   for (unsigned c = 0; c < kChannels; ++c) {
     const std::string n = std::to_string(c);
-    bank().add(MLCX_TX_CREDIT(c), "TX_CREDIT" + n, [this, c] { return uint32_t(tx_credit(c)); }, nullptr);
-    bank().add(MLCX_RX_CREDIT(c), "RX_CREDIT" + n, [this, c] { return uint32_t(rx_credit(c)); }, nullptr);
+    bank().add(
+        MLCX_TX_CREDIT(c), "TX_CREDIT" + n, [this, c] { return uint32_t(tx_credit(c)); }, nullptr);
+    bank().add(
+        MLCX_RX_CREDIT(c), "RX_CREDIT" + n, [this, c] { return uint32_t(rx_credit(c)); }, nullptr);
   }
   auto counter = [this](uint32_t off, const char* name, const uint64_t& v) {
-    bank().add(off, name, [&v] { return uint32_t(v); }, nullptr);
+    bank().add(
+        off, name, [&v] { return uint32_t(v); }, nullptr);
   };
   counter(MLCX_DATA_FRAMES_SENT, "DATA_FRAMES_SENT", m_stats.data_frames_sent);
   counter(MLCX_INFO_FRAMES_SENT, "INFO_FRAMES_SENT", m_stats.info_frames_sent);
@@ -390,10 +399,8 @@ void MlxEngine::fill_header(MlxFrame& f) {
 // send something.
 void MlxEngine::send(MlxFrame& f, sc_time latency) {
   sc_time delay = SC_ZERO_TIME;
-  if (m_style == TimingStyle::LT && latency < sc_core::sc_time_to_pending_activity())
-    delay = latency;
-  else
-    wait(latency);
+  if (m_style == TimingStyle::LT && latency < sc_core::sc_time_to_pending_activity()) delay = latency;
+  else wait(latency);
   fill_header(f);
   f.checksum_ok = true;
   m_tr.reset();
@@ -401,10 +408,8 @@ void MlxEngine::send(MlxFrame& f, sc_time latency) {
   if (m_tr.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
     m_log.error("the link refused frame " + f.describe());
   if (delay != SC_ZERO_TIME) {
-    if (m_style == TimingStyle::LT && delay < sc_core::sc_time_to_pending_activity())
-      m_ahead = delay;
-    else
-      wait(delay);
+    if (m_style == TimingStyle::LT && delay < sc_core::sc_time_to_pending_activity()) m_ahead = delay;
+    else wait(delay);
   }
   m_stats.bytes_sent += f.wire_bytes();
   m_stats.tx_busy += f.wire_end - f.wire_start;
@@ -527,8 +532,8 @@ void MlxEngine::accept(RxChannel& rx, unsigned ch, const MlxFrame& f) {
   }
   if (data.size() > m_buf.rx_free(ch))
     throw std::logic_error(std::string(name()) + ": credit overrun on RX channel " + std::to_string(ch) + ": " +
-                           std::to_string(data.size()) + " bytes for " + std::to_string(m_buf.rx_free(ch)) +
-                           " free (" + f.describe() + ")");
+                           std::to_string(data.size()) + " bytes for " + std::to_string(m_buf.rx_free(ch)) + " free (" +
+                           f.describe() + ")");
   m_buf.rx_push(ch, data.data(), static_cast<unsigned>(data.size()));
   rx.any = true;
   rx.last_seq = f.seq;

@@ -92,25 +92,25 @@ class MlxEngine : public Peripheral {
   IrqLine irq;
 
   struct ChannelStats {
-    uint64_t data_frames_sent = 0;   // repeats included
-    uint64_t packets_sent = 0;       // repeats included
-    uint64_t messages_sent = 0;      // message headers cut (first sending only)
-    uint64_t payload_bytes_sent = 0; // stream bytes (no padding), first sending only
+    uint64_t data_frames_sent = 0;    // repeats included
+    uint64_t packets_sent = 0;        // repeats included
+    uint64_t messages_sent = 0;       // message headers cut (first sending only)
+    uint64_t payload_bytes_sent = 0;  // stream bytes (no padding), first sending only
     uint64_t retransmissions = 0;
     uint64_t continues = 0;
     uint64_t data_frames_received = 0;  // accepted (good, new)
     uint64_t packets_received = 0;
     uint64_t payload_bytes_received = 0;  // delivered into the RX channel
     uint64_t duplicates = 0;
-    uint64_t credit_stalls = 0;      // a ready packet waited for credit
+    uint64_t credit_stalls = 0;  // a ready packet waited for credit
   };
   struct Stats {
     uint64_t data_frames_sent = 0, info_frames_sent = 0, packets_sent = 0, bytes_sent = 0;
     uint64_t data_frames_received = 0, info_frames_received = 0, packets_received = 0, bytes_received = 0;
     uint64_t retransmissions = 0, continues = 0, duplicates = 0, bad_frames = 0;
-    uint64_t timeouts = 0;           // ack timeouts (each leads to one retransmission)
-    uint64_t credit_requests = 0;    // info frames sent asking for credit
-    sc_core::sc_time tx_busy;        // frames of this engine on the wire
+    uint64_t timeouts = 0;         // ack timeouts (each leads to one retransmission)
+    uint64_t credit_requests = 0;  // info frames sent asking for credit
+    sc_core::sc_time tx_busy;      // frames of this engine on the wire
   };
 
   SC_HAS_PROCESS(MlxEngine);
@@ -157,15 +157,15 @@ class MlxEngine : public Peripheral {
     uint64_t peer_limit = 0;  // credit limit last heard from the peer
     uint64_t sent = 0;        // packets sent (first sendings)
     uint32_t next_seq = 0;
-    uint32_t out_seq = 0;     // sequence number of the frame awaiting its ack
-    bool awaiting = false;    // that frame waits for its ack
-    bool repeat = false;      // its ack timed out
-    uint64_t repeats = 0;     // times that frame has been resent
-    sc_core::sc_time deadline;  // ack timeout of `frame`
-    bool stalled = false;     // packets ready, no credit
+    uint32_t out_seq = 0;            // sequence number of the frame awaiting its ack
+    bool awaiting = false;           // that frame waits for its ack
+    bool repeat = false;             // its ack timed out
+    uint64_t repeats = 0;            // times that frame has been resent
+    sc_core::sc_time deadline;       // ack timeout of `frame`
+    bool stalled = false;            // packets ready, no credit
     sc_core::sc_time credit_ask_at;  // when to ask for credit if still stalled
-    MlxFrame frame;           // the last data frame sent, for a repeat
-    MessageId message = 0;    // the message being cut (tracing)
+    MlxFrame frame;                  // the last data frame sent, for a repeat
+    MessageId message = 0;           // the message being cut (tracing)
   };
   // The receiving half of a channel.
   struct RxChannel {
@@ -196,8 +196,7 @@ class MlxEngine : public Peripheral {
   unsigned ready_packets(unsigned ch, unsigned max);
   unsigned cut_burst(unsigned ch, MlxFrame& f, unsigned max);
   bool extend(unsigned ch, MlxFrame& f);
-  void name_messages(unsigned ch, MlxFrame& f, const uint8_t* packets, unsigned n,
-                     const std::vector<unsigned>& starts);
+  void name_messages(unsigned ch, MlxFrame& f, const uint8_t* packets, unsigned n, const std::vector<unsigned>& starts);
   void fill_header(MlxFrame& f);
   void send(MlxFrame& f, sc_core::sc_time latency);
   sc_core::sc_time next_timer() const;
@@ -217,21 +216,21 @@ class MlxEngine : public Peripheral {
   std::array<TxChannel, kChannels> m_tx;
   std::array<RxChannel, kChannels> m_rx;
   unsigned m_next_ch = 0;
-  bool m_announce = true;      // send an info frame at start (credits)
-  bool m_peer_asks = false;    // the peer asked for an info frame
-  bool m_ask_credit = false;   // a credit request is due
+  bool m_announce = true;     // send an info frame at start (credits)
+  bool m_peer_asks = false;   // the peer asked for an info frame
+  bool m_ask_credit = false;  // a credit request is due
   bool m_link_up = false;
   uint32_t m_events = 0, m_irq_enable = 0;
-  sc_core::sc_event m_wake;    // acks, credits, news for the transmitter
+  sc_core::sc_event m_wake;  // acks, credits, news for the transmitter
   std::deque<Arrival> m_arrivals;
   std::vector<std::unique_ptr<MlxFrame>> m_spare_frames;  // arrivals' frames, reused
-  sc_core::sc_event m_arrived;  // notified for the time the front arrival takes effect
-  LazyTimer m_timer;            // ack timeouts and credit requests
-  sc_core::sc_time m_ahead;     // LT: the transmitter is at the end of its last frame, this far ahead
+  sc_core::sc_event m_arrived;                            // notified for the time the front arrival takes effect
+  LazyTimer m_timer;                                      // ack timeouts and credit requests
+  sc_core::sc_time m_ahead;                      // LT: the transmitter is at the end of its last frame, this far ahead
   std::vector<uint8_t> m_rx_bytes, m_cut_bytes;  // reused per frame / burst
   std::vector<MlxHeader> m_cut_starts;
   std::vector<unsigned> m_cut_start_packets;
-  MlxFrameTransaction m_tr;    // the transmitter's frame on the wire
+  MlxFrameTransaction m_tr;     // the transmitter's frame on the wire
   std::vector<uint8_t> m_view;  // TX channel bytes read ahead
   sc_core::sc_time m_cycle, m_tx_data, m_tx_info, m_rx_data, m_rx_info, m_ack_timeout;
   MessageProbe m_probe;
@@ -239,10 +238,10 @@ class MlxEngine : public Peripheral {
   Stats m_stats;
   std::array<ChannelStats, kChannels> m_ch_stats;
   // What the run reports of m_stats (core/stats.h).
-  StatProbe m_stat_retransmissions{this, "retransmissions", "count",
-                                   "data frames sent again",
+  StatProbe m_stat_retransmissions{this, "retransmissions", "count", "data frames sent again",
                                    [this] { return double(m_stats.retransmissions); }};
-  StatProbe m_stat_continues{this, "continues", "count", "continue commands appended to frames (each a burst after the first)",
+  StatProbe m_stat_continues{this, "continues", "count",
+                             "continue commands appended to frames (each a burst after the first)",
                              [this] { return double(m_stats.continues); }};
   // Credit and ack wait per channel in the VCD (declared in the constructor,
   // core/signals.h), and the one-line state of a stall report (core/state_views.h).

@@ -7,9 +7,7 @@
 
 namespace m2 {
 
-MlxHeader MlxHeader::read(const uint8_t* p) {
-  return {load_be32(p), load_be32(p + 4)};
-}
+MlxHeader MlxHeader::read(const uint8_t* p) { return {load_be32(p), load_be32(p + 4)}; }
 
 unsigned MlxPacketizer::ready(const uint8_t* data, size_t avail, unsigned max, size_t* bytes) const {
   uint64_t left = m_left;

@@ -39,8 +39,8 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
                     Range<uint64_t>{0, 1000}),
       loopback(this->name(), "loopback", false, "", "move TX channel c's data into RX channel c (no link: testing)"),
       loopback_mbyte_per_s(this->name(), "loopback_mbyte_per_s", 400.0, "MB/s",
-                    "loopback rate, shared by the channels (0: instant); default the 3.2 Gbit/s link",
-                    Range<double>{0, 1e6}) {
+                           "loopback rate, shared by the channels (0: instant); default the 3.2 Gbit/s link",
+                           Range<double>{0, 1e6}) {
   if (4 * channel_bytes.get() > total_bytes.get()) {
     char msg[256];
     std::snprintf(msg, sizeof msg,
@@ -67,30 +67,48 @@ NetBuf::NetBuf(sc_core::sc_module_name name)
 }
 
 void NetBuf::add_registers() {
-  bank().add(NETBUF_CHANNEL_BYTES, "CHANNEL_BYTES", [this] { return capacity(); }, nullptr);
+  bank().add(
+      NETBUF_CHANNEL_BYTES, "CHANNEL_BYTES", [this] { return capacity(); }, nullptr);
   bank().add(NETBUF_FLUSH, "FLUSH", nullptr, [this](uint32_t v) {
     for (unsigned c = 0; c < kChannels; ++c) {
       if (v & NETBUF_CH_TX(c)) flush_tx(c);
       if (v & NETBUF_CH_RX(c)) flush_rx(c);
     }
   });
-  bank().add(NETBUF_IRQ_LEVELS, "IRQ_LEVELS", [this] { return irq_levels(); }, nullptr);
+  bank().add(
+      NETBUF_IRQ_LEVELS, "IRQ_LEVELS", [this] { return irq_levels(); }, nullptr);
   for (unsigned c = 0; c < kChannels; ++c) {
     const std::string tx_n = "TX" + std::to_string(c) + "_", rx_n = "RX" + std::to_string(c) + "_";
     Channel& t = m_tx[c];
     Channel& r = m_rx[c];
-    bank().add(NETBUF_TX_FREE(c), tx_n + "FREE", [this, c] { return tx_free(c); }, nullptr);
-    bank().add(NETBUF_TX_USED(c), tx_n + "USED", [this, c] { return tx_available(c); }, nullptr);
-    bank().add(NETBUF_TX_THRESHOLD(c), tx_n + "THRESHOLD", [&t] { return t.threshold; },
-               [this, &t](uint32_t v) { t.threshold = v; update_irqs(); });
-    bank().add(NETBUF_TX_BYTES_IN(c), tx_n + "BYTES_IN", [&t] { return uint32_t(t.bytes_in); }, nullptr);
-    bank().add(NETBUF_TX_BYTES_OUT(c), tx_n + "BYTES_OUT", [&t] { return uint32_t(t.bytes_out); }, nullptr);
-    bank().add(NETBUF_RX_AVAIL(c), rx_n + "AVAIL", [this, c] { return rx_available(c); }, nullptr);
-    bank().add(NETBUF_RX_FREE(c), rx_n + "FREE", [this, c] { return rx_free(c); }, nullptr);
-    bank().add(NETBUF_RX_THRESHOLD(c), rx_n + "THRESHOLD", [&r] { return r.threshold; },
-               [this, &r](uint32_t v) { r.threshold = v; update_irqs(); });
-    bank().add(NETBUF_RX_BYTES_IN(c), rx_n + "BYTES_IN", [&r] { return uint32_t(r.bytes_in); }, nullptr);
-    bank().add(NETBUF_RX_BYTES_OUT(c), rx_n + "BYTES_OUT", [&r] { return uint32_t(r.bytes_out); }, nullptr);
+    bank().add(
+        NETBUF_TX_FREE(c), tx_n + "FREE", [this, c] { return tx_free(c); }, nullptr);
+    bank().add(
+        NETBUF_TX_USED(c), tx_n + "USED", [this, c] { return tx_available(c); }, nullptr);
+    bank().add(
+        NETBUF_TX_THRESHOLD(c), tx_n + "THRESHOLD", [&t] { return t.threshold; },
+        [this, &t](uint32_t v) {
+          t.threshold = v;
+          update_irqs();
+        });
+    bank().add(
+        NETBUF_TX_BYTES_IN(c), tx_n + "BYTES_IN", [&t] { return uint32_t(t.bytes_in); }, nullptr);
+    bank().add(
+        NETBUF_TX_BYTES_OUT(c), tx_n + "BYTES_OUT", [&t] { return uint32_t(t.bytes_out); }, nullptr);
+    bank().add(
+        NETBUF_RX_AVAIL(c), rx_n + "AVAIL", [this, c] { return rx_available(c); }, nullptr);
+    bank().add(
+        NETBUF_RX_FREE(c), rx_n + "FREE", [this, c] { return rx_free(c); }, nullptr);
+    bank().add(
+        NETBUF_RX_THRESHOLD(c), rx_n + "THRESHOLD", [&r] { return r.threshold; },
+        [this, &r](uint32_t v) {
+          r.threshold = v;
+          update_irqs();
+        });
+    bank().add(
+        NETBUF_RX_BYTES_IN(c), rx_n + "BYTES_IN", [&r] { return uint32_t(r.bytes_in); }, nullptr);
+    bank().add(
+        NETBUF_RX_BYTES_OUT(c), rx_n + "BYTES_OUT", [&r] { return uint32_t(r.bytes_out); }, nullptr);
   }
 }
 
@@ -165,9 +183,7 @@ void NetBuf::follow(Stream& s, const uint8_t* data, unsigned n, MessagePoint nam
   }
 }
 void NetBuf::rx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(rx(ch), dst, n); }
-void NetBuf::rx_peek(unsigned ch, unsigned offset, uint8_t* dst, unsigned n) const {
-  rx(ch).fifo.peek(dst, n, offset);
-}
+void NetBuf::rx_peek(unsigned ch, unsigned offset, uint8_t* dst, unsigned n) const { rx(ch).fifo.peek(dst, n, offset); }
 
 void NetBuf::flush_tx(unsigned ch) {
   Channel& c = tx(ch);
@@ -219,9 +235,8 @@ bool NetBuf::decode(uint64_t offset, unsigned len, Window& w) const {
 
 void NetBuf::refuse(tlm::tlm_generic_payload& t, tlm::tlm_response_status status, const std::string& why) {
   char msg[320];
-  std::snprintf(msg, sizeof msg, "%u-byte %s at window offset 0x%" PRIx64 " refused: %s",
-                t.get_data_length(), t.is_read() ? "read" : "write", static_cast<uint64_t>(t.get_address()),
-                why.c_str());
+  std::snprintf(msg, sizeof msg, "%u-byte %s at window offset 0x%" PRIx64 " refused: %s", t.get_data_length(),
+                t.is_read() ? "read" : "write", static_cast<uint64_t>(t.get_address()), why.c_str());
   m_last_error = m_log.name() + ": " + msg;
   m_log.warning(msg);
   t.set_response_status(status);
@@ -236,8 +251,7 @@ void NetBuf::b_transport_data(tlm::tlm_generic_payload& t, sc_core::sc_time& del
   Window w;
   if (!decode(t.get_address(), len, w))
     return refuse(t, tlm::TLM_ADDRESS_ERROR_RESPONSE, "not inside one channel window");
-  if (t.get_byte_enable_ptr())
-    return refuse(t, tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE, "byte enables are not supported");
+  if (t.get_byte_enable_ptr()) return refuse(t, tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE, "byte enables are not supported");
   const std::string ch = (w.tx ? "TX channel " : "RX channel ") + std::to_string(w.ch);
   char why[160];
   if (w.tx) {

@@ -115,7 +115,7 @@ class NetBuf : public Peripheral {
   };
   // Where a channel's bus-side stream is in its current message (tracing).
   struct Stream {
-    uint64_t pos = 0, total = 0;  // bytes of the message passed so far, of all (0: not known yet)
+    uint64_t pos = 0, total = 0;     // bytes of the message passed so far, of all (0: not known yet)
     std::array<uint8_t, 32> head{};  // its first bytes (the wire header names the message)
     MessageId id = 0;
   };

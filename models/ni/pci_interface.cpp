@@ -38,11 +38,12 @@ bool fits(const tlm::tlm_generic_payload& t, uint64_t size) {
 }  // namespace
 
 NiPciInterface::NiPciInterface(sc_core::sc_module_name name, TimingStyle style)
-    : Peripheral(name, [] {
-        Options o;
-        o.access_description = "device latency per NI-side register access";
-        return o;
-      }()),
+    : Peripheral(name,
+                 [] {
+                   Options o;
+                   o.access_description = "device latency per NI-side register access";
+                   return o;
+                 }()),
       bar0("bar0"),
       bar1("bar1"),
       local("local"),
@@ -57,8 +58,7 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name, TimingStyle style)
       m_host_regs(std::string(this->name()) + ".bar1", ByteOrder::Little),
       m_style(style),
       m_nb_master(this->name()) {
-  if (m_style == TimingStyle::AT)
-    pci_master.register_nb_transport_bw(this, &NiPciInterface::master_nb_transport_bw);
+  if (m_style == TimingStyle::AT) pci_master.register_nb_transport_bw(this, &NiPciInterface::master_nb_transport_bw);
   bar0.register_b_transport(this, &NiPciInterface::b_transport_bar0);
   bar0.register_transport_dbg(this, &NiPciInterface::transport_dbg_bar0);
   bar1.register_b_transport(this, &NiPciInterface::b_transport_bar1);
@@ -75,29 +75,39 @@ NiPciInterface::NiPciInterface(sc_core::sc_module_name name, TimingStyle style)
 
 void NiPciInterface::add_registers() {
   for (RegisterBank* bank : {&bank(), &m_host_regs})
-    bank->add(NIPCI_ID, "ID", [] { return NIPCI_ID_VALUE; }, nullptr);
+    bank->add(
+        NIPCI_ID, "ID", [] { return NIPCI_ID_VALUE; }, nullptr);
   // The host rings, the NI acknowledges.
-  m_host_regs.add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
-    m_doorbell |= v;
-    update_irqs();
-  });
-  bank().add(NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; }, [this](uint32_t v) {
-    m_doorbell &= ~v;
-    update_irqs();
-  });
+  m_host_regs.add(
+      NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; },
+      [this](uint32_t v) {
+        m_doorbell |= v;
+        update_irqs();
+      });
+  bank().add(
+      NIPCI_DOORBELL, "DOORBELL", [this] { return m_doorbell; },
+      [this](uint32_t v) {
+        m_doorbell &= ~v;
+        update_irqs();
+      });
   // The NI raises, the host acknowledges.
-  bank().add(NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; }, [this](uint32_t v) {
-    m_host_irq |= v;
-    update_irqs();
-  });
-  m_host_regs.add(NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; }, [this](uint32_t v) {
-    m_host_irq &= ~v;
-    update_irqs();
-  });
+  bank().add(
+      NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; },
+      [this](uint32_t v) {
+        m_host_irq |= v;
+        update_irqs();
+      });
+  m_host_regs.add(
+      NIPCI_HOST_IRQ, "HOST_IRQ", [this] { return m_host_irq; },
+      [this](uint32_t v) {
+        m_host_irq &= ~v;
+        update_irqs();
+      });
   for (unsigned i = 0; i < NIPCI_MAILBOXES; ++i) {
     uint32_t& m = m_mailbox[i];
     for (RegisterBank* bank : {&bank(), &m_host_regs})
-      bank->add(NIPCI_MAILBOX(i), "MAILBOX" + std::to_string(i), [&m] { return m; }, [&m](uint32_t v) { m = v; });
+      bank->add(
+          NIPCI_MAILBOX(i), "MAILBOX" + std::to_string(i), [&m] { return m; }, [&m](uint32_t v) { m = v; });
   }
 }
 

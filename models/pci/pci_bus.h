@@ -150,10 +150,10 @@ class PciBus : public sc_core::sc_module {
     const AddressMap::Range* range = nullptr;
     uint64_t phases_left = 0;  // data phases still to move
     uint64_t bursts_done = 0;
-    uint64_t seq = 0;          // order of the current bus request (round-robin tie-break)
-    bool waited = false;       // the bus was busy when it asked: its arbitration is hidden
-    bool blocking = false;     // came by b_transport: `done` wakes the caller
-    sc_core::sc_time asked;    // when the current bus request was made
+    uint64_t seq = 0;        // order of the current bus request (round-robin tie-break)
+    bool waited = false;     // the bus was busy when it asked: its arbitration is hidden
+    bool blocking = false;   // came by b_transport: `done` wakes the caller
+    sc_core::sc_time asked;  // when the current bus request was made
     sc_core::sc_event done;
   };
   tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
@@ -188,12 +188,12 @@ class PciBus : public sc_core::sc_module {
   // The VCD's busy line (core/signals.h).
   Signal m_signal_busy{this, "busy", m_busy_log};
   // AT state.
-  tlm_utils::peq_with_cb_and_phase<PciBus> m_request_peq;  // BEGIN_REQs at their annotated time
+  tlm_utils::peq_with_cb_and_phase<PciBus> m_request_peq;                    // BEGIN_REQs at their annotated time
   std::map<tlm::tlm_generic_payload*, std::unique_ptr<AtTransaction>> m_at;  // in flight, by payload
-  std::deque<AtTransaction*> m_requests;  // asking for the bus
+  std::deque<AtTransaction*> m_requests;                                     // asking for the bus
   sc_core::sc_event m_request_event;
-  bool m_owned = false;                    // a burst is on the bus
-  unsigned m_last_owner = 0;               // port of the last burst (round-robin)
+  bool m_owned = false;       // a burst is on the bus
+  unsigned m_last_owner = 0;  // port of the last burst (round-robin)
   uint64_t m_next_seq = 0;
   // The target's answer to the transaction on the bus (one at a time).
   tlm::tlm_generic_payload* m_at_target = nullptr;

@@ -97,8 +97,7 @@ void PciBus::b_transport_at(unsigned port, tlm::tlm_generic_payload& t, sc_time&
   finish(x);
 }
 
-tlm::tlm_sync_enum PciBus::nb_transport_fw(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                           sc_time& delay) {
+tlm::tlm_sync_enum PciBus::nb_transport_fw(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_time& delay) {
   const unsigned port = static_cast<unsigned>(id);
   if (phase == tlm::BEGIN_REQ) {
     if (!admit(port, t, false)) return tlm::TLM_COMPLETED;  // answered at once, status set
@@ -242,7 +241,8 @@ tlm::tlm_sync_enum PciBus::nb_transport_bw(int, tlm::tlm_generic_payload& t, tlm
     protocol_error(std::string(phase_name(phase)) + " from a target for a transaction the bus has not sent it");
   if (phase == tlm::END_REQ) return tlm::TLM_ACCEPTED;
   if (phase != tlm::BEGIN_RESP)
-    protocol_error(std::string(phase_name(phase)) + " from a target on the backward path: END_REQ or BEGIN_RESP expected");
+    protocol_error(std::string(phase_name(phase)) +
+                   " from a target on the backward path: END_REQ or BEGIN_RESP expected");
   m_target_responded = true;
   m_target_response_at = sc_core::sc_time_stamp() + delay;
   m_target_event.notify();

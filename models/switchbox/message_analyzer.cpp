@@ -57,8 +57,8 @@ void MessageAnalyzer::run() {
     if (m_probe) {
       // Packets arrive whole: the header's packet (the wire header) is in.
       uint8_t head[MLX_PACKET_BYTES];
-      const unsigned n = std::min<unsigned>({MLX_PACKET_BYTES, h.bytes(),
-                                             s->buffer->rx_available(s->channel) - static_cast<unsigned>(offset)});
+      const unsigned n = std::min<unsigned>(
+          {MLX_PACKET_BYTES, h.bytes(), s->buffer->rx_available(s->channel) - static_cast<unsigned>(offset)});
       s->buffer->rx_peek(s->channel, static_cast<unsigned>(offset), head, n);
       h.msg = m_probe.observer->identify(head, n);
     }

@@ -21,7 +21,8 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
     : sc_module(name),
       variant(this->name(), "variant", "maestro2",
               "switch box generation: maestro2 (8 ports, out-of-order, 8 stations), inorder, ooo1/ooo2/ooo4/ooo8, "
-              "maestro1 (4 ports, in-order, 1 station)", sb_variants()),
+              "maestro1 (4 ports, in-order, 1 station)",
+              sb_variants()),
       ports(this->name(), "ports", 8, "ports", "MLX ports, each with its network buffer (spec: 8; Maestro: 4)",
             Range<uint64_t>{1, SB_MAX_PORTS}),
       stations(this->name(), "stations", 8, "stations", "reservation stations of the switch controller: 1, 2, 4 or 8",
@@ -98,7 +99,8 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
   cc.burst_bytes = burst_bytes.get();
   cc.fetch_latency = sc_time(fetch_latency_ns.get(), SC_NS);
   m_controller = std::make_unique<SwitchController>("controller", cc, buffers, *m_requests, *m_switching_bus);
-  m_signals.emplace_back(this, "controller.stations_occupied", 8, [this] { return uint64_t(m_controller->occupied()); });
+  m_signals.emplace_back(this, "controller.stations_occupied", 8,
+                         [this] { return uint64_t(m_controller->occupied()); });
   m_signals.emplace_back(this, "switching_bus.busy", m_switching_bus->busy_log());
   for (unsigned a = 0; a * 2 < n; ++a) {
     std::vector<MessageAnalyzer::Port> served;
@@ -116,7 +118,6 @@ SwitchBox::SwitchBox(sc_core::sc_module_name name, RunControl& run, TimingStyle 
 
   // Not a run participant: the routing firmware never exits.
   load_node_firmware(firmware, config_dir, cpu, *simctrl);
-
 }
 
 void SwitchBox::check_parameters() const {

@@ -125,8 +125,7 @@ class SwitchBox : public sc_core::sc_module {
   // What the run reports of the switch controller and the switching bus (core/stats.h).
   StatProbe m_stat_messages{this, "messages", "count", "messages switched to every destination",
                             [this] { return double(m_controller->stats().messages); }};
-  StatProbe m_stat_bytes_out{this, "bytes_out", "bytes",
-                             "bytes written to destination channels (once per destination)",
+  StatProbe m_stat_bytes_out{this, "bytes_out", "bytes", "bytes written to destination channels (once per destination)",
                              [this] { return double(m_controller->stats().bytes_out); }};
   StatProbe m_stat_stalls{this, "stalls", "count", "times a started request could not move a packet",
                           [this] { return double(m_controller->stats().stalls); }};

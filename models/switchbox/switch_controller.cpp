@@ -94,8 +94,7 @@ void SwitchController::fetch_unit() {
     // Only the request buffer (a push) and the stations (a completion) change
     // what can be fetched; the chosen entry stays fetchable meanwhile.
     int i = -1;
-    while (free_station() == m_stations.end() || (i = fetchable()) < 0)
-      wait(m_requests.data_event() | m_station_freed);
+    while (free_station() == m_stations.end() || (i = fetchable()) < 0) wait(m_requests.data_event() | m_station_freed);
     if (m_fetch_latency != sc_core::SC_ZERO_TIME) wait(m_fetch_latency);
     SbRequest r = m_requests.take(static_cast<size_t>(i));
     r.fetched = sc_core::sc_time_stamp();
@@ -254,10 +253,8 @@ void SwitchController::complete(unsigned station) {
   const SbRequest& r = *m_stations[station];
   for (unsigned d = 0; d < m_ports.size(); ++d)
     if (m_dest_owner[d][r.channel] == r.id) m_dest_owner[d][r.channel] = 0;
-  if (r.discard)
-    m_stats.discards++;
-  else
-    m_stats.messages++;
+  if (r.discard) m_stats.discards++;
+  else m_stats.messages++;
   m_stations[station].reset();
   set_occupied(m_occupied - 1);
   m_station_freed.notify(sc_core::SC_ZERO_TIME);

@@ -167,9 +167,9 @@ class SwitchingBus : public sc_core::sc_module {
   mutable sc_core::sc_time m_busy;
   BusyLog m_busy_log;
   // AT state.
-  tlm_utils::peq_with_cb_and_phase<SwitchingBus> m_peq;  // late BEGIN_REQs, queued BEGIN_RESPs
+  tlm_utils::peq_with_cb_and_phase<SwitchingBus> m_peq;                   // late BEGIN_REQs, queued BEGIN_RESPs
   std::map<tlm::tlm_generic_payload*, std::unique_ptr<AtTransfer>> m_at;  // in flight, by payload
-  AtTransfer* m_owner = nullptr;  // holds the bus (set at the grant, kept through the hand-over)
+  AtTransfer* m_owner = nullptr;       // holds the bus (set at the grant, kept through the hand-over)
   std::deque<AtTransfer*> m_requests;  // waiting for the grant, in order of asking
   sc_core::sc_event m_request_event;
   uint64_t m_next_seq = 0;

@@ -83,8 +83,8 @@ void SwitchingBus::b_transport_at(unsigned port, tlm::tlm_generic_payload& t, sc
   finish(x);
 }
 
-tlm::tlm_sync_enum SwitchingBus::nb_transport_fw_at(unsigned port, tlm::tlm_generic_payload& t,
-                                                    tlm::tlm_phase& phase, sc_time& delay) {
+tlm::tlm_sync_enum SwitchingBus::nb_transport_fw_at(unsigned port, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                                                    sc_time& delay) {
   if (phase == tlm::BEGIN_REQ) {
     if (refuse(t)) return tlm::TLM_COMPLETED;  // answered at once, status set
     AtTransfer* x = admit(port, t, false);

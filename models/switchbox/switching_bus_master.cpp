@@ -32,8 +32,8 @@ void SwitchingBusMaster::transfer(uint64_t destinations, uint8_t* data, uint32_t
   }
   // The bus answers every write OK: anything else is a modelling error.
   if (!t.is_response_ok())
-    throw std::logic_error(std::string(name()) + ": the switching bus refused a transfer of " +
-                           std::to_string(bytes) + " bytes: " + t.get_response_string());
+    throw std::logic_error(std::string(name()) + ": the switching bus refused a transfer of " + std::to_string(bytes) +
+                           " bytes: " + t.get_response_string());
 }
 
 }  // namespace m2

@@ -22,7 +22,8 @@ std::string hex(unsigned v) {
 
 // The number right after `prefix` at the start of `s`, or -1.
 int number_after(const std::string& s, const std::string& prefix) {
-  if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size() || !std::isdigit(static_cast<unsigned char>(s[prefix.size()])))
+  if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size() ||
+      !std::isdigit(static_cast<unsigned char>(s[prefix.size()])))
     return -1;
   return std::atoi(s.c_str() + prefix.size());
 }

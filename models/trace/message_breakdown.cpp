@@ -18,8 +18,22 @@ using Kind = MessageLedger::SiteKind;
 using When = std::optional<uint64_t>;
 
 enum Stage : unsigned {
-  kHostSend, kRequest, kFwSend, kDmaSend, kNetbufWait, kLinkSend, kSbAnalyzer, kSbRouting, kSbStation, kSbBus,
-  kSbLink, kLinkRecv, kFwRecv, kDmaRecv, kHostRecv, kStages
+  kHostSend,
+  kRequest,
+  kFwSend,
+  kDmaSend,
+  kNetbufWait,
+  kLinkSend,
+  kSbAnalyzer,
+  kSbRouting,
+  kSbStation,
+  kSbBus,
+  kSbLink,
+  kLinkRecv,
+  kFwRecv,
+  kDmaRecv,
+  kHostRecv,
+  kStages
 };
 
 // Microseconds with all picosecond digits: exact, so printed stages add up.
@@ -102,10 +116,8 @@ MessageBreakdown break_down(const MessageLedger::Record& r, const MessageLedger&
     cut(kSbRouting, sb, last(MessagePoint::SbRequest, sb));
     cut(kSbStation, sb, last(MessagePoint::SbMoveStart, sb));
     cut(kSbBus, sb, last(MessagePoint::SbMoveEnd, sb));
-    if (i + 1 < hops.size())
-      cut(kSbLink, sb, last(MessagePoint::LinkIn, hops[i + 1].second));
-    else
-      cut(kLinkRecv, sb, last(MessagePoint::LinkIn, dst));
+    if (i + 1 < hops.size()) cut(kSbLink, sb, last(MessagePoint::LinkIn, hops[i + 1].second));
+    else cut(kLinkRecv, sb, last(MessagePoint::LinkIn, dst));
   }
   const When rx_queued = last(MessagePoint::RxDmaQueued, dst);
   // No data DMA (an empty message, or the CPU copied it): the firmware's
@@ -124,8 +136,8 @@ void write_messages_csv(const std::string& path, const MessageLedger& ledger) {
   f << "\n";
   for (const MessageLedger::Record* r : complete_records(ledger)) {
     const MessageBreakdown b = break_down(*r, ledger);
-    f << message_name(r->id) << "," << r->src << "," << r->dst << "," << r->bytes << "," << r->tag << ","
-      << r->phase << "," << us(r->start_ps) << "," << us(r->end_ps) << "," << us(r->end_ps - r->start_ps);
+    f << message_name(r->id) << "," << r->src << "," << r->dst << "," << r->bytes << "," << r->tag << "," << r->phase
+      << "," << us(r->start_ps) << "," << us(r->end_ps) << "," << us(r->end_ps - r->start_ps);
     for (uint64_t ps : b.stage_ps) f << "," << us(ps);
     f << "\n";
   }
@@ -179,7 +191,7 @@ void add_message_slices(const MessageLedger& ledger, PerfettoTrace& trace) {
   for (const MessageLedger::Record* r : complete_records(ledger)) messages.push_back({r, break_down(*r, ledger)});
   // Tracks in a fixed order: the nodes, then the switch boxes, each site's
   // components along the way.
-  static const std::vector<std::string> order = {"host", "pci", "ni.cpu", "ni.dma", "ni.netbuf", "ni.mlcx",
+  static const std::vector<std::string> order = {"host",     "pci", "ni.cpu",   "ni.dma",        "ni.netbuf", "ni.mlcx",
                                                  "analyzer", "cpu", "stations", "switching_bus", "output"};
   std::vector<std::tuple<int, unsigned, size_t, std::string>> used;
   for (const auto& [r, b] : messages)

@@ -36,7 +36,7 @@ class MessageLedger : public MessageObserver {
   enum class SiteKind : uint8_t { Node, SwitchBox };
   struct Site {
     SiteKind kind;
-    unsigned index;  // node or switch-box number
+    unsigned index;            // node or switch-box number
     std::string name() const;  // "node3", "sb1"
   };
   // A probe reporting for node (or switch box) `index`; empty when off.
@@ -59,8 +59,8 @@ class MessageLedger : public MessageObserver {
     uint32_t tag = 0;
     std::string phase;  // the sender application's phase at the send (m2host_msg_phase), or empty
     uint64_t start_ps = 0, end_ps = 0;
-    bool done = false;       // the receiver's library has it
-    bool cancelled = false;  // the send failed before the NI saw it: not a message
+    bool done = false;              // the receiver's library has it
+    bool cancelled = false;         // the send failed before the NI saw it: not a message
     std::vector<Passage> passages;  // in the order first seen
     const Passage* find(MessagePoint point, unsigned site) const;
     const Passage* find(MessagePoint point) const;  // at any site (the first found)
@@ -71,8 +71,8 @@ class MessageLedger : public MessageObserver {
   // MessageObserver.
   MessageId identify(const uint8_t* data, size_t n) const override;
   MessageId resolve(uint32_t tag) const override;
-  void started(unsigned site, MessageId id, unsigned dst_node, uint64_t bytes, uint32_t tag,
-               uint64_t time_ps, const std::string& phase = {}) override;
+  void started(unsigned site, MessageId id, unsigned dst_node, uint64_t bytes, uint32_t tag, uint64_t time_ps,
+               const std::string& phase = {}) override;
   void cancelled(MessageId id) override;
   void passed(MessagePoint point, unsigned site, MessageId id, uint64_t time_ps) override;
 
@@ -84,7 +84,7 @@ class MessageLedger : public MessageObserver {
   Identifier m_identify;
   std::vector<Site> m_sites;
   std::vector<Record> m_records;
-  std::unordered_map<MessageId, size_t> m_index;    // live and complete records
+  std::unordered_map<MessageId, size_t> m_index;     // live and complete records
   std::unordered_map<uint32_t, MessageId> m_by_tag;  // firmware tags of live messages
 };
 

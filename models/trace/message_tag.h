@@ -82,8 +82,8 @@ class MessageObserver {
   // The sender's library was called to send `id` (HostSend): the message's
   // record starts. `phase`: the sending application's phase (m2host_msg_phase:
   // "warmup", "timed", ...; empty when it names none).
-  virtual void started(unsigned site, MessageId id, unsigned dst_node, uint64_t bytes, uint32_t tag,
-                       uint64_t time_ps, const std::string& phase = {}) = 0;
+  virtual void started(unsigned site, MessageId id, unsigned dst_node, uint64_t bytes, uint32_t tag, uint64_t time_ps,
+                       const std::string& phase = {}) = 0;
   // The send failed before it reached the NI: the message never existed.
   virtual void cancelled(MessageId id) = 0;
   // `id` passed `point` at `site` (MessageLedger::add_site) at time_ps.

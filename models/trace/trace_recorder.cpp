@@ -88,8 +88,7 @@ void TraceRecorder::add_to(PerfettoTrace& trace) const {
     std::snprintf(args, sizeof args, "\"address\":\"0x%08" PRIx64 "\",\"bytes\":%u,\"response\":\"%s\"", r.address,
                   r.bytes, r.ok ? "ok" : "error");
     trace.add(tracks[r.binding], name, r.start_ps, r.end_ps, args,
-              std::vector<MessageId>(m_messages.begin() + r.msg_first,
-                                     m_messages.begin() + r.msg_first + r.msg_count));
+              std::vector<MessageId>(m_messages.begin() + r.msg_first, m_messages.begin() + r.msg_first + r.msg_count));
   }
 }
 

@@ -23,7 +23,7 @@ struct TraceRecord {
   char command;       // 'R', 'W' or 'I' (ignore)
   uint64_t address;
   uint32_t bytes;
-  bool ok;            // TLM_OK_RESPONSE
+  bool ok;                 // TLM_OK_RESPONSE
   uint32_t msg_first = 0;  // its messages (sim.messages): TraceRecorder::messages()[first, first + count)
   uint32_t msg_count = 0;
 };

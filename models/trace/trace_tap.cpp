@@ -36,7 +36,7 @@ void TraceTap::record(tlm::tlm_generic_payload& t, uint64_t start, uint64_t addr
 }
 
 tlm::tlm_sync_enum TraceTap::nb_transport_fw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                            sc_core::sc_time& delay) {
+                                             sc_core::sc_time& delay) {
   const bool begin = phase == tlm::BEGIN_REQ;
   const uint64_t start = (sc_core::sc_time_stamp() + delay).value();
   const uint64_t address = t.get_address();
@@ -44,13 +44,12 @@ tlm::tlm_sync_enum TraceTap::nb_transport_fw(tlm::tlm_generic_payload& t, tlm::t
   if (!begin) return s;
   if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP))
     record(t, start, address, (sc_core::sc_time_stamp() + delay).value());
-  else
-    m_open[&t] = {start, address};
+  else m_open[&t] = {start, address};
   return s;
 }
 
 tlm::tlm_sync_enum TraceTap::nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                            sc_core::sc_time& delay) {
+                                             sc_core::sc_time& delay) {
   if (phase == tlm::BEGIN_RESP) {
     auto it = m_open.find(&t);
     if (it != m_open.end()) {

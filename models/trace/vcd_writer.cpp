@@ -85,7 +85,8 @@ void VcdWriter::write(const std::string& path) const {
   write_scope(f, kTopScope, root, widths);
   f << "$enddefinitions $end\n";
   std::vector<Change> sorted = m_changes;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Change& a, const Change& b) { return a.time_ps < b.time_ps; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Change& a, const Change& b) { return a.time_ps < b.time_ps; });
   bool first = true;
   uint64_t now = 0;
   for (const Change& c : sorted) {

@@ -18,8 +18,7 @@
 
 /* "64", "2k", "8M" (k = 1024); -1 when malformed, out of range or above
  * APP_MAX_SIZE (strtoll saturates at LLONG_MAX, so it is checked). */
-static inline long long app_parse_size(const char *s, const char **end)
-{
+static inline long long app_parse_size(const char *s, const char **end) {
   char *e = NULL;
   errno = 0;
   long long v = strtoll(s, &e, 0);
@@ -32,8 +31,7 @@ static inline long long app_parse_size(const char *s, const char **end)
 }
 
 /* Parses "1,3,2k" into sizes[]; the count, or -1 when malformed or more than max. */
-static inline int app_parse_sizes(const char *s, size_t *sizes, int max)
-{
+static inline int app_parse_sizes(const char *s, size_t *sizes, int max) {
   int n = 0;
   while (*s) {
     const char *e = NULL;
@@ -50,8 +48,7 @@ static inline int app_parse_sizes(const char *s, size_t *sizes, int max)
 /* An application that gives up before it used MMP: the NI's MMP firmware
  * waits for a host until MMP_finalize, so let it go (else the run would end
  * as a stall instead of with the application's exit code). */
-static inline void app_release_ni(void)
-{
+static inline void app_release_ni(void) {
   struct MMP_connect *me = MMP_initialize(MMP_Make_connect(0, 0), NULL);
   if (me) MMP_finalize(me);
 }
@@ -60,14 +57,11 @@ static inline void app_release_ni(void)
  * 1): 0 when it is a host other than this one, else the reason is printed
  * (a one-node platform, a --peer beyond the platform's hosts) and the NI let
  * go; the application returns 2. */
-static inline int app_check_peer(const char *app, int me, int peer)
-{
+static inline int app_check_peer(const char *app, int me, int peer) {
   const int hosts = m2host_count();
   if (peer >= 0 && peer < hosts && peer != me) return 0;
-  if (hosts < 2)
-    m2host_printf("%s: needs two hosts, this platform has %d (topology.nodes: 2 or more)\n", app, hosts);
-  else
-    m2host_printf("%s: --peer %d: expected another host, 0 to %d except %d\n", app, peer, hosts - 1, me);
+  if (hosts < 2) m2host_printf("%s: needs two hosts, this platform has %d (topology.nodes: 2 or more)\n", app, hosts);
+  else m2host_printf("%s: --peer %d: expected another host, 0 to %d except %d\n", app, peer, hosts - 1, me);
   app_release_ni();
   return -1;
 }

@@ -12,13 +12,11 @@
 
 #define APP_GUARD 16u /* bytes behind every receive buffer */
 
-static inline uint8_t app_pattern(size_t i, size_t size, int round, int sender)
-{
+static inline uint8_t app_pattern(size_t i, size_t size, int round, int sender) {
   return (uint8_t)(i * 7u + size * 13u + (unsigned)round * 31u + (unsigned)sender * 101u);
 }
 
-static inline void app_fill(uint8_t *p, size_t size, int round, int sender)
-{
+static inline void app_fill(uint8_t *p, size_t size, int round, int sender) {
   for (size_t i = 0; i < size; i++) p[i] = app_pattern(i, size, round, sender);
 }
 
@@ -26,8 +24,7 @@ static inline void app_fill(uint8_t *p, size_t size, int round, int sender)
 static inline void app_clear(uint8_t *p, size_t size) { memset(p, 0xEE, size + APP_GUARD); }
 
 /* Wrong bytes in p[0..size), plus guard bytes behind it that were touched. */
-static inline size_t app_check(const uint8_t *p, size_t size, int round, int sender)
-{
+static inline size_t app_check(const uint8_t *p, size_t size, int round, int sender) {
   size_t bad = 0;
   for (size_t i = 0; i < size; i++) bad += p[i] != app_pattern(i, size, round, sender);
   for (size_t i = size; i < size + APP_GUARD; i++) bad += p[i] != 0xEE;

@@ -43,33 +43,28 @@ struct layer {
   MPI_Request sr[MAX_BURST], rr[MAX_BURST];
 };
 
-static void send_start(struct layer *l, int k, size_t len)
-{
+static void send_start(struct layer *l, int k, size_t len) {
   if (l->mpi) MPI_Isend(l->sbuf, (int)len, MPI_BYTE, l->peer, 1, MPI_COMM_WORLD, &l->sr[k]);
   else l->sh[k] = MMP_Send(l->sbuf + (size_t)(k % WINDOW) * SMALL, len, 1, l->me, l->other);
 }
 
-static void send_end(struct layer *l, int k)
-{
+static void send_end(struct layer *l, int k) {
   if (l->mpi) MPI_Wait(&l->sr[k], MPI_STATUS_IGNORE);
   else MMP_Wait_send(l->sh[k]);
 }
 
-static void recv_post(struct layer *l, int k, size_t len)
-{
+static void recv_post(struct layer *l, int k, size_t len) {
   if (l->mpi) MPI_Irecv(l->rbuf + (size_t)k * SMALL, (int)len, MPI_BYTE, l->peer, 1, MPI_COMM_WORLD, &l->rr[k]);
   else l->rh[k] = MMP_Recv(l->rbuf + (size_t)k * SMALL, len, 1, l->other, l->me);
 }
 
-static void recv_end(struct layer *l, int k)
-{
+static void recv_end(struct layer *l, int k) {
   if (l->mpi) MPI_Wait(&l->rr[k], MPI_STATUS_IGNORE);
   else MMP_Wait_recv(l->rh[k]);
 }
 
 /* 1 when receive k has completed (and is then finished), else 0. */
-static int recv_test(struct layer *l, int k)
-{
+static int recv_test(struct layer *l, int k) {
   if (l->mpi) {
     int flag = 0;
     MPI_Test(&l->rr[k], &flag, MPI_STATUS_IGNORE);
@@ -79,8 +74,7 @@ static int recv_test(struct layer *l, int k)
 }
 
 /* Minimum-size ping-pong round trip / 2 (rank 1 echoes). */
-static double half_rtt(struct layer *l, int rounds)
-{
+static double half_rtt(struct layer *l, int rounds) {
   double total = 0;
   for (int i = 0; i < rounds + 1; i++) {
     recv_post(l, 0, 1);
@@ -97,8 +91,7 @@ static double half_rtt(struct layer *l, int rounds)
  * at the end by one reply. Returns the steady-state interval between sends
  * (send starts over the burst's second half, once buffers have filled) and
  * through *call_us rank 0's time per send call. */
-static double burst(struct layer *l, int n, size_t len, double *call_us)
-{
+static double burst(struct layer *l, int n, size_t len, double *call_us) {
   if (l->rank == 1) {
     /* WINDOW receives kept posted (the MMP firmware looks through the posted
      * receives for every arrival: all n at once would slow the NI down). */
@@ -127,8 +120,7 @@ static double burst(struct layer *l, int n, size_t len, double *call_us)
 
 /* Requests with replies and delta us of computing after each request: the
  * interval per request. */
-static double signature(struct layer *l, int n, double delta)
-{
+static double signature(struct layer *l, int n, double delta) {
   if (l->rank == 1) {
     for (int k = 0; k < n; k++) recv_post(l, k, 1);
     for (int k = 0; k < n; k++) {
@@ -152,15 +144,14 @@ static double signature(struct layer *l, int n, double delta)
   return interval;
 }
 
-static int usage(const char *what)
-{
-  m2host_printf("logp: %s (expected --layer mmp|mpi, --burst N in 2..%d, --rounds N >= 1, --len 1..%d)\n", what, MAX_BURST, SMALL);
+static int usage(const char *what) {
+  m2host_printf("logp: %s (expected --layer mmp|mpi, --burst N in 2..%d, --rounds N >= 1, --len 1..%d)\n", what,
+                MAX_BURST, SMALL);
   app_release_ni();
   return 2;
 }
 
-static int logp(int argc, char **argv)
-{
+static int logp(int argc, char **argv) {
   struct layer l;
   memset(&l, 0, sizeof l);
   int n = MAX_BURST, rounds = 10;

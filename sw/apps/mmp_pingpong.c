@@ -36,8 +36,7 @@ struct buffers {
   int kind; /* 0 pinned, 1 heap, 2 phys */
 };
 
-static int alloc_buffers(struct buffers *b, size_t bytes, struct MMP_connect *me)
-{
+static int alloc_buffers(struct buffers *b, size_t bytes, struct MMP_connect *me) {
   for (int i = 0; i < 2; i++) {
     if (b->kind == 0) b->base[i] = MMP_Pindown_malloc(bytes, me);
     else if (b->kind == 1) b->base[i] = malloc(bytes);
@@ -50,8 +49,7 @@ static int alloc_buffers(struct buffers *b, size_t bytes, struct MMP_connect *me
   return 0;
 }
 
-static void free_buffers(struct buffers *b, struct MMP_connect *me)
-{
+static void free_buffers(struct buffers *b, struct MMP_connect *me) {
   for (int i = 0; i < 2; i++) {
     if (!b->base[i]) continue;
     if (b->kind == 0) MMP_Pindown_free(b->base[i], me);
@@ -60,8 +58,7 @@ static void free_buffers(struct buffers *b, struct MMP_connect *me)
   }
 }
 
-static int mmp_pingpong(int argc, char **argv)
-{
+static int mmp_pingpong(int argc, char **argv) {
   size_t sizes[MAX_SIZES];
   int n_sizes = app_parse_sizes(kDefaultSizes, sizes, MAX_SIZES);
   int iters = 10, warmup = 2, peer = -1, verify = 1;
@@ -98,8 +95,9 @@ static int mmp_pingpong(int argc, char **argv)
     }
   }
   if (n_sizes <= 0 || iters < 1 || warmup < 0 || offset > 4096 || !(phase_spread_ns >= 0 && phase_spread_ns <= 1e6)) {
-    m2host_printf("mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1024M, --iters N >= 1, "
-                  "--warmup N >= 0, --offset at most 4096, --phase-spread 0 to 1000000 ns)\n");
+    m2host_printf(
+        "mmp_pingpong: bad arguments (expected --sizes 1,64,2k,... each at most 1024M, --iters N >= 1, "
+        "--warmup N >= 0, --offset at most 4096, --phase-spread 0 to 1000000 ns)\n");
     app_release_ni();
     return 2;
   }
@@ -107,9 +105,10 @@ static int mmp_pingpong(int argc, char **argv)
   if (peer < 0 && me_node > 1) {
     /* Without --peer the pair is hosts 0 and 1: a third host would wait for
      * a partner that never answers. */
-    m2host_printf("mmp_pingpong: host %d has no partner: the ping-pong runs between hosts 0 and 1 (this platform "
-                  "has %d); give each pair --peer N in its node<N>.host.args, or use pingping or scale for more hosts\n",
-                  me_node, m2host_count());
+    m2host_printf(
+        "mmp_pingpong: host %d has no partner: the ping-pong runs between hosts 0 and 1 (this platform "
+        "has %d); give each pair --peer N in its node<N>.host.args, or use pingping or scale for more hosts\n",
+        me_node, m2host_count());
     app_release_ni();
     return 2;
   }
@@ -153,7 +152,7 @@ static int mmp_pingpong(int argc, char **argv)
     const size_t size = sizes[s];
     double total_us = 0;
     for (int it = 0; it < warmup + iters && !failures; it++) {
-      m2host_msg_phase(it < warmup ? "warmup" : "timed");  /* messages.csv: which rounds count */
+      m2host_msg_phase(it < warmup ? "warmup" : "timed"); /* messages.csv: which rounds count */
       app_clear(rbuf, size);
       const int dir_in = rank == 0 ? 1 : 0, dir_out = 1 - dir_in;
       if (verify) app_fill(sbuf, size, it, dir_out);

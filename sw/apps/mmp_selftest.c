@@ -36,14 +36,12 @@ struct ctx {
 
 static uint8_t pat(size_t i, uint32_t seed) { return (uint8_t)(i * 131u + seed * 17u + (i >> 8) * 7u + 1u); }
 
-static void fill(uint8_t *p, size_t n, uint32_t seed)
-{
+static void fill(uint8_t *p, size_t n, uint32_t seed) {
   for (size_t i = 0; i < n; i++) p[i] = pat(i, seed);
 }
 
 /* Wrong bytes in p[0..n) plus touched guard bytes around it. */
-static size_t verify(const uint8_t *p, size_t n, uint32_t seed)
-{
+static size_t verify(const uint8_t *p, size_t n, uint32_t seed) {
   size_t bad = 0;
   for (size_t i = 0; i < n; i++) bad += p[i] != pat(i, seed);
   for (size_t i = 1; i <= GUARD; i++) bad += p[-(ptrdiff_t)i] != 0xEE;
@@ -54,8 +52,7 @@ static size_t verify(const uint8_t *p, size_t n, uint32_t seed)
 static void sync2(struct ctx *c) { MMP_Sync(c->rank, 2); }
 
 /* ---- error paths (local: no message needed) -------------------------------- */
-static void errors_before_init(struct ctx *c)
-{
+static void errors_before_init(struct ctx *c) {
   CHECK(c, MMP_alloc_PNA_table(-1) == NULL, "PNA table of -1 entries");
   MMP_add_PNA_to_table(NULL, 1);
   CHECK(c, MMP_last_error() == MMP_EINVAL, "adding to a NULL table");
@@ -81,8 +78,7 @@ static void errors_before_init(struct ctx *c)
   CHECK(c, MMP_Wait_send(NULL) == MMP_EINVAL && MMP_Wait_recv(NULL) == MMP_EINVAL, "wait on NULL before initialize");
 }
 
-static void errors_after_init(struct ctx *c)
-{
+static void errors_after_init(struct ctx *c) {
   char b[64];
   struct MMP_connect *nowhere = MMP_Make_connect(MMP_PNA(m2host_count() + 3), PORT);
   CHECK(c, nowhere != NULL, "a connect to a node that does not exist can be made");
@@ -105,8 +101,7 @@ static void errors_after_init(struct ctx *c)
   CHECK(c, MMP_Wait_recv((struct MMP_recv_handle *)(b + 1)) == MMP_EINVAL, "wait_recv on a stack pointer");
   /* Pinned memory. */
   CHECK(c, MMP_Pindown_malloc(0, c->me) == NULL && MMP_last_error() == MMP_EINVAL, "pin-down of 0 bytes");
-  CHECK(c, MMP_Pindown_malloc((size_t)3 << 30, c->me) == NULL && MMP_last_error() == MMP_ENOMEM,
-        "pin-down of 3 GB");
+  CHECK(c, MMP_Pindown_malloc((size_t)3 << 30, c->me) == NULL && MMP_last_error() == MMP_ENOMEM, "pin-down of 3 GB");
   struct MMP_options o, saved;
   MMP_get_options(&saved);
   o = saved;
@@ -141,16 +136,14 @@ static void errors_after_init(struct ctx *c)
 enum { PINNED, HEAP, PHYS };
 static const char *kKind[] = {"pinned", "heap", "phys"};
 
-static uint8_t *get_buf(struct ctx *c, int kind, size_t bytes)
-{
+static uint8_t *get_buf(struct ctx *c, int kind, size_t bytes) {
   uint64_t bus;
   if (kind == PINNED) return MMP_Pindown_malloc(bytes, c->me);
   if (kind == HEAP) return malloc(bytes);
   return m2host_phys_alloc(bytes, &bus);
 }
 
-static void put_buf(struct ctx *c, int kind, uint8_t *p)
-{
+static void put_buf(struct ctx *c, int kind, uint8_t *p) {
   if (kind == PINNED) MMP_Pindown_free(p, c->me);
   else if (kind == HEAP) free(p);
   else m2host_phys_free(p);
@@ -159,8 +152,7 @@ static void put_buf(struct ctx *c, int kind, uint8_t *p)
 /* Rank 0 sends each size at odd source offsets into rank 1's buffer at odd
  * destination offsets; rank 1 checks and echoes it back (the other way round
  * offsets); rank 0 checks. Receives are posted before the peer sends. */
-static void integrity(struct ctx *c, const size_t *sizes, int n, int kind)
-{
+static void integrity(struct ctx *c, const size_t *sizes, int n, int kind) {
   size_t max = 0;
   for (int i = 0; i < n; i++) max = sizes[i] > max ? sizes[i] : max;
   const size_t bytes = max + 64 + 2 * GUARD;
@@ -192,8 +184,7 @@ static void integrity(struct ctx *c, const size_t *sizes, int n, int kind)
  * also when longer than the message buffer's free room would allow at once;
  * a message longer than the posted buffer fails with MMP_ETRUNC, both when it
  * came before and after the receive. */
-static void unexpected(struct ctx *c)
-{
+static void unexpected(struct ctx *c) {
   static const size_t sizes[] = {10, 5000, 0, 70000, 1};
   const int n = (int)(sizeof sizes / sizeof sizes[0]);
   uint8_t *buf = MMP_Pindown_malloc(80000 + 2 * GUARD, c->me);
@@ -246,8 +237,7 @@ static void unexpected(struct ctx *c)
 /* A message larger than the whole message buffer cannot be kept by the NI:
  * it waits in the network until its receive is posted, then goes straight
  * into the user's buffer. */
-static void larger_than_msgbuf(struct ctx *c)
-{
+static void larger_than_msgbuf(struct ctx *c) {
   struct MMP_options o;
   MMP_get_options(&o);
   const size_t len = o.msgbuf_bytes + 40000;
@@ -273,8 +263,7 @@ static void larger_than_msgbuf(struct ctx *c)
  * carrying its number), then waits for all; rank 1 posts its receives tag by
  * tag, so each tag's messages must arrive in order; half are posted before
  * the sends, half after. */
-static void many(struct ctx *c, int many_n)
-{
+static void many(struct ctx *c, int many_n) {
   enum { TAGS = 5 };
   const size_t slot = 6000;
   uint8_t *buf = MMP_Pindown_malloc(slot * (size_t)many_n, c->me);
@@ -331,8 +320,7 @@ static void many(struct ctx *c, int many_n)
 
 /* Limits of the handle pool, a second wait on a handle, a Wait that times
  * out and is waited for again. */
-static void handles(struct ctx *c)
-{
+static void handles(struct ctx *c) {
   if (c->rank == 0) {
     struct MMP_recv_handle *h[MMP_MAX_RECVS];
     int n = 0;
@@ -388,8 +376,7 @@ static void handles(struct ctx *c)
 }
 
 /* A message to oneself goes out to the switch box and comes back. */
-static void self_send(struct ctx *c)
-{
+static void self_send(struct ctx *c) {
   uint8_t *buf = MMP_Pindown_malloc(3000 + 2 * GUARD, c->me);
   uint8_t *src = MMP_Pindown_malloc(3000, c->me);
   if (!buf || !src) return;
@@ -403,8 +390,7 @@ static void self_send(struct ctx *c)
   MMP_Pindown_free(src, c->me);
 }
 
-static int mmp_selftest(int argc, char **argv)
-{
+static int mmp_selftest(int argc, char **argv) {
   size_t sizes[MAX_SIZES];
   int n_sizes = app_parse_sizes("1,3,31,33,2047,2049,4097,65537", sizes, MAX_SIZES);
   int many_n = 200;
@@ -418,7 +404,7 @@ static int mmp_selftest(int argc, char **argv)
     app_release_ni();
     return 2;
   }
-  if (m2host_count() != 2) {  /* its checks pair node 0 with node 1; a third host would wait forever */
+  if (m2host_count() != 2) { /* its checks pair node 0 with node 1; a third host would wait forever */
     m2host_printf("mmp_selftest: runs on exactly two hosts, this platform has %d (topology.nodes: 2)\n",
                   m2host_count());
     app_release_ni();

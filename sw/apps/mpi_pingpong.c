@@ -26,8 +26,7 @@ static const char *kDefaultSizes = "1,4,16,64,256,1k,1952,1953,4k,8k,16k,32k,64k
 
 enum kind { PHYS, HEAP, ALLOC };
 
-static uint8_t *alloc_buf(enum kind k, size_t bytes)
-{
+static uint8_t *alloc_buf(enum kind k, size_t bytes) {
   void *p = NULL;
   uint64_t bus;
   if (k == PHYS) p = m2host_phys_alloc(bytes, &bus);
@@ -36,24 +35,23 @@ static uint8_t *alloc_buf(enum kind k, size_t bytes)
   return p;
 }
 
-static void free_buf(enum kind k, uint8_t *p)
-{
+static void free_buf(enum kind k, uint8_t *p) {
   if (!p) return;
   if (k == PHYS) m2host_phys_free(p);
   else if (k == HEAP) free(p);
   else MPI_Free_mem(p);
 }
 
-static int usage(const char *what)
-{
-  m2host_printf("mpi_pingpong: %s (expected --sizes 1,64,2k,... each at most 1024M, --iters N >= 1, --warmup N >= 0, "
-                "--offset at most 4096, --buffers phys|heap|alloc)\n", what);
+static int usage(const char *what) {
+  m2host_printf(
+      "mpi_pingpong: %s (expected --sizes 1,64,2k,... each at most 1024M, --iters N >= 1, --warmup N >= 0, "
+      "--offset at most 4096, --buffers phys|heap|alloc)\n",
+      what);
   app_release_ni();
   return 2;
 }
 
-static int mpi_pingpong(int argc, char **argv)
-{
+static int mpi_pingpong(int argc, char **argv) {
   size_t sizes[MAX_SIZES];
   int n_sizes = app_parse_sizes(kDefaultSizes, sizes, MAX_SIZES);
   int iters = 10, warmup = 2;
@@ -102,7 +100,7 @@ static int mpi_pingpong(int argc, char **argv)
     const size_t n = sizes[s];
     double total_us = 0;
     for (int it = 0; it < warmup + iters; it++) {
-      m2host_msg_phase(it < warmup ? "warmup" : "timed");  /* messages.csv: which rounds count */
+      m2host_msg_phase(it < warmup ? "warmup" : "timed"); /* messages.csv: which rounds count */
       app_clear(rbuf, n);
       app_fill(sbuf, n, it, rank);
       MPI_Status st;

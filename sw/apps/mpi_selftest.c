@@ -29,27 +29,25 @@ struct st {
   size_t max;
 };
 
-#define CHECK(t, cond, ...)                                              \
-  do {                                                                   \
-    (t)->checks++;                                                       \
-    if (!(cond)) {                                                       \
-      (t)->failures++;                                                   \
+#define CHECK(t, cond, ...)                                            \
+  do {                                                                 \
+    (t)->checks++;                                                     \
+    if (!(cond)) {                                                     \
+      (t)->failures++;                                                 \
       m2host_printf("FAIL (line %d, rank %d): ", __LINE__, (t)->rank); \
-      m2host_printf(__VA_ARGS__);                                        \
-      m2host_printf("\n");                                               \
-    }                                                                    \
+      m2host_printf(__VA_ARGS__);                                      \
+      m2host_printf("\n");                                             \
+    }                                                                  \
   } while (0)
 
 static uint8_t pat(size_t i, uint32_t seed) { return (uint8_t)(i * 131u + seed * 29u + (i >> 9) * 7u + 3u); }
 
-static void fill(uint8_t *p, size_t n, uint32_t seed)
-{
+static void fill(uint8_t *p, size_t n, uint32_t seed) {
   for (size_t i = 0; i < n; i++) p[i] = pat(i, seed);
 }
 
 /* Wrong bytes in p[0..n), plus guard bytes after it that were touched. */
-static size_t bad_bytes(const uint8_t *p, size_t n, uint32_t seed)
-{
+static size_t bad_bytes(const uint8_t *p, size_t n, uint32_t seed) {
   size_t bad = 0;
   for (size_t i = 0; i < n; i++) bad += p[i] != pat(i, seed);
   for (size_t i = 0; i < GUARD; i++) bad += p[n + i] != 0xEE;
@@ -58,7 +56,9 @@ static size_t bad_bytes(const uint8_t *p, size_t n, uint32_t seed)
 
 static void clear(uint8_t *p, size_t n) { memset(p, 0xEE, n + GUARD); }
 
-static uint32_t seed_of(int src, int dst, size_t len, int k) { return (uint32_t)(src * 7 + dst * 13 + (int)len + k * 101); }
+static uint32_t seed_of(int src, int dst, size_t len, int k) {
+  return (uint32_t)(src * 7 + dst * 13 + (int)len + k * 101);
+}
 
 /* ---- buffers: heap, host physical memory, MPI_Alloc_mem ------------------------ */
 enum kind { HEAP, PHYS, PINNED, KINDS };
@@ -68,8 +68,7 @@ struct bufs {
   uint8_t *base[KINDS][2];
 };
 
-static uint8_t *alloc_kind(enum kind k, size_t bytes)
-{
+static uint8_t *alloc_kind(enum kind k, size_t bytes) {
   void *p = NULL;
   uint64_t bus;
   if (k == HEAP) p = malloc(bytes);
@@ -78,16 +77,14 @@ static uint8_t *alloc_kind(enum kind k, size_t bytes)
   return p;
 }
 
-static void free_kind(enum kind k, uint8_t *p)
-{
+static void free_kind(enum kind k, uint8_t *p) {
   if (k == HEAP) free(p);
   else if (k == PHYS) m2host_phys_free(p);
   else MPI_Free_mem(p);
 }
 
 /* ---- environment ------------------------------------------------------------------ */
-static void environment(struct st *t)
-{
+static void environment(struct st *t) {
   int flag = -1, r = -1, n = -1, v = 0, sv = 0, len = 0;
   CHECK(t, MPI_Initialized(&flag) == MPI_SUCCESS && flag == 1, "MPI_Initialized after MPI_Init: %d", flag);
   CHECK(t, MPI_Finalized(&flag) == MPI_SUCCESS && flag == 0, "MPI_Finalized before MPI_Finalize");
@@ -96,8 +93,9 @@ static void environment(struct st *t)
   CHECK(t, MPI_Comm_rank(MPI_COMM_SELF, &r) == MPI_SUCCESS && r == 0, "self rank %d", r);
   CHECK(t, MPI_Comm_size(MPI_COMM_SELF, &n) == MPI_SUCCESS && n == 1, "self size %d", n);
   char name[MPI_MAX_PROCESSOR_NAME];
-  CHECK(t, MPI_Get_processor_name(name, &len) == MPI_SUCCESS && len == (int)strlen(m2host_name()) &&
-               !strcmp(name, m2host_name()),
+  CHECK(t,
+        MPI_Get_processor_name(name, &len) == MPI_SUCCESS && len == (int)strlen(m2host_name()) &&
+            !strcmp(name, m2host_name()),
         "processor name '%s'", name);
   CHECK(t, MPI_Get_version(&v, &sv) == MPI_SUCCESS && v == MPI_VERSION && sv == MPI_SUBVERSION, "version");
   const double w0 = MPI_Wtime();
@@ -109,7 +107,7 @@ static void environment(struct st *t)
   const struct {
     MPI_Datatype t;
     int size;
-  } types[] = {{MPI_BYTE, 1},  {MPI_CHAR, 1},  {MPI_SHORT, 2},  {MPI_INT, 4},          {MPI_LONG, 8},
+  } types[] = {{MPI_BYTE, 1},  {MPI_CHAR, 1},   {MPI_SHORT, 2},    {MPI_INT, 4},       {MPI_LONG, 8},
                {MPI_FLOAT, 4}, {MPI_DOUBLE, 8}, {MPI_UNSIGNED, 4}, {MPI_LONG_LONG, 8}, {MPI_UINT16_T, 2}};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
     int s = 0;
@@ -121,21 +119,20 @@ static void environment(struct st *t)
 }
 
 /* ---- point to point between rank 0 and rank 1 -------------------------------------- */
-static void check_status(struct st *t, const MPI_Status *s, int src, int tag, size_t len, const char *what)
-{
+static void check_status(struct st *t, const MPI_Status *s, int src, int tag, size_t len, const char *what) {
   int count = -1, ints = -2;
   MPI_Get_count(s, MPI_BYTE, &count);
   MPI_Get_count(s, MPI_INT, &ints);
-  CHECK(t, s->MPI_SOURCE == src && s->MPI_TAG == tag && count == (int)len &&
-               ints == (len % 4 ? MPI_UNDEFINED : (int)(len / 4)),
+  CHECK(t,
+        s->MPI_SOURCE == src && s->MPI_TAG == tag && count == (int)len &&
+            ints == (len % 4 ? MPI_UNDEFINED : (int)(len / 4)),
         "%s: status source %d tag %d count %d (want %d, %d, %zu)", what, s->MPI_SOURCE, s->MPI_TAG, count, src, tag,
         len);
 }
 
 /* One size with one kind of buffer: Send/Recv, Ssend/Recv, Isend/Irecv with
  * Wait and Test, each way; every byte checked. */
-static void pair_transfers(struct st *t, struct bufs *b, enum kind k, size_t len)
-{
+static void pair_transfers(struct st *t, struct bufs *b, enum kind k, size_t len) {
   if (t->rank > 1) return;
   const int peer = 1 - t->rank;
   uint8_t *sbuf = b->base[k][0] + OFFSET, *rbuf = b->base[k][1] + OFFSET;
@@ -183,8 +180,7 @@ static void pair_transfers(struct st *t, struct bufs *b, enum kind k, size_t len
 }
 
 /* Every rank sends to the next and receives from the previous at once. */
-static void ring(struct st *t, struct bufs *b, size_t len)
-{
+static void ring(struct st *t, struct bufs *b, size_t len) {
   const int next = (t->rank + 1) % t->size, prev = (t->rank + t->size - 1) % t->size;
   uint8_t *sbuf = b->base[PHYS][0] + OFFSET, *rbuf = b->base[PHYS][1] + OFFSET;
   fill(sbuf, len, seed_of(t->rank, next, len, 7));
@@ -198,8 +194,7 @@ static void ring(struct st *t, struct bufs *b, size_t len)
 
 /* Rank 0 takes messages from everyone with MPI_ANY_SOURCE / MPI_ANY_TAG:
  * each sender's messages must come in its order, all bytes intact. */
-static void wildcards(struct st *t, struct bufs *b)
-{
+static void wildcards(struct st *t, struct bufs *b) {
   enum { PER_RANK = 6 };
   const size_t lens[PER_RANK] = {4, 40000, 1952, 1953, 8, 20000};
   uint8_t *buf = b->base[HEAP][0] + OFFSET;
@@ -216,8 +211,8 @@ static void wildcards(struct st *t, struct bufs *b)
     clear(buf, 40000);
     MPI_Recv(buf, 40000, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
     const int src = st.MPI_SOURCE, k = st.MPI_TAG - 100;
-    CHECK(t, src > 0 && src < t->size && k == next[src], "wildcard receive %d: source %d tag %d, expected tag %d",
-          m, src, st.MPI_TAG, src > 0 && src < 64 ? 100 + next[src] : -1);
+    CHECK(t, src > 0 && src < t->size && k == next[src], "wildcard receive %d: source %d tag %d, expected tag %d", m,
+          src, st.MPI_TAG, src > 0 && src < 64 ? 100 + next[src] : -1);
     if (src <= 0 || src >= t->size || k < 0 || k >= PER_RANK) continue;
     int count = 0;
     MPI_Get_count(&st, MPI_BYTE, &count);
@@ -229,8 +224,7 @@ static void wildcards(struct st *t, struct bufs *b)
 
 /* Order per pair and matching by tag: 40 messages of eager and rendezvous
  * sizes on one tag arrive in order; a later tag can be received first. */
-static void ordering(struct st *t, struct bufs *b)
-{
+static void ordering(struct st *t, struct bufs *b) {
   if (t->rank > 1) return;
   enum { N = 40 };
   uint8_t *buf = b->base[PHYS][0] + OFFSET;
@@ -287,8 +281,7 @@ static void ordering(struct st *t, struct bufs *b)
 }
 
 /* Probe, Iprobe and Test between ranks 0 and 1. */
-static void probes(struct st *t)
-{
+static void probes(struct st *t) {
   if (t->rank > 1) return;
   int data[5000];
   if (t->rank == 1) {
@@ -323,13 +316,13 @@ static void probes(struct st *t)
 }
 
 /* MPI_PROC_NULL, MPI_COMM_SELF and the error codes under MPI_ERRORS_RETURN. */
-static void specials(struct st *t)
-{
+static void specials(struct st *t) {
   int x = 42, y = 0;
   MPI_Status st;
   CHECK(t, MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "send to MPI_PROC_NULL");
-  CHECK(t, MPI_Recv(&y, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st) == MPI_SUCCESS &&
-               st.MPI_SOURCE == MPI_PROC_NULL && y == 0,
+  CHECK(t,
+        MPI_Recv(&y, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &st) == MPI_SUCCESS &&
+            st.MPI_SOURCE == MPI_PROC_NULL && y == 0,
         "receive from MPI_PROC_NULL");
   /* COMM_SELF: a message to oneself, and collectives of one. */
   MPI_Request rq;
@@ -353,12 +346,13 @@ static void specials(struct st *t)
   int flag = 0, cnt = -1;
   MPI_Request none = MPI_REQUEST_NULL;
   st.MPI_SOURCE = 99;
-  CHECK(t, MPI_Test(&none, &flag, &st) == MPI_SUCCESS && flag == 1 && st.MPI_SOURCE == MPI_ANY_SOURCE &&
-               st.MPI_TAG == MPI_ANY_TAG && MPI_Get_count(&st, MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 0,
+  CHECK(t,
+        MPI_Test(&none, &flag, &st) == MPI_SUCCESS && flag == 1 && st.MPI_SOURCE == MPI_ANY_SOURCE &&
+            st.MPI_TAG == MPI_ANY_TAG && MPI_Get_count(&st, MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 0,
         "Test on MPI_REQUEST_NULL: flag %d, source %d", flag, st.MPI_SOURCE);
   st.MPI_SOURCE = 99;
-  CHECK(t, MPI_Wait(&none, &st) == MPI_SUCCESS && st.MPI_SOURCE == MPI_ANY_SOURCE, "Wait on MPI_REQUEST_NULL: source %d",
-        st.MPI_SOURCE);
+  CHECK(t, MPI_Wait(&none, &st) == MPI_SUCCESS && st.MPI_SOURCE == MPI_ANY_SOURCE,
+        "Wait on MPI_REQUEST_NULL: source %d", st.MPI_SOURCE);
   if (t->rank <= 1) {
     /* Truncation, eager and rendezvous: the receive reports it, the send does not. */
     uint8_t *big = calloc(30000, 1); /* every host's own: all hosts share the process's statics */
@@ -377,8 +371,7 @@ static void specials(struct st *t)
 }
 
 /* ---- collectives ------------------------------------------------------------------------ */
-static void collectives(struct st *t)
-{
+static void collectives(struct st *t) {
   const int n = t->size, me = t->rank;
   MPI_Barrier(MPI_COMM_WORLD);
   enum { BIG = 3000 }; /* 12000 bytes: rendezvous */
@@ -405,8 +398,10 @@ static void collectives(struct st *t)
         long want = ops[o] == MPI_PROD ? 1 : ops[o] == MPI_SUM ? 0 : ops[o] == MPI_MAX ? -1000000 : 1000000;
         for (int r = 0; r < n; r++) {
           const long v = (long)(r + 1) * (i % 5 + 1) - (o == 1 ? 2 * r : 0);
-          want = ops[o] == MPI_SUM ? want + v : ops[o] == MPI_PROD ? want * v : ops[o] == MPI_MAX ? (v > want ? v : want)
-                                                                                           : (v < want ? v : want);
+          want = ops[o] == MPI_SUM    ? want + v
+                 : ops[o] == MPI_PROD ? want * v
+                 : ops[o] == MPI_MAX  ? (v > want ? v : want)
+                                      : (v < want ? v : want);
         }
         good &= ir[i] == (int)want;
       }
@@ -464,8 +459,7 @@ static void collectives(struct st *t)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static int mpi_selftest(int argc, char **argv)
-{
+static int mpi_selftest(int argc, char **argv) {
   struct st t;
   memset(&t, 0, sizeof t);
   const char *sizes = "0,1,3,100,1951,1952,1953,4097,16383,16384,16385,65537,300001";

@@ -43,8 +43,7 @@ static uint8_t pattern(size_t i, size_t len) { return (uint8_t)(i * 11u + len * 
 
 /* One trial of n round trips of `len` bytes; rank 0's elapsed microseconds,
  * or a negative value when an operation failed. */
-static double trial(struct np *np, size_t len, int n)
-{
+static double trial(struct np *np, size_t len, int n) {
   int failed = 0;
   if (np->rank == 0) {
     MMP_Sync(0, 2);
@@ -74,8 +73,7 @@ static double trial(struct np *np, size_t len, int n)
 }
 
 /* Rank 0 decides nrepeat and tells rank 1. */
-static int agree_nrepeat(struct np *np, int n)
-{
+static int agree_nrepeat(struct np *np, int n) {
   uint32_t v = (uint32_t)n;
   if (np->rank == 0) {
     struct MMP_send_handle *s = MMP_Send(&v, sizeof v, TAG_CTRL, np->me, np->peer);
@@ -85,8 +83,7 @@ static int agree_nrepeat(struct np *np, int n)
   return r && MMP_Wait_recv(r) == (int)sizeof v ? (int)v : -1;
 }
 
-static int netpipe(int argc, char **argv)
-{
+static int netpipe(int argc, char **argv) {
   long long max = 8 * 1024 * 1024, start = 1, pert = 3, nrepeat_fixed = 0; /* NetPIPE's full 8 MB */
   int trials = 3, peer = -1, verify = 0;
   double target_us = 200;
@@ -151,8 +148,8 @@ static int netpipe(int argc, char **argv)
     return 5;
   }
   if (np.rank == 0) {
-    m2host_printf("netpipe: MMP between node %d and node %d, up to %lld bytes, perturbation %lld, %d trials\n",
-                  me_node, peer, max, pert, trials);
+    m2host_printf("netpipe: MMP between node %d and node %d, up to %lld bytes, perturbation %lld, %d trials\n", me_node,
+                  peer, max, pert, trials);
     m2host_printf("@columns bytes latency_us mbps\n");
   }
   int n_meas = 0, failures = 0;

@@ -17,15 +17,13 @@
 #define GUARD 64u /* bytes checked on each side of the destination */
 
 static uint32_t rng_state;
-static uint8_t next_byte(void)
-{
+static uint8_t next_byte(void) {
   rng_state = rng_state * 1103515245u + 12345u;
   return (uint8_t)(rng_state >> 16);
 }
 
 static int run_one(m2drv* d, m2drv_buffer* src, m2drv_buffer* dst, size_t len, unsigned src_off, unsigned dst_off,
-                   uint32_t path, uint8_t key)
-{
+                   uint32_t path, uint8_t key) {
   uint8_t* s = (uint8_t*)src->addr + src_off;
   uint8_t* t = (uint8_t*)dst->addr + GUARD + dst_off;
   for (size_t i = 0; i < len; i++) s[i] = next_byte();
@@ -65,8 +63,7 @@ static int run_one(m2drv* d, m2drv_buffer* src, m2drv_buffer* dst, size_t len, u
   return bad || overrun ? -1 : 0;
 }
 
-static int node_selftest(int argc, char** argv)
-{
+static int node_selftest(int argc, char** argv) {
   const char* sizes = "1,3,31,33,2047,2049,4097";
   const char* paths = "both";
   rng_state = 1;
@@ -107,8 +104,7 @@ static int node_selftest(int argc, char** argv)
       if ((path == SELFTEST_PATH_SDRAM && !strcmp(paths, "netbuf")) ||
           (path == SELFTEST_PATH_NETBUF && !strcmp(paths, "sdram")))
         continue;
-      const int rc = run_one(d, &src, &dst, n, (k * 7u) % 32u, (k * 13u + path) % 32u, path,
-                             (uint8_t)(0xA5 + k));
+      const int rc = run_one(d, &src, &dst, n, (k * 7u) % 32u, (k * 13u + path) % 32u, path, (uint8_t)(0xA5 + k));
       failures += rc != 0;
       done += rc == 0;
       bytes += rc == 0 ? n : 0;

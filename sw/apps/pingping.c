@@ -49,8 +49,7 @@ struct pp {
   size_t errors;
 };
 
-static struct MMP_recv_handle *post(struct pp *pp, size_t size, int round)
-{
+static struct MMP_recv_handle *post(struct pp *pp, size_t size, int round) {
   uint8_t *buf = pp->rbuf[round % 2];
   app_clear(buf, size);
   return MMP_Recv(buf, size, TAG_DATA, pp->other, pp->self);
@@ -58,8 +57,7 @@ static struct MMP_recv_handle *post(struct pp *pp, size_t size, int round)
 
 /* One synchronised measurement of `rounds` rounds; this host's elapsed
  * microseconds, or a negative value when an MMP operation failed. */
-static double measure(struct pp *pp, size_t size, int rounds)
-{
+static double measure(struct pp *pp, size_t size, int rounds) {
   struct MMP_recv_handle *r = post(pp, size, 0);
   if (!r) return -1;
   MMP_Sync(pp->me, pp->hosts);
@@ -93,15 +91,11 @@ struct report {
   double elapsed_us; /* < 0: the measurement failed on that host */
 };
 
-static int peer_of(int node, int hosts, int across)
-{
-  return across ? (node + hosts / 2) % hosts : node ^ 1;
-}
+static int peer_of(int node, int hosts, int across) { return across ? (node + hosts / 2) % hosts : node ^ 1; }
 
 /* Host 0: collects every host's report and prints the row for one size;
  * -1 when a host failed. */
-static int gather(struct pp *pp, size_t size, int rounds, double my_us, int across)
-{
+static int gather(struct pp *pp, size_t size, int rounds, double my_us, int across) {
   struct report rep[MAX_HOSTS];
   rep[0] = (struct report){my_us};
   int failed = my_us < 0;
@@ -129,22 +123,19 @@ static int gather(struct pp *pp, size_t size, int rounds, double my_us, int acro
 }
 
 /* Hosts other than 0: their report for one size. */
-static int report(struct pp *pp, double my_us)
-{
+static int report(struct pp *pp, double my_us) {
   struct report rep = {my_us}; /* sent before we return */
   struct MMP_send_handle *s = MMP_Send(&rep, sizeof rep, TAG_REPORT, pp->self, pp->host[0]);
   return s && MMP_Wait_send(s) == 0 && my_us >= 0 ? 0 : -1;
 }
 
-static int usage(const char *why)
-{
+static int usage(const char *why) {
   m2host_printf("pingping: %s\n", why);
   app_release_ni();
   return 2;
 }
 
-static int pingping(int argc, char **argv)
-{
+static int pingping(int argc, char **argv) {
   size_t sizes[MAX_SIZES];
   int n_sizes = app_parse_sizes(kDefaultSizes, sizes, MAX_SIZES);
   int iters = 10, warmup = 2, across = 0;
@@ -162,8 +153,7 @@ static int pingping(int argc, char **argv)
   struct pp pp = {0};
   pp.me = m2host_id();
   pp.hosts = m2host_count();
-  if (pp.hosts < 2 || pp.hosts % 2 || pp.hosts > MAX_HOSTS)
-    return usage("needs an even number of hosts, 2 or more");
+  if (pp.hosts < 2 || pp.hosts % 2 || pp.hosts > MAX_HOSTS) return usage("needs an even number of hosts, 2 or more");
   pp.peer = peer_of(pp.me, pp.hosts, across);
 
   /* Every host in the table, rank = node: MMP_Sync over all of them is

@@ -108,11 +108,11 @@ struct rec {
 
 /* What a node reports to node 0 after a phase, followed by its records. */
 struct summary {
-  double start_us;    /* this node's start (the common start + stagger) */
-  double last_rx_us;  /* last receive completed (start_us if none)     */
-  uint64_t rx_bytes;  /* payload bytes received                         */
-  uint32_t n_recs;    /* records that follow                            */
-  uint32_t errors;    /* wrong bytes (a bad header counts 16)           */
+  double start_us;   /* this node's start (the common start + stagger) */
+  double last_rx_us; /* last receive completed (start_us if none)     */
+  uint64_t rx_bytes; /* payload bytes received                         */
+  uint32_t n_recs;   /* records that follow                            */
+  uint32_t errors;   /* wrong bytes (a bad header counts 16)           */
 };
 
 struct peers {
@@ -123,58 +123,56 @@ struct peers {
 struct ctx {
   int me, n, hot, msgs;
   struct MMP_connect *self, *node[MAX_NODES];
-  uint8_t *sbuf, *rbuf;      /* pinned: a slot per destination, per receive */
-  double *start_buf;         /* pinned: the phase's start time, sent by node 0 */
-  size_t stride;             /* slot size of the current phase               */
-  struct rec *recs;          /* this node's records of the current phase     */
-  uint8_t *gather;           /* node 0: one summary + records per node       */
-  size_t gather_bytes;       /* room per node                                */
-  FILE *lat;                 /* node 0: latencies.tsv                        */
-  long errors;               /* wrong bytes this node received               */
+  uint8_t *sbuf, *rbuf; /* pinned: a slot per destination, per receive */
+  double *start_buf;    /* pinned: the phase's start time, sent by node 0 */
+  size_t stride;        /* slot size of the current phase               */
+  struct rec *recs;     /* this node's records of the current phase     */
+  uint8_t *gather;      /* node 0: one summary + records per node       */
+  size_t gather_bytes;  /* room per node                                */
+  FILE *lat;            /* node 0: latencies.tsv                        */
+  long errors;          /* wrong bytes this node received               */
   long failures;
-  long late_starts;          /* phases this node began after their start time */
+  long late_starts;                   /* phases this node began after their start time */
   long all_errors, missing, messages; /* node 0: over all nodes (gathered)    */
 };
 
-static uint8_t body_byte(size_t i, unsigned src, unsigned dst, unsigned seq)
-{
+static uint8_t body_byte(size_t i, unsigned src, unsigned dst, unsigned seq) {
   return (uint8_t)(i * 7u + src * 29u + dst * 53u + seq * 101u + 0x5Au);
 }
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-static void peers_of(enum pattern p, int me, int n, int hot, struct peers *q)
-{
+static void peers_of(enum pattern p, int me, int n, int hot, struct peers *q) {
   q->n_dst = q->n_src = 0;
   switch (p) {
-  case ALLTOALL:
-    for (int k = 1; k < n; k++) {
-      q->dst[q->n_dst++] = (me + k) % n;
-      q->src[q->n_src++] = (me - k + n) % n;
+    case ALLTOALL:
+      for (int k = 1; k < n; k++) {
+        q->dst[q->n_dst++] = (me + k) % n;
+        q->src[q->n_src++] = (me - k + n) % n;
+      }
+      break;
+    case NEIGHBOUR: {
+      const int right = (me + 1) % n, left = (me - 1 + n) % n;
+      q->dst[q->n_dst++] = right;
+      q->src[q->n_src++] = left; /* the left neighbour sends to us first */
+      if (left != right) {
+        q->dst[q->n_dst++] = left;
+        q->src[q->n_src++] = right;
+      }
+      break;
     }
-    break;
-  case NEIGHBOUR: {
-    const int right = (me + 1) % n, left = (me - 1 + n) % n;
-    q->dst[q->n_dst++] = right;
-    q->src[q->n_src++] = left; /* the left neighbour sends to us first */
-    if (left != right) {
-      q->dst[q->n_dst++] = left;
-      q->src[q->n_src++] = right;
-    }
-    break;
-  }
-  case HOTSPOT:
-    if (me == hot)
-      for (int k = 1; k < n; k++) q->src[q->n_src++] = (hot + k) % n;
-    else q->dst[q->n_dst++] = hot;
-    break;
-  default: break;
+    case HOTSPOT:
+      if (me == hot)
+        for (int k = 1; k < n; k++) q->src[q->n_src++] = (hot + k) % n;
+      else q->dst[q->n_dst++] = hot;
+      break;
+    default:
+      break;
   }
 }
 
 /* Bytes wrong in a received slot: header, body and the guard behind it. */
-static size_t check_message(const uint8_t *p, size_t size, size_t stride, unsigned src, unsigned dst, unsigned seq)
-{
+static size_t check_message(const uint8_t *p, size_t size, size_t stride, unsigned src, unsigned dst, unsigned seq) {
   struct msg_header h;
   memcpy(&h, p, sizeof h);
   size_t bad = h.seq != seq || h.src != src || h.dst != dst ? HEADER_BYTES : 0;
@@ -183,23 +181,20 @@ static size_t check_message(const uint8_t *p, size_t size, size_t stride, unsign
   return bad;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
 /* Nearest-rank percentile of sorted v[0..n-1] (n > 0). */
-static double percentile(const double *v, size_t n, double p)
-{
+static double percentile(const double *v, size_t n, double p) {
   size_t k = (size_t)ceil(p * (double)n);
   return v[k ? k - 1 : 0];
 }
 
 /* Node 0: checks that every message of the phase arrived exactly once,
  * prints its row and writes its latencies. */
-static void report_phase(struct ctx *c, enum pattern p, size_t size)
-{
+static void report_phase(struct ctx *c, enum pattern p, size_t size) {
   double start = 0, end = 0, sum_mbps = 0, min_mbps = -1;
   size_t n_lat = 0, expected = 0;
   const uint32_t max_recs = (uint32_t)((c->gather_bytes - sizeof(struct summary)) / sizeof(struct rec));
@@ -262,8 +257,7 @@ static void report_phase(struct ctx *c, enum pattern p, size_t size)
 }
 
 /* Sends this node's summary and records to node 0; node 0 collects everyone's. */
-static int gather(struct ctx *c, const struct summary *mine)
-{
+static int gather(struct ctx *c, const struct summary *mine) {
   const size_t bytes = sizeof *mine + mine->n_recs * sizeof(struct rec);
   if (c->me != 0) {
     uint8_t *msg = malloc(bytes);
@@ -292,8 +286,7 @@ static int gather(struct ctx *c, const struct summary *mine)
  * measure that skew and the order the release reached them). Node i waits
  * until START_STAGGER_NS x i after it; *start_us gets that time. -1 when the
  * message failed. */
-static int common_start(struct ctx *c, double *start_us)
-{
+static int common_start(struct ctx *c, double *start_us) {
   double *start_buf = c->start_buf; /* pinned: no pin-down per message */
   if (c->me == 0) {
     *start_buf = m2host_now_us() + START_AHEAD_US + START_AHEAD_PER_NODE_US * c->n;
@@ -318,8 +311,7 @@ static int common_start(struct ctx *c, double *start_us)
 }
 
 /* One phase; -1 when an MMP operation failed (the run cannot go on). */
-static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
-{
+static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no) {
   struct peers q;
   peers_of(p, c->me, c->n, c->hot, &q);
   const int tag = TAG_DATA_BASE + phase_no;
@@ -359,8 +351,8 @@ static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
       const int rc = MMP_Wait_recv(rh[i]);
       const double now = m2host_now_us();
       if (rc != (int)size) {
-        m2host_printf("scale: %s %zu B: receive from node %d round %d: %d (%s)\n", kPatternNames[p], size, q.src[k],
-                      it, rc, MMP_strerror(MMP_last_error()));
+        m2host_printf("scale: %s %zu B: receive from node %d round %d: %d (%s)\n", kPatternNames[p], size, q.src[k], it,
+                      rc, MMP_strerror(MMP_last_error()));
         failed = 1;
         break;
       }
@@ -395,8 +387,7 @@ static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no)
 }
 
 /* "alltoall,hotspot" into a list of patterns; the count or -1. */
-static int parse_patterns(const char *s, enum pattern *out, int max)
-{
+static int parse_patterns(const char *s, enum pattern *out, int max) {
   int n = 0;
   while (*s) {
     const char *e = strchr(s, ',');
@@ -419,8 +410,7 @@ struct size_lists {
 
 /* "--sizes LIST" sets every pattern's sizes, "--sizes PATTERN=LIST" one
  * pattern's; 0, or -1 when malformed or a size is out of range. */
-static int parse_sizes_option(const char *arg, struct size_lists *l)
-{
+static int parse_sizes_option(const char *arg, struct size_lists *l) {
   const char *eq = strchr(arg, '=');
   int first = 0, last = N_PATTERNS - 1;
   if (eq) {
@@ -446,17 +436,16 @@ static int parse_sizes_option(const char *arg, struct size_lists *l)
   return 0;
 }
 
-static int usage_error(const char *why)
-{
+static int usage_error(const char *why) {
   m2host_printf("scale: %s\n", why);
-  m2host_printf("usage: scale [--sizes [PATTERN=]16,1k,...] [--msgs N] [--patterns alltoall,neighbour,hotspot] "
-                "[--hot NODE] [--out NAME]\n");
+  m2host_printf(
+      "usage: scale [--sizes [PATTERN=]16,1k,...] [--msgs N] [--patterns alltoall,neighbour,hotspot] "
+      "[--hot NODE] [--out NAME]\n");
   app_release_ni();
   return 2;
 }
 
-static int scale(int argc, char **argv)
-{
+static int scale(int argc, char **argv) {
   struct size_lists sizes;
   enum pattern patterns[MAX_PHASES];
   parse_sizes_option(kDefaultSizes, &sizes);
@@ -469,8 +458,9 @@ static int scale(int argc, char **argv)
     i++;
     if (!strcmp(a, "--sizes")) {
       if (parse_sizes_option(v, &sizes) != 0)
-        return usage_error("--sizes: expected [PATTERN=]LIST, a comma-separated list of sizes from 16 bytes (the "
-                           "header) to 16M, like 16,1k,64k");
+        return usage_error(
+            "--sizes: expected [PATTERN=]LIST, a comma-separated list of sizes from 16 bytes (the "
+            "header) to 16M, like 16,1k,64k");
     } else if (!strcmp(a, "--msgs")) msgs = (int)app_parse_size(v, NULL);
     else if (!strcmp(a, "--patterns")) n_patterns = parse_patterns(v, patterns, MAX_PHASES);
     else if (!strcmp(a, "--hot")) hot = (int)app_parse_size(v, NULL);
@@ -547,5 +537,6 @@ static int scale(int argc, char **argv)
   return rc ? rc : c.errors || c.all_errors || c.missing ? 1 : 0;
 }
 
-M2HOST_APP(scale, scale, "traffic patterns over MMP (all-to-all, nearest neighbour, hot spot): latency distribution "
-                         "and throughput per node; latencies.tsv in the run folder")
+M2HOST_APP(scale, scale,
+           "traffic patterns over MMP (all-to-all, nearest neighbour, hot spot): latency distribution "
+           "and throughput per node; latencies.tsv in the run folder")

@@ -45,8 +45,8 @@
 #include "test_initiator.h"
 
 using m2::TimingStyle;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 
@@ -362,16 +362,16 @@ TEST_CASE("their select_initiator on the PCI bus in AT writes and reads host mem
 // traffic generator stopped with a fatal report). Every target of the base
 // protocol answers both interfaces: the LT bus now completes an nb master's
 // transaction on its BEGIN_REQ with the LT time annotated.
-TEST_CASE("their select_initiator on the PCI bus in LT: the bus completes its BEGIN_REQs early",
-          "[accellera][pci]") {
+TEST_CASE("their select_initiator on the PCI bus in LT: the bus completes its BEGIN_REQs early", "[accellera][pci]") {
   InitiatorOnBus b(TimingStyle::LT);
   b.run_and_check();
   CHECK(m2acc::count_reports("select_initiator.cpp", "target returned COMPLETED") == kTransactions);
   CHECK(m2acc::count_reports("/OSCI_TLM-2/multi_socket", "without a registered callback") == 0);
 }
 
-TEST_CASE("their at_target_4_phase and lt_target as a PCI card read and written by the host and the NI DMA engine in AT",
-          "[accellera][pci]") {
+TEST_CASE(
+    "their at_target_4_phase and lt_target as a PCI card read and written by the host and the NI DMA engine in AT",
+    "[accellera][pci]") {
   CardOnBus c(TimingStyle::AT);
   c.run_and_check();
   // The host and the DMA engine contended for the bus.
@@ -379,8 +379,9 @@ TEST_CASE("their at_target_4_phase and lt_target as a PCI card read and written 
   CHECK(c.bus.master_stats().at(1).waiting > sc_core::SC_ZERO_TIME);
 }
 
-TEST_CASE("their at_target_4_phase and lt_target as a PCI card read and written by the host and the NI DMA engine in LT",
-          "[accellera][pci]") {
+TEST_CASE(
+    "their at_target_4_phase and lt_target as a PCI card read and written by the host and the NI DMA engine in LT",
+    "[accellera][pci]") {
   CardOnBus c(TimingStyle::LT);
   c.run_and_check();
 }

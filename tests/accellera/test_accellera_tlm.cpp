@@ -36,8 +36,8 @@
 
 #include "accellera_reports.h"
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 

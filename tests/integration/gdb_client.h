@@ -16,7 +16,6 @@
 
 namespace m2it {
 
-
 inline const std::string kFirmwareDir = M2VP_TEST_FIRMWARE_DIR;
 inline constexpr int EXIT_CONFIG = 64, EXIT_KILLED = 67;
 
@@ -43,8 +42,9 @@ inline std::string gdb_path() {
     const fs::path p = fs::path(dir.empty() ? "." : dir) / "gdb-multiarch";
     if (::access(p.c_str(), X_OK) == 0) return p.string();
   }
-  FAIL("gdb-multiarch is not installed (not found in PATH): install the Debian package gdb-multiarch "
-       "(./m2vp installs it)");
+  FAIL(
+      "gdb-multiarch is not installed (not found in PATH): install the Debian package gdb-multiarch "
+      "(./m2vp installs it)");
   return "";
 }
 
@@ -53,7 +53,12 @@ inline std::string firmware_elf(const std::string& name) { return (fs::path(kFir
 // Runs gdb-multiarch in batch mode on `elf`, connected to `port`, with the
 // commands in `cmds`; stdout and stderr together in out.
 inline SimResult run_gdb(Sandbox& sb, int port, const std::string& elf, const std::vector<std::string>& cmds) {
-  std::vector<std::string> argv{gdb_path(), "-batch", "-nx", "-ex", "set architecture powerpc:603", "-ex",
+  std::vector<std::string> argv{gdb_path(),
+                                "-batch",
+                                "-nx",
+                                "-ex",
+                                "set architecture powerpc:603",
+                                "-ex",
                                 "target remote :" + std::to_string(port)};
   for (const std::string& c : cmds) {
     argv.push_back("-ex");
@@ -92,7 +97,9 @@ class RspClient {
     ::close(m_fd);
     m_fd = -1;
   }
-  void send_raw(const std::string& bytes) { REQUIRE(::send(m_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == ssize_t(bytes.size())); }
+  void send_raw(const std::string& bytes) {
+    REQUIRE(::send(m_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == ssize_t(bytes.size()));
+  }
   static std::string frame(const std::string& payload) {
     unsigned sum = 0;
     for (unsigned char c : payload) sum += c;
@@ -123,7 +130,8 @@ class RspClient {
         }
         return payload;
       }
-      const double left = timeout_s * kWallScale - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double left =
+          timeout_s * kWallScale - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (left <= 0) return std::nullopt;
       pollfd p{m_fd, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left * 1000) + 1) <= 0) continue;
@@ -175,8 +183,6 @@ inline uint64_t monitor_ps(const std::string& text) {
 
 inline std::string gdb_set(int port) { return "ni0.cpu=" + std::to_string(port); }
 
-
-
 // A socket listening on 127.0.0.1: its port is in use. Returns the descriptor.
 inline int listening_socket(int& port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -190,6 +196,5 @@ inline int listening_socket(int& port) {
   port = ntohs(a.sin_port);
   return fd;
 }
-
 
 }  // namespace m2it

@@ -111,8 +111,8 @@ inline std::vector<std::vector<std::string>> read_tsv(const fs::path& p) {
 }
 
 struct SimResult {
-  int exit_code = -1;    // exit status when the process exited normally, else -1
-  int term_signal = 0;   // signal that ended the process (0: it exited)
+  int exit_code = -1;   // exit status when the process exited normally, else -1
+  int term_signal = 0;  // signal that ended the process (0: it exited)
   bool timed_out = false;
   double wall_seconds = 0;
   std::string out, err;  // captured stdout and stderr
@@ -278,8 +278,7 @@ class Sandbox {
     std::vector<std::string> env_strings;
     for (char** e = environ; e && *e; ++e) {
       const std::string s = *e;
-      if (s.rfind("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=", 0) == 0 || s.rfind("M2VP_FIRMWARE_DIR=", 0) == 0)
-        continue;
+      if (s.rfind("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=", 0) == 0 || s.rfind("M2VP_FIRMWARE_DIR=", 0) == 0) continue;
       env_strings.push_back(s);
     }
     env_strings.push_back("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1");

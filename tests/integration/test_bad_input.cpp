@@ -40,14 +40,15 @@ TEST_CASE("bad input: a YAML alias that contains itself is an error, for run and
   Sandbox sb;
   const std::string cfg = sb.write("alias.yaml", "platform: cluster\ntopology: &t {nodes: 4, self: *t}\n").string();
   for (const char* cmd : {"run", "params"})
-    expect_config_error(sb, {cmd, cfg}, {cfg + ":2: key 'topology.self.self", "nests deeper than 32 levels",
-                                         "alias that contains itself"});
+    expect_config_error(
+        sb, {cmd, cfg},
+        {cfg + ":2: key 'topology.self.self", "nests deeper than 32 levels", "alias that contains itself"});
 }
 
-TEST_CASE("bad input: nesting beyond the YAML reader and keys over 1024 characters say so", "[integration][bad-input]") {
+TEST_CASE("bad input: nesting beyond the YAML reader and keys over 1024 characters say so",
+          "[integration][bad-input]") {
   Sandbox sb;
-  const std::string deep =
-      sb.write("deep.yaml", "a: " + std::string(600, '[') + std::string(600, ']') + "\n").string();
+  const std::string deep = sb.write("deep.yaml", "a: " + std::string(600, '[') + std::string(600, ']') + "\n").string();
   expect_config_error(sb, {"run", deep}, {deep + ":1:", "nested 500 deep, more than the YAML reader allows"});
   const std::string long_key = sb.write("long.yaml", std::string(1100, 'k') + ": 1\n").string();
   expect_config_error(sb, {"run", long_key}, {long_key + ":1:", "a key longer than 1024 characters"});
@@ -112,8 +113,9 @@ TEST_CASE("bad input: topology.links errors name the real problem and where the 
     return a;
   };
   // A number too large for an int: a clear range error, not an internal error (exit 70).
-  expect_config_error(sb, links("node99999999999:sb0.0 node1:sb0.1 node2:sb0.2 node3:sb0.3"),
-                      {"--set: impossible topology: link 'node99999999999:sb0.0' names node99999999999 but there are 4 nodes"});
+  expect_config_error(
+      sb, links("node99999999999:sb0.0 node1:sb0.1 node2:sb0.2 node3:sb0.3"),
+      {"--set: impossible topology: link 'node99999999999:sb0.0' names node99999999999 but there are 4 nodes"});
   expect_config_error(sb, links("node0:sb0.0 node0:sb0.1 node1:sb0.2 node2:sb0.3 node3:sb0.4"),
                       {"--set: impossible topology: node0 is cabled twice (to sb0.0 and to sb0.1)"});
   expect_config_error(sb, links("node0:sb0.0 node1:sb0.0 node2:sb0.2 node3:sb0.3"),
@@ -121,17 +123,20 @@ TEST_CASE("bad input: topology.links errors name the real problem and where the 
   expect_config_error(sb, links("node0:sb0.0 node1:sb0.1 node2:sb0.2 node3:sb0.3 sb0.4:sb0.5"),
                       {"cable sb0.4:sb0.5 connects two ports of the same switch box"});
   // From the file, the error names the file's line of topology.links.
-  const std::string file = sb.write("links.yaml", "platform: cluster\ntopology:\n  nodes: 2\n  switch_boxes: 1\n"
-                                                  "  links: node0:sb0.0 node0:sb0.1\n").string();
+  const std::string file = sb.write("links.yaml",
+                                    "platform: cluster\ntopology:\n  nodes: 2\n  switch_boxes: 1\n"
+                                    "  links: node0:sb0.0 node0:sb0.1\n")
+                               .string();
   expect_config_error(sb, {"run", file}, {file + ":5: impossible topology: node0 is cabled twice"});
 }
 
 TEST_CASE("bad input: switch boxes of different sizes in one cluster", "[integration][bad-input]") {
   // Once an internal error (exit 70) from a port the smaller box lacks.
   Sandbox sb;
-  expect_config_error(sb, {"run", kCluster4, "--set", "topology.switch_boxes=2", "--set", "sb1.ports=4"},
-                      {"every switch box of a cluster needs the same number of ports: sb0.ports = 8 (variant maestro2), "
-                       "sb1.ports = 4 (--set)"});
+  expect_config_error(
+      sb, {"run", kCluster4, "--set", "topology.switch_boxes=2", "--set", "sb1.ports=4"},
+      {"every switch box of a cluster needs the same number of ports: sb0.ports = 8 (variant maestro2), "
+       "sb1.ports = 4 (--set)"});
   expect_config_error(sb, {"run", kCluster4, "--set", "topology.switch_boxes=2", "--set", "sb1.variant=maestro1"},
                       {"sb1.ports = 4 (variant maestro1)"});
 }
@@ -147,7 +152,7 @@ TEST_CASE("bad input: malformed topology.groups", "[integration][bad-input]") {
   };
   for (const auto& [value, why] : cases)
     expect_config_error(sb, {"run", kCluster4, "--set", "topology.groups=" + value},
-                        {"--set: key 'topology.groups': " , why, "(expected GROUP=NODE,NODE,..., e.g. '1=0,2,3')"});
+                        {"--set: key 'topology.groups': ", why, "(expected GROUP=NODE,NODE,..., e.g. '1=0,2,3')"});
 }
 
 TEST_CASE("bad input: an application size that does not fit is refused, not wrapped", "[integration][bad-input]") {
@@ -166,7 +171,10 @@ TEST_CASE("bad input: a stack overflow is named in the fault report", "[integrat
   INFO(r.describe());
   CHECK(r.exited(EXIT_FAULT));
   CHECK(contains(r.err, "error: firmware fault on ni0.cpu: "));
-  CHECK(std::regex_search(r.err, std::regex(R"(\n  stack:     the stack pointer 0x[0-9a-f]+ is below __stack_limit 0x03ff0000: the stack has probably overflowed)")));
+  CHECK(std::regex_search(
+      r.err,
+      std::regex(
+          R"(\n  stack:     the stack pointer 0x[0-9a-f]+ is below __stack_limit 0x03ff0000: the stack has probably overflowed)")));
 }
 
 TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits for GDB", "[integration][bad-input]") {
@@ -191,7 +199,8 @@ TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits fo
       a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
       if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
       ::close(fd);
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout_s * kWallScale) return -1;
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout_s * kWallScale)
+        return -1;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   };
@@ -219,10 +228,13 @@ TEST_CASE("bad input: --quiet still tells a failed run and that the CPU waits fo
   CHECK(contains(g.err, "firmware exited with a non-zero code (exit code 3)"));
 }
 
-TEST_CASE("bad input: names of the earlier flat scheme are errors that give the hierarchical name", "[integration][bad-input][names]") {
+TEST_CASE("bad input: names of the earlier flat scheme are errors that give the hierarchical name",
+          "[integration][bad-input][names]") {
   Sandbox sb;
-  const std::string cfg = sb.write("old.yaml", "platform: cluster\ntopology: {nodes: 4}\n"
-                                                "sb0_port1_mlx.variant: plain\n").string();
+  const std::string cfg = sb.write("old.yaml",
+                                   "platform: cluster\ntopology: {nodes: 4}\n"
+                                   "sb0_port1_mlx.variant: plain\n")
+                              .string();
   expect_config_error(sb, {"run", cfg},
                       {"old.yaml:3: key 'sb0_port1_mlx.variant' is an old name: it is now 'sb0.port1.mlx.variant'"});
   expect_config_error(sb, {"run", kCluster4, "--set", "link_node2.variant=ieee1394"},
@@ -231,24 +243,28 @@ TEST_CASE("bad input: names of the earlier flat scheme are errors that give the 
                       {"'sb0.bus_busy' is an old name: it is now 'sb0.switching_bus.busy'"});
 }
 
-TEST_CASE("bad input: the _mbps parameters in megabytes are errors giving their _mbyte_per_s name", "[integration][bad-input][names]") {
+TEST_CASE("bad input: the _mbps parameters in megabytes are errors giving their _mbyte_per_s name",
+          "[integration][bad-input][names]") {
   Sandbox sb;
-  expect_config_error(sb, {"run", kCluster4, "--set", "node*.ni.dma.rate_mbps=800"},
-                      {"--set: key 'node*.ni.dma.rate_mbps' is an old name: it is now 'node*.ni.dma.rate_mbyte_per_s'"});
+  expect_config_error(
+      sb, {"run", kCluster4, "--set", "node*.ni.dma.rate_mbps=800"},
+      {"--set: key 'node*.ni.dma.rate_mbps' is an old name: it is now 'node*.ni.dma.rate_mbyte_per_s'"});
   expect_config_error(sb, {"run", kCluster4, "--set", "node0.ni.netbuf.loopback_mbps=0"},
                       {"--set: key 'node0.ni.netbuf.loopback_mbps' is an old name: it is now "
                        "'node0.ni.netbuf.loopback_mbyte_per_s'"});
 }
 
-TEST_CASE("bad input: a value with a unit of the wrong dimension names the key, the value and the unit", "[integration][bad-input][units]") {
+TEST_CASE("bad input: a value with a unit of the wrong dimension names the key, the value and the unit",
+          "[integration][bad-input][units]") {
   Sandbox sb;
-  expect_config_error(sb, {"run", kCluster4, "--set", "node0.link.cable_m=20ns"},
-                      {"--set: key 'node0.link.cable_m': expected a number (double, m) in 0..10000, got '20ns': ns is a "
-                       "time, not a length like m"});
+  expect_config_error(
+      sb, {"run", kCluster4, "--set", "node0.link.cable_m=20ns"},
+      {"--set: key 'node0.link.cable_m': expected a number (double, m) in 0..10000, got '20ns': ns is a "
+       "time, not a length like m"});
   // With the right dimension the value is taken (and converted): the run starts.
-  const SimResult ok = sb.run({"params", kCluster4, "--set", "node0.link.cable_m=250cm", "--set",
-                               "node*.ni.dma.rate_mbyte_per_s=3.2Gb/s"},
-                              false, 20);
+  const SimResult ok = sb.run(
+      {"params", kCluster4, "--set", "node0.link.cable_m=250cm", "--set", "node*.ni.dma.rate_mbyte_per_s=3.2Gb/s"},
+      false, 20);
   INFO(ok.describe());
   CHECK(ok.exited(0));
   // The listing's value column: the second word of the parameter's line.
@@ -280,8 +296,9 @@ TEST_CASE("bad input: the mistakes a new user makes get the help they need", "[i
   expect_config_error(sb, {"run", kCluster4, "--set", "node*.pci.varient=pci32-33"},
                       {"key 'node*.pci.varient' matches no parameter (did you mean 'node*.pci.variant'?)"});
   // A misspelt firmware name: the nearest one and what there is.
-  const SimResult fw = expect_config_error(sb, {"run", sb.config("helo").string()},
-                                           {"helo.elf: cannot open firmware ELF", "did you mean 'hello'?", "firmware in "});
+  const SimResult fw =
+      expect_config_error(sb, {"run", sb.config("helo").string()},
+                          {"helo.elf: cannot open firmware ELF", "did you mean 'hello'?", "firmware in "});
   CHECK(contains(fw.err, "mmp, "));
   // A firmware path on the command line is relative to the config's folder: said.
   expect_config_error(sb, {"run", sb.config("hello").string(), "--set", "ni0.firmware=firmware/hello.elf"},
@@ -332,8 +349,8 @@ TEST_CASE("bad input: a failed --quiet run shows the failed program's last lines
 TEST_CASE("bad input: network firmware on the one-node platform faults naming the missing link controller",
           "[integration][bad-input]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", std::string(M2VP_SOURCE_DIR) + "/configs/node-selftest.yaml", "--set",
-                              "node0.ni.firmware=mmp"});
+  const SimResult r =
+      sb.run({"run", std::string(M2VP_SOURCE_DIR) + "/configs/node-selftest.yaml", "--set", "node0.ni.firmware=mmp"});
   INFO(r.describe());
   CHECK(r.exited(EXIT_FAULT));
   CHECK(contains(r.err, "  address:   0xf0006070\n  device:    the MLC-X link controller's registers"));

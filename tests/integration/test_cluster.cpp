@@ -14,7 +14,9 @@ using namespace m2it;
 
 namespace {
 
-std::string config(int nodes) { return std::string(M2VP_SOURCE_DIR) + "/configs/cluster-" + std::to_string(nodes) + ".yaml"; }
+std::string config(int nodes) {
+  return std::string(M2VP_SOURCE_DIR) + "/configs/cluster-" + std::to_string(nodes) + ".yaml";
+}
 
 // Every node reports (nodes-1)*rounds messages received and no error.
 void check_alltoall(const SimResult& r, int nodes, int rounds) {
@@ -94,9 +96,9 @@ TEST_CASE("cluster: the first Maestro's IP (1394 links, plain burst, in-order 4-
           "[integration][cluster]") {
   Sandbox sb;
   const SimResult m2 = sb.run({"run", config(4), "--quiet"});
-  const SimResult m1 = sb.run({"run", config(4), "--quiet", "--set", "**.link.variant=ieee1394", "--set",
-                               "node*.ni.mlcx.variant=plain", "--set", "sb*.port*.mlx.variant=plain", "--set",
-                               "sb0.variant=maestro1"});
+  const SimResult m1 =
+      sb.run({"run", config(4), "--quiet", "--set", "**.link.variant=ieee1394", "--set", "node*.ni.mlcx.variant=plain",
+              "--set", "sb*.port*.mlx.variant=plain", "--set", "sb0.variant=maestro1"});
   INFO(m2.describe() << "\n" << m1.describe());
   REQUIRE(m2.exited(0));
   REQUIRE(m1.exited(0));
@@ -116,11 +118,12 @@ TEST_CASE("cluster: the first Maestro's IP (1394 links, plain burst, in-order 4-
 
 TEST_CASE("cluster: impossible topologies are configuration errors before simulation", "[integration][cluster]") {
   Sandbox sb;
-  const SimResult too_many = sb.run({"run", config(4), "--set", "topology.nodes=9", "--set", "topology.switch_boxes=1"});
+  const SimResult too_many =
+      sb.run({"run", config(4), "--set", "topology.nodes=9", "--set", "topology.switch_boxes=1"});
   CHECK(too_many.exited(64));
   CHECK(contains(too_many.err + too_many.out, "impossible topology: 9 nodes but 1 switch box(es) of 8 ports"));
-  const SimResult twice = sb.run({"run", config(2), "--set", "topology.switch_boxes=1", "--set",
-                                  "topology.links=node0:sb0.3 node1:sb0.3"});
+  const SimResult twice =
+      sb.run({"run", config(2), "--set", "topology.switch_boxes=1", "--set", "topology.links=node0:sb0.3 node1:sb0.3"});
   CHECK(twice.exited(64));
   CHECK(contains(twice.err + twice.out, "port sb0.3 is used twice"));
 }
@@ -129,8 +132,8 @@ TEST_CASE("cluster: a receiver that stops reading stalls the network and the wat
           "[integration][cluster]") {
   Sandbox sb;
   // node1 expects nothing and exits at once; node0 keeps sending to it.
-  const SimResult r = sb.run({"run", config(2), "--set", "node0.ni.simctrl.args=2,20,1000,1", "--set",
-                              "node1.ni.simctrl.args=2,0,1000,1"});
+  const SimResult r = sb.run(
+      {"run", config(2), "--set", "node0.ni.simctrl.args=2,20,1000,1", "--set", "node1.ni.simctrl.args=2,0,1000,1"});
   INFO(r.describe());
   CHECK(r.exited(66));
   const std::string log = r.file("run.log");
@@ -194,10 +197,12 @@ TEST_CASE("cluster: tracing every binding changes nothing in the simulation", "[
   CHECK(split_lines(traced.file("transactions.csv")).size() > 100);
 }
 
-TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fst, with a save file grouping them", "[integration][cluster][trace]") {
+TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fst, with a save file grouping them",
+          "[integration][cluster][trace]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config(2), "--quiet", "--set", "sim.vcd=node0.ni sb0.controller.stations* node0.link",
-                              "--set", "sim.trace_from_us=20", "--set", "sim.trace_to_us=80"});
+  const SimResult r =
+      sb.run({"run", config(2), "--quiet", "--set", "sim.vcd=node0.ni sb0.controller.stations* node0.link", "--set",
+              "sim.trace_from_us=20", "--set", "sim.trace_to_us=80"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   const std::string vcd = r.file("signals.vcd");
@@ -260,7 +265,8 @@ TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fs
   CHECK(gtkw.find("-node0.ni.netbuf") < gtkw.find("-node0.link"));
   CHECK(gtkw.find("-node0.link") < gtkw.find("-sb0"));
   const std::string fst = (r.out_dir / "signals.fst").string();
-  const int rc = std::system(("vcd2fst '" + (r.out_dir / "signals.vcd").string() + "' '" + fst + "' > /dev/null 2>&1").c_str());
+  const int rc =
+      std::system(("vcd2fst '" + (r.out_dir / "signals.vcd").string() + "' '" + fst + "' > /dev/null 2>&1").c_str());
   CHECK(rc == 0);
   CHECK(fs::exists(fst));
 }
@@ -271,12 +277,13 @@ TEST_CASE("cluster: VCD signals for chosen components open with GTKWave's vcd2fs
 TEST_CASE("cluster: an ack timeout shorter than the link's round trip is warned about", "[integration][cluster]") {
   Sandbox sb;
   const std::string mmp = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
-  const SimResult far = sb.run({"run", mmp, "--quiet", "--set", "node*.host.args=--sizes 1k --iters 2", "--set",
-                                "node0.link.cable_m=10000"});
+  const SimResult far = sb.run(
+      {"run", mmp, "--quiet", "--set", "node*.host.args=--sizes 1k --iters 2", "--set", "node0.link.cable_m=10000"});
   INFO(far.describe());
   CHECK(far.exited(0));
-  CHECK(contains(far.err, "warning: node0.ni.mlcx.ack_timeout_ns = 100000 ns (variant maestro2) is not longer than "
-                          "an ack's round trip on node0.link (105250 ns with node0.link.cable_m = 10000 m"));
+  CHECK(contains(far.err,
+                 "warning: node0.ni.mlcx.ack_timeout_ns = 100000 ns (variant maestro2) is not longer than "
+                 "an ack's round trip on node0.link (105250 ns with node0.link.cable_m = 10000 m"));
   CHECK(contains(far.err, "warning: sb0.port0.mlx.ack_timeout_ns = 100000 ns"));
   CHECK_FALSE(contains(far.err, "node1.link"));  // its cable is the default 5 m
   const SimResult near = sb.run({"run", mmp, "--quiet", "--set", "node*.host.args=--sizes 1k --iters 2"});
@@ -289,24 +296,27 @@ TEST_CASE("cluster: an ack timeout shorter than the link's round trip is warned 
 // transaction or a frame starts is 1, and every 1 has a transaction in its
 // period, in LT and AT. (Busy signals once followed a busy-time counter that
 // a transfer moved in one step: a 1 us burst showed as one 100 ns sample.)
-TEST_CASE("cluster: VCD busy signals are 1 in every sample period a transfer overlaps", "[integration][cluster][trace]") {
+TEST_CASE("cluster: VCD busy signals are 1 in every sample period a transfer overlaps",
+          "[integration][cluster][trace]") {
   Sandbox sb;
   const std::string mmp = std::string(M2VP_SOURCE_DIR) + "/configs/mmp-pingpong.yaml";
   const std::string check = std::string(M2VP_SOURCE_DIR) + "/tests/integration/check_vcd_busy.py";
   for (const char* timing : {"lt", "at"}) {
     INFO(timing);
-    const SimResult r = sb.run({"run", mmp, "--quiet", "--set", std::string("sim.timing=") + timing, "--set",
-                                "node*.host.args=--sizes 1,64k --iters 1 --warmup 0", "--set",
-                                "sim.vcd=node0.pci node0.link", "--trace", "node0.pci", "--trace", "node0.ni.mlcx.link"});
+    const SimResult r =
+        sb.run({"run", mmp, "--quiet", "--set", std::string("sim.timing=") + timing, "--set",
+                "node*.host.args=--sizes 1,64k --iters 1 --warmup 0", "--set", "sim.vcd=node0.pci node0.link",
+                "--trace", "node0.pci", "--trace", "node0.ni.mlcx.link"});
     INFO(r.describe());
     REQUIRE(r.exited(0));
     const SimResult pci =
-        sb.start_program({"/usr/bin/python3", check, r.out_dir.string(), "node0.pci.busy", "100000", "node0.pci."}).wait(60);
+        sb.start_program({"/usr/bin/python3", check, r.out_dir.string(), "node0.pci.busy", "100000", "node0.pci."})
+            .wait(60);
     INFO(pci.out);
     CHECK(pci.exited(0));
     CHECK(contains(pci.out, "0 transactions missed, 0 busy samples without a transaction"));
-    const SimResult link = sb.start_program({"/usr/bin/python3", check, r.out_dir.string(), "node0.link.ab_busy", "100000",
-                                             "node0.ni.mlcx.link"})
+    const SimResult link = sb.start_program({"/usr/bin/python3", check, r.out_dir.string(), "node0.link.ab_busy",
+                                             "100000", "node0.ni.mlcx.link"})
                                .wait(60);
     INFO(link.out);
     CHECK(link.exited(0));

@@ -30,19 +30,21 @@ std::vector<std::string> report_lines(const std::string& out) {
 TEST_CASE("console: a 16-node run shows the outcome, the results and one line per kind and statistic",
           "[integration][console]") {
   Sandbox sb;
-  const SimResult r =
-      sb.run({"run", config("scale-16"), "--set", "node*.host.args=--sizes 16 --msgs 1"});
+  const SimResult r = sb.run({"run", config("scale-16"), "--set", "node*.host.args=--sizes 16 --msgs 1"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   const auto lines = report_lines(r.out);
   // Outcome first, then the results table (three patterns at one size).
   REQUIRE(lines.size() > 5);
-  CHECK(std::regex_match(lines[0], std::regex(R"(== scale-16: all firmware exited with code 0 \(exit code 0\), .* simulated in .* wall ==)")));
+  CHECK(std::regex_match(
+      lines[0],
+      std::regex(R"(== scale-16: all firmware exited with code 0 \(exit code 0\), .* simulated in .* wall ==)")));
   CHECK(lines[1] == "results:");
   CHECK(contains(r.out, "alltoall     16     16"));
   // The summary: each kind once per statistic, with its instance count and
   // where the largest value is; no per-instance lines.
-  CHECK(std::regex_search(r.out, std::regex(R"(\n  node\*\.ni\.cpu \(16\) +instructions +\d+ +\d+ \(node\d+\.ni\.cpu\)\n)")));
+  CHECK(std::regex_search(r.out,
+                          std::regex(R"(\n  node\*\.ni\.cpu \(16\) +instructions +\d+ +\d+ \(node\d+\.ni\.cpu\)\n)")));
   CHECK(std::regex_search(r.out, std::regex(R"(\n  sb\*\.cpu \(3\) +instructions )")));
   CHECK(std::regex_search(r.out, std::regex(R"(\n  node\*\.link \(16\) +ab\.frames )")));
   CHECK_FALSE(contains(r.out, "\n  node15.ni.cpu "));
@@ -83,8 +85,9 @@ TEST_CASE("console: a 16-node run's per-node chatter folds into one line per kin
     if (l.rfind("[node*.ni.cpu] ", 0) == 0 && contains(l, " more line")) ++folded;
   }
   CHECK(exits == 1);
-  CHECK(contains(r.out, "[node*.ni.cpu] 15 more lines like 'firmware exited with code 0 at # ps' (16 of 16 instances; "
-                        "each in run.log)"));
+  CHECK(contains(r.out,
+                 "[node*.ni.cpu] 15 more lines like 'firmware exited with code 0 at # ps' (16 of 16 instances; "
+                 "each in run.log)"));
   CHECK(folded >= 2);
   // The folded lines are all in run.log, and the results are whole on the console.
   const std::string log = r.file("run.log");
@@ -96,8 +99,8 @@ TEST_CASE("console: a 16-node run's per-node chatter folds into one line per kin
 TEST_CASE("console: --quiet keeps the outcome and the results table, drops the firmware output",
           "[integration][console]") {
   Sandbox sb;
-  const SimResult r = sb.run(
-      {"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=--sizes 1,4k --iters 2 --warmup 1"});
+  const SimResult r =
+      sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", "node*.host.args=--sizes 1,4k --iters 2 --warmup 1"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   const auto lines = split_lines(r.out);
@@ -163,7 +166,8 @@ TEST_CASE("console: on a terminal a progress line shows the simulated time, and 
   REQUIRE(std::system(cmd.c_str()) == 0);
   const std::string tty = read_text(typescript);
   INFO(tty.substr(0, 2000));
-  CHECK(std::regex_search(tty, std::regex(R"(\r  simulated \d+\.\d{3} ms of at most 2000 ms in \d+\.\d s wall, at most \d+ s left)")));
+  CHECK(std::regex_search(
+      tty, std::regex(R"(\r  simulated \d+\.\d{3} ms of at most 2000 ms in \d+\.\d s wall, at most \d+ s left)")));
   CHECK(contains(tty, "\r\033[K"));  // cleared before the next line
   // The meter schedules no SystemC event: the results are the same.
   CHECK(read_text(dir / "results.tsv") == read_text(plain.out_dir / "results.tsv"));

@@ -19,9 +19,9 @@ std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR
 // The merged tables of a cases run, keyed by the case's levels ("2/plain").
 struct CasesRun {
   SimResult sim;
-  std::map<std::string, int> exit;                                         // case name -> exit code
+  std::map<std::string, int> exit;                                              // case name -> exit code
   std::map<std::string, std::map<double, std::map<std::string, double>>> rows;  // levels -> bytes -> column -> value
-  std::vector<std::string> header;                                         // of the merged results.tsv
+  std::vector<std::string> header;                                              // of the merged results.tsv
 
   double at(const std::string& levels, double bytes, const std::string& column) const {
     const auto c = rows.find(levels);
@@ -38,7 +38,13 @@ CasesRun run_cases(Sandbox& sb, const std::string& cfg, size_t n_axes, const std
   const fs::path out = sb.dir() / "cases";
   std::vector<std::string> cmd{fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3",
                                std::string(M2VP_SOURCE_DIR) + "/traces/cases.py",
-                               "--sim", M2VP_SIM, cfg, "--out", out.string(), "--jobs", "2"};
+                               "--sim",
+                               M2VP_SIM,
+                               cfg,
+                               "--out",
+                               out.string(),
+                               "--jobs",
+                               "2"};
   cmd.insert(cmd.end(), extra.begin(), extra.end());
   CasesRun r;
   r.sim = sb.start_program(cmd, out).wait(120);
@@ -151,8 +157,8 @@ TEST_CASE("clear-output: what traces/cases.py clears first goes by the run's own
 TEST_CASE("experiment 3: double buffering beats one channel, the burst mode hardly matters behind the host's DMA",
           "[integration][experiments]") {
   Sandbox sb;
-  const CasesRun r = run_cases(sb, config("burst"), 2,
-                               {"--set", "node*.host.args=--sizes 1k,4k,16k --iters 3 --warmup 1"});
+  const CasesRun r =
+      run_cases(sb, config("burst"), 2, {"--set", "node*.host.args=--sizes 1k,4k,16k --iters 3 --warmup 1"});
   INFO(r.sim.describe());
   REQUIRE(r.sim.exited(0));  // every case exited 0: both hosts checked every payload byte
   CHECK(r.header == std::vector<std::string>{"channels", "burst", "bytes", "latency_us", "mbps"});
@@ -166,12 +172,15 @@ TEST_CASE("experiment 3: double buffering beats one channel, the burst mode hard
   for (const char* burst : {"continuous", "plain"}) {
     INFO(burst);
     // Several chunks: one fills a channel while the link empties the other.
-    CHECK(r.at(std::string("2/") + burst, 16384, "latency_us") < 0.9 * r.at(std::string("1/") + burst, 16384, "latency_us"));
-    CHECK(r.at(std::string("2/") + burst, 4096, "latency_us") < 0.95 * r.at(std::string("1/") + burst, 4096, "latency_us"));
+    CHECK(r.at(std::string("2/") + burst, 16384, "latency_us") <
+          0.9 * r.at(std::string("1/") + burst, 16384, "latency_us"));
+    CHECK(r.at(std::string("2/") + burst, 4096, "latency_us") <
+          0.95 * r.at(std::string("1/") + burst, 4096, "latency_us"));
     // One chunk: the second channel is not used (the firmware's loop still
     // looks at it, about 0.2 us more per pass, and the 3 rounds meet the loop
     // at other phases: 5 %).
-    CHECK(r.at(std::string("2/") + burst, 1024, "latency_us") == Approx(r.at(std::string("1/") + burst, 1024, "latency_us")).epsilon(0.05));
+    CHECK(r.at(std::string("2/") + burst, 1024, "latency_us") ==
+          Approx(r.at(std::string("1/") + burst, 1024, "latency_us")).epsilon(0.05));
   }
   // The host DMA fills the network buffer at about half the link's rate, so a
   // frame rarely has a full burst ready: continuation almost never happens.
@@ -205,8 +214,10 @@ TEST_CASE("experiment 3 at the NI level: plain bursts cut latency, continuous on
     INFO(ch << " channel(s)");
     // A frame is delivered whole after its checksum: 512-byte plain frames
     // pipeline through the two hops, 2 KB continuous ones do not.
-    CHECK(r.at(std::string(ch) + "/plain", 1024, "latency_us") < 0.85 * r.at(std::string(ch) + "/continuous", 1024, "latency_us"));
-    CHECK(r.at(std::string(ch) + "/plain", 2048, "latency_us") < 0.8 * r.at(std::string(ch) + "/continuous", 2048, "latency_us"));
+    CHECK(r.at(std::string(ch) + "/plain", 1024, "latency_us") <
+          0.85 * r.at(std::string(ch) + "/continuous", 1024, "latency_us"));
+    CHECK(r.at(std::string(ch) + "/plain", 2048, "latency_us") <
+          0.8 * r.at(std::string(ch) + "/continuous", 2048, "latency_us"));
   }
   // Both channels loaded: the link is the bottleneck, and continue commands
   // save the acknowledge wait after every 512 bytes.
@@ -293,8 +304,8 @@ TEST_CASE("pingping: bad arguments and an odd number of hosts end the run cleanl
           "[integration][experiments]") {
   Sandbox sb;
   const std::string cfg = config("pingping");
-  const SimResult bad = sb.run({"run", cfg, "--case", "hosts=2,switch=ooo8", "--quiet", "--set",
-                                "node*.host.args=--pairing sideways"});
+  const SimResult bad =
+      sb.run({"run", cfg, "--case", "hosts=2,switch=ooo8", "--quiet", "--set", "node*.host.args=--pairing sideways"});
   INFO(bad.describe());
   CHECK(bad.exited(2));
   CHECK(contains(bad.file("run.log"), "pingping: bad arguments"));

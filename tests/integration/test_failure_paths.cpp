@@ -28,7 +28,8 @@ TEST_CASE("failure: at bit error rate 1e-3 the stall report names the livelock, 
   CHECK(contains(r.err, "network livelocked at "));
   CHECK(contains(r.err, "frames keep being resent but none has arrived intact"));
   // One line per sender: link, bit error rate, frame size, resends, odds.
-  const std::regex line(R"((\S+) on (\S+\.link) \(bit error rate 0.001\): data frame seq \d+ on channel \d, (\d+) bytes on the wire, resent (\d+) times; one sending arrives intact with probability (\S+) \(1 in \d+\))");
+  const std::regex line(
+      R"((\S+) on (\S+\.link) \(bit error rate 0.001\): data frame seq \d+ on channel \d, (\d+) bytes on the wire, resent (\d+) times; one sending arrives intact with probability (\S+) \(1 in \d+\))");
   int lines = 0;
   for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), line); it != std::sregex_iterator(); ++it) {
     ++lines;
@@ -60,16 +61,17 @@ TEST_CASE("failure: a livelock is named with the default patience on switch box 
   for (const Fault& f : {Fault{"sb0.port7.link", "1e-3", 1e-3}, Fault{"node0.link", "1e-3", 1e-3},
                          Fault{"node2.link", "1e-3", 1e-3}, Fault{"node0.link", "1e-2", 1e-2}}) {
     Sandbox sb;
-    const SimResult r = sb.run({"run", config("pingping-cascade"), "--case", "switch-ooo4", "--set",
-                                f.cable + ".bit_error_rate=" + f.ber},
-                               true, 60);
+    const SimResult r = sb.run(
+        {"run", config("pingping-cascade"), "--case", "switch-ooo4", "--set", f.cable + ".bit_error_rate=" + f.ber},
+        true, 60);
     INFO(f.cable << " at " << f.ber << "\n" << r.describe());
     CHECK(r.exited(EXIT_STALL));
     CHECK(contains(r.err, "network livelocked at "));
     CHECK(contains(r.err, "for 5 x 1000 us (no payload byte delivered)"));  // the default patience
     CHECK_FALSE(contains(r.err, "network stalled"));
     CHECK_FALSE(contains(r.err, "hosts deadlocked"));
-    const std::regex line(R"((\S+) on (\S+\.link) \(bit error rate ([0-9.e-]+)\): data frame seq \d+ on channel \d, (\d+) bytes on the wire, resent (\d+) times; one sending arrives intact with probability (\S+) \(1 in \d+\): a frame of this size practically cannot pass this link)");
+    const std::regex line(
+        R"((\S+) on (\S+\.link) \(bit error rate ([0-9.e-]+)\): data frame seq \d+ on channel \d, (\d+) bytes on the wire, resent (\d+) times; one sending arrives intact with probability (\S+) \(1 in \d+\): a frame of this size practically cannot pass this link)");
     int lines = 0;
     uint64_t most_resends = 0;
     for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), line); it != std::sregex_iterator(); ++it) {
@@ -95,9 +97,10 @@ TEST_CASE("failure: a long burst of link errors is waited out, not called a stal
   Sandbox sb;
   std::string frames;
   for (int f = 200; f <= 600; ++f) frames += (frames.empty() ? "" : ",") + std::to_string(f);
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 1,2k,64k --iters 2 --warmup 1",
-                              "--set", "node0.link.corrupt_frames_ab=" + frames},
-                             true, 60);
+  const SimResult r =
+      sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 1,2k,64k --iters 2 --warmup 1", "--set",
+              "node0.link.corrupt_frames_ab=" + frames},
+             true, 60);
   INFO(r.describe());
   CHECK(r.exited(0));
   CHECK(r.result_num("node0.link", "ab.corrupted") == 401);
@@ -113,8 +116,9 @@ TEST_CASE("failure: a payload damaged behind the link checksum arrives as intact
           "[integration][failure]") {
   Sandbox sb;
   // 64 KB messages: every data frame node0 -> sb0 in the middle of the run is payload.
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 64k --iters 4 --warmup 0",
-                              "--set", "node0.link.damage_frames_ab=60"});
+  const SimResult r =
+      sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 64k --iters 4 --warmup 0", "--set",
+              "node0.link.damage_frames_ab=60"});
   INFO(r.describe());
   CHECK(r.exited(1));  // the application's verdict, not the platform's
   CHECK(r.result_num("node0.link", "ab.damaged") == 1);
@@ -163,7 +167,8 @@ TEST_CASE("failure: a firmware that never answers the host makes MMP_initialize 
     CHECK(contains(r.out, "[" + host + ".host] MMP_initialize: no MMP firmware answers on the NI"));
     CHECK(contains(r.out, "[" + host + ".host] mmp_pingpong: MMP_initialize failed: the NI did not answer"));
     CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.host: exited with 3 at 1\d{4}\.\d{3} us)")));
-    CHECK(std::regex_search(r.err, std::regex("  " + host + R"(\.ni\.cpu: pc 0x[0-9a-f]+ \(main\+0x[0-9a-f]+\), running)")));
+    CHECK(std::regex_search(r.err,
+                            std::regex("  " + host + R"(\.ni\.cpu: pc 0x[0-9a-f]+ \(main\+0x[0-9a-f]+\), running)")));
   }
 }
 
@@ -176,17 +181,18 @@ TEST_CASE("failure: a firmware that never answers the host makes MMP_initialize 
 TEST_CASE("failure: a host that ends while its peer still sends: the host watchdog names both, before the time limit",
           "[integration][failure]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node0.host.args=--sizes 1k --iters 5 --warmup 0",
-                              "--set", "node1.host.args=--sizes 1k --iters 1 --warmup 0", "--set",
-                              "sim.max_time_ms=100"});
+  const SimResult r =
+      sb.run({"run", config("mmp-pingpong"), "--set", "node0.host.args=--sizes 1k --iters 5 --warmup 0", "--set",
+              "node1.host.args=--sizes 1k --iters 1 --warmup 0", "--set", "sim.max_time_ms=100"});
   INFO(r.describe());
   CHECK(r.exited(EXIT_STALL));
   CHECK(!contains(r.err, "time limit"));
   CHECK(contains(r.err, "hosts deadlocked at "));
   CHECK(contains(r.err, "every running host has waited for 5 x 1 ms while nothing moved"));
   // The call it waits in, named by the MMP library (m2host_activity).
-  CHECK(contains(r.err, "  node0.host: running mmp_pingpong, in MMP_Wait_recv (a receive of up to 1024 bytes): "
-                        "polling host memory at "));
+  CHECK(contains(r.err,
+                 "  node0.host: running mmp_pingpong, in MMP_Wait_recv (a receive of up to 1024 bytes): "
+                 "polling host memory at "));
   CHECK(contains(r.err, "  node1.host: exited with 0 at "));
   // Found within a few looks of the last message, not at the time limit.
   const std::string at = "hosts deadlocked at ";

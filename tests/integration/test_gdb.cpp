@@ -72,7 +72,7 @@ TEST_CASE("gdb: simulated time stands still while GDB holds the CPU", "[integrat
   }
   REQUIRE(times.size() == 3);
   CHECK(times[0] > 0);
-  CHECK(times[1] == times[0]);    // a second of wall time halted: no simulated time
+  CHECK(times[1] == times[0]);  // a second of wall time halted: no simulated time
   CHECK(counts[1] == counts[0]);
   CHECK(counts[2] == counts[0] + 2);  // two instructions
   CHECK(times[2] > times[1]);
@@ -101,10 +101,16 @@ TEST_CASE("gdb: monitor dma, netbuf and trace show the NI around a halted MMP fi
   CHECK(contains(g.out, "monitor netbuf bytes in each network-buffer channel"));
   // The DMA engine has moved the six messages' payloads and records by now.
   std::smatch done;
-  REQUIRE(std::regex_search(g.out, done, std::regex(R"(node1\.ni\.dma: (idle|busy)[^\n]*\n  queue: \d+ of \d+ descriptors waiting\n(    .*\n)*  done: (\d+) descriptors, (\d+) bytes, 0 errors)")));
+  REQUIRE(std::regex_search(
+      g.out, done,
+      std::regex(
+          R"(node1\.ni\.dma: (idle|busy)[^\n]*\n  queue: \d+ of \d+ descriptors waiting\n(    .*\n)*  done: (\d+) descriptors, (\d+) bytes, 0 errors)")));
   CHECK(std::stoul(done[3]) >= 12);
   CHECK(std::stoul(done[4]) > 6 * 64);
-  CHECK(std::regex_search(g.out, std::regex(R"(node1\.ni\.netbuf: channel bytes used of 2048\n  channel 0: TX \d+, RX \d+\n  channel 1: TX \d+, RX \d+)")));
+  CHECK(std::regex_search(
+      g.out,
+      std::regex(
+          R"(node1\.ni\.netbuf: channel bytes used of 2048\n  channel 0: TX \d+, RX \d+\n  channel 1: TX \d+, RX \d+)")));
   // The last traced transactions of node 1, oldest first.
   CHECK(std::regex_search(g.out, std::regex(R"(\n +\d+\.\d{6} us  node1\.\S+ +[RW] 0x[0-9a-f]{8} +\d+ bytes)")));
   REQUIRE(r.exited(0));
@@ -128,8 +134,9 @@ TEST_CASE("gdb: watch on an interrupt-controller register stops, register blocks
   CHECK(contains(g.out, "Hardware watchpoint 1: *(unsigned*)0xF0004004"));
   CHECK(std::regex_search(g.out, std::regex(R"(Old value = \d+\nNew value = \d+)")));
   // SRC DST LEN CTRL(write-only: 0) / STATUS DONE_COUNT ERR_ADDR ERR_CAUSE
-  CHECK(std::regex_search(g.out, std::regex(R"(0xf0003000:\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x00000000\n)"
-                                            R"(0xf0003010:\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8})")));
+  CHECK(std::regex_search(
+      g.out, std::regex(R"(0xf0003000:\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x00000000\n)"
+                        R"(0xf0003010:\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8}\s+0x[0-9a-f]{8})")));
   CHECK(r.exited(0));
 }
 
@@ -157,12 +164,11 @@ TEST_CASE("gdb: watch, rwatch and awatch on SDRAM variables and a DMA register w
   auto sim = sb.start({"run", sb.config("gdb_watch").string(), "--gdb", gdb_set(port)});
   // PowerPC watchpoints stop before the access: GDB then steps over it, so
   // $pc - 4 is the accessing instruction.
-  const SimResult g =
-      run_gdb(sb, port, firmware_elf("gdb_watch"),
-              {"watch watch_counter", "continue", "x/i $pc - 4", "info line *($pc - 4)", "continue", "delete",
-               "rwatch watch_limit", "continue", "x/i $pc - 4", "delete",
-               "awatch *(volatile unsigned int *)0xF0003014",  // NI_DMA_BASE + DMA_DONE_COUNT
-               "continue", "x/i $pc - 4", "print/x $r7", "monitor time", "delete", "continue"});
+  const SimResult g = run_gdb(sb, port, firmware_elf("gdb_watch"),
+                              {"watch watch_counter", "continue", "x/i $pc - 4", "info line *($pc - 4)", "continue",
+                               "delete", "rwatch watch_limit", "continue", "x/i $pc - 4", "delete",
+                               "awatch *(volatile unsigned int *)0xF0003014",  // NI_DMA_BASE + DMA_DONE_COUNT
+                               "continue", "x/i $pc - 4", "print/x $r7", "monitor time", "delete", "continue"});
   const SimResult r = sim.wait(60);
   INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
   CHECK(g.exited(0));
@@ -174,11 +180,13 @@ TEST_CASE("gdb: watch, rwatch and awatch on SDRAM variables and a DMA register w
   CHECK(std::regex_search(g.out, std::regex("Line " + std::to_string(store_line) + R"( of "[^"]*gdb_watch\.c")")));
   // rwatch: the loop condition's load of watch_limit.
   CHECK(contains(g.out, "Hardware read watchpoint 2: watch_limit\n\nValue = 3\n"));
-  CHECK(std::regex_search(g.out, std::regex(R"(Value = 3\n[^\n]*\n[^\n]*\n\s+0x[0-9a-f]+ <main\+\d+>:\s+lwz\s+r9,0\(r7\))")));
+  CHECK(std::regex_search(g.out,
+                          std::regex(R"(Value = 3\n[^\n]*\n[^\n]*\n\s+0x[0-9a-f]+ <main\+\d+>:\s+lwz\s+r9,0\(r7\))")));
   // awatch on the DMA engine's DONE_COUNT register, which fw_dma_wait polls:
   // GDB found the watchpoint from the reported address and read the register
   // (a debug read): the copy has not completed at the first poll.
-  CHECK(contains(g.out, "Hardware access (read/write) watchpoint 3: *(volatile unsigned int *)0xF0003014\n\nValue = 0\n"));
+  CHECK(contains(g.out,
+                 "Hardware access (read/write) watchpoint 3: *(volatile unsigned int *)0xF0003014\n\nValue = 0\n"));
   CHECK(std::regex_search(g.out, std::regex(R"(<main\+\d+>:\s+lwz\s+r9,0\(r7\)\n\$\d+ = 0xf0003014\n)")));
   // Local time stayed right although the load's block was cut short after
   // the DMA register writes in it (it once jumped by ~2^64 fs there).
@@ -220,8 +228,8 @@ TEST_CASE("gdb: next over a one-line loop of 20,000 rounds range-steps in the si
 TEST_CASE("gdb: Ctrl-C halts a running CPU, time stands still, kill ends the run", "[integration][gdb]") {
   Sandbox sb;
   const int port = free_port();
-  auto sim = sb.start({"run", sb.config("spin_forever").string(), "--gdb", gdb_set(port), "--set",
-                       "sim.max_time_ms=100000"});
+  auto sim =
+      sb.start({"run", sb.config("spin_forever").string(), "--gdb", gdb_set(port), "--set", "sim.max_time_ms=100000"});
   RspClient c;
   REQUIRE(c.connect(port));
   CHECK(c.command("?") == "T05thread:1;");
@@ -270,12 +278,12 @@ TEST_CASE("gdb: firmware output as O packets, exit as W, malformed packets and b
   CHECK(contains(xml, "<reg name=\"pc\" bitsize=\"32\" type=\"code_ptr\" regnum=\"64\"/>"));
   CHECK(contains(xml, "<reg name=\"fpscr\" bitsize=\"32\" type=\"uint32\" regnum=\"70\" group=\"float\"/>"));
   // Errors, never a crash.
-  CHECK(c.command("m50000000,4") == "E03");       // no memory there
+  CHECK(c.command("m50000000,4") == "E03");  // no memory there
   CHECK(c.command("Z0,50000000,4") == "E04");
   CHECK(c.command("mzz,4") == "E01");
   CHECK(c.command("p99") == "E02");
   CHECK(c.command("M0,4:xyz") == "E01");
-  c.send_raw("$m0,4#00");                          // bad checksum: NAK, nothing else
+  c.send_raw("$m0,4#00");  // bad checksum: NAK, nothing else
   CHECK(c.command("vMustReplyEmpty") == "");
   CHECK(c.naks() == 1);
   // Code reads back as loaded (_start at 0x3000); writing it back works.
@@ -366,7 +374,6 @@ TEST_CASE("gdb: GDB may connect to a running CPU (gdb_wait false) and leave it r
   }
 }
 
-
 TEST_CASE("gdb: a port in use is a configuration error naming parameter and port", "[integration][gdb]") {
   Sandbox sb;
   int port = 0;
@@ -383,8 +390,8 @@ TEST_CASE("gdb: a port in use is a configuration error naming parameter and port
     const SimResult r = sb.run({"run", cfg.string()});
     INFO(r.describe());
     CHECK(r.exited(EXIT_CONFIG));
-    CHECK(contains(r.err, cfg.string() + ":4: key 'ni0.cpu.gdb_port': cannot listen on 127.0.0.1:" +
-                              std::to_string(port)));
+    CHECK(contains(r.err,
+                   cfg.string() + ":4: key 'ni0.cpu.gdb_port': cannot listen on 127.0.0.1:" + std::to_string(port)));
   }
   SECTION("malformed --gdb and an unknown CPU") {
     SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb", "ni0.cpu"});
@@ -461,8 +468,8 @@ TEST_CASE("gdb: vCont r steps on while the pc stays in the range, one instructio
   const std::string g = c.command("g");
   const uint32_t pc = reg32(g, 64);
   CHECK((pc < spin || pc >= spin + spin_size));
-  CHECK(pc == reg32(g, 67));             // at the return address (lr)
-  CHECK(reg32(g, 3) == 3741497956u);     // gdb_spin's result in r3
+  CHECK(pc == reg32(g, 67));          // at the return address (lr)
+  CHECK(reg32(g, 3) == 3741497956u);  // gdb_spin's result in r3
   CHECK(monitor_instructions(c.monitor("time")) > n1 + 100000);
 
   // A range that ends before it starts is refused.
@@ -486,10 +493,10 @@ TEST_CASE("gdb: next runs interrupts through, bt and finish go through the excep
   const int port = free_port();
   auto sim = sb.start({"run", sb.config("gdb_irq").string(), "--gdb", gdb_set(port)});
   const int stepped = firmware_source_line("gdb_irq.c", "/* range-stepped */");
-  const SimResult g = run_gdb(sb, port, firmware_elf("gdb_irq"),
-                              {"break gdb_irq.c:" + std::to_string(stepped), "continue", "print g_ticks", "next",
-                               "print g_ticks", "delete", "break fw_decrementer_interrupt", "continue", "bt", "finish",
-                               "finish", "delete", "continue"});
+  const SimResult g =
+      run_gdb(sb, port, firmware_elf("gdb_irq"),
+              {"break gdb_irq.c:" + std::to_string(stepped), "continue", "print g_ticks", "next", "print g_ticks",
+               "delete", "break fw_decrementer_interrupt", "continue", "bt", "finish", "finish", "delete", "continue"});
   const SimResult r = sim.wait(60);
   INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
   CHECK(g.exited(0));

@@ -49,13 +49,16 @@ TEST_CASE("gdb: one connection for the whole platform, every CPU a thread, with 
   CHECK(std::regex_search(g.out, std::regex(R"(\* 2 +Thread 2 "node1\.ni\.cpu"[^\n]* in length_of )")));
   // node0 polls a device meanwhile: its pc is that load, its registers read-only.
   CHECK(std::regex_search(
-      g.out, std::regex(R"(\n +1 +Thread 1 "node0\.ni\.cpu" \(in a device access; registers read-only\) +0x[0-9a-f]+ in mmio_read32 )")));
+      g.out,
+      std::regex(
+          R"(\n +1 +Thread 1 "node0\.ni\.cpu" \(in a device access; registers read-only\) +0x[0-9a-f]+ in mmio_read32 )")));
   // Registers come from the selected thread's CPU: node1 is at the
   // breakpoint, node0 elsewhere in the same firmware.
   std::smatch pcs;
   REQUIRE(std::regex_search(
       g.out, pcs,
-      std::regex(R"(Switching to thread 1[^\n]*\n[^$]*\$1 = (0x[0-9a-f]+)\n[^$]*Switching to thread 2[^\n]*\n[^$]*\$2 = (0x[0-9a-f]+)\n)")));
+      std::regex(
+          R"(Switching to thread 1[^\n]*\n[^$]*\$1 = (0x[0-9a-f]+)\n[^$]*Switching to thread 2[^\n]*\n[^$]*\$2 = (0x[0-9a-f]+)\n)")));
   CHECK(pcs[1].str() != pcs[2].str());
   std::smatch bp;
   REQUIRE(std::regex_search(g.out, bp, std::regex(R"(Breakpoint 1 at (0x[0-9a-f]+): length_of)")));
@@ -88,8 +91,9 @@ TEST_CASE("gdb: a watchpoint on the platform connection stops the NI that writes
   const SimResult r = sim.wait(60);
   INFO("---- gdb ----\n" << g.describe() << "\n---- simulator ----\n" << r.describe());
   CHECK(g.exited(0));
-  CHECK(contains(g.out, "Thread 2 \"node1.ni.cpu\" hit Hardware watchpoint 1: main::next_round[0]\n\nOld value = 0\n"
-                        "New value = 1\n"));
+  CHECK(contains(g.out,
+                 "Thread 2 \"node1.ni.cpu\" hit Hardware watchpoint 1: main::next_round[0]\n\nOld value = 0\n"
+                 "New value = 1\n"));
   CHECK(contains(g.out, "$1 = 1\n"));
   CHECK(contains(g.out, "$2 = 0\n"));  // node0's SDRAM: its own variable, never written
   CHECK(contains(g.out, "[Inferior 1 (Remote target) exited normally]"));
@@ -184,8 +188,8 @@ TEST_CASE("gdb: platform connection errors name the key: port in use, no firmwar
     const SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb-all", std::to_string(port)});
     INFO(r.describe());
     CHECK(r.exited(EXIT_CONFIG));
-    CHECK(contains(r.err, "error: --gdb-all: key 'sim.gdb_port': cannot listen on 127.0.0.1:" +
-                              std::to_string(port) + ": Address already in use"));
+    CHECK(contains(r.err, "error: --gdb-all: key 'sim.gdb_port': cannot listen on 127.0.0.1:" + std::to_string(port) +
+                              ": Address already in use"));
     ::close(fd);
   }
   SECTION("no CPU runs firmware") {
@@ -196,12 +200,13 @@ TEST_CASE("gdb: platform connection errors name the key: port in use, no firmwar
     CHECK(contains(r.err, cfg.string() + ":3: key 'sim.gdb_port': no CPU of this platform runs firmware to debug"));
   }
   SECTION("a CPU with its own server as well") {
-    const SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb-all", std::to_string(free_port()), "--gdb",
-                                gdb_set(free_port())});
+    const SimResult r = sb.run(
+        {"run", sb.config("hello").string(), "--gdb-all", std::to_string(free_port()), "--gdb", gdb_set(free_port())});
     INFO(r.describe());
     CHECK(r.exited(EXIT_CONFIG));
-    CHECK(contains(r.err, "error: --gdb: key 'ni0.cpu.gdb_port': ni0.cpu is thread 1 of the platform's GDB "
-                          "connection (sim.gdb_port): use one or the other"));
+    CHECK(contains(r.err,
+                   "error: --gdb: key 'ni0.cpu.gdb_port': ni0.cpu is thread 1 of the platform's GDB "
+                   "connection (sim.gdb_port): use one or the other"));
   }
   SECTION("a malformed port") {
     const SimResult r = sb.run({"run", sb.config("hello").string(), "--gdb-all", "70000"});

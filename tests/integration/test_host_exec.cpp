@@ -140,11 +140,11 @@ TEST_CASE("host.exec: early exit, crash and unsupported call before MPI_Init end
   // child must all be gone afterwards. node0 fails only once node1's child
   // runs (--after), so all three have started whatever the machine's speed.
   const std::string after = " --after ../node1/child.pid";
-  check_failures({{"exit-early 3" + after, "exited with status 3 before MPI_Init"},
-                  {"crash-early" + after, "was killed by signal 11 (Segmentation fault) before MPI_Init"},
-                  {"unsupported-early" + after,
-                   "called MPI_Comm_dup, which the platform's MPI library does not implement"}},
-                 "hang-early", 3);
+  check_failures(
+      {{"exit-early 3" + after, "exited with status 3 before MPI_Init"},
+       {"crash-early" + after, "was killed by signal 11 (Segmentation fault) before MPI_Init"},
+       {"unsupported-early" + after, "called MPI_Comm_dup, which the platform's MPI library does not implement"}},
+      "hang-early", 3);
 }
 
 TEST_CASE("host.exec: a program that is not an MPI program of the MPICH ABI is named as such", "[integration][exec]") {
@@ -156,8 +156,7 @@ TEST_CASE("host.exec: a program that is not an MPI program of the MPICH ABI is n
   CHECK(contains(r.err, "exited with status 0 without loading the platform's libmpich.so.12"));
 }
 
-TEST_CASE("host.exec: SIGINT or SIGTERM to the simulator stops every program and its children",
-          "[integration][exec]") {
+TEST_CASE("host.exec: SIGINT or SIGTERM to the simulator stops every program and its children", "[integration][exec]") {
   for (int sig : {SIGINT, SIGTERM}) {
     INFO("signal " << sig);
     Sandbox sb;
@@ -191,10 +190,12 @@ TEST_CASE("host.exec: the program's clocks read simulated time, its output goes 
   const std::string log = r.file("run.log");
   // Simulated time 0 is 2001-01-01 00:00:00 UTC (978307200); each clock read
   // costs host.syscall_ns (1 us) and the sleep passes 1.5 ms at once.
-  CHECK(contains(log, "[node0.host] clocks start: gettimeofday 978307200.000001 realtime 978307200.000002000 "
-                      "monotonic 0.000003000 time 978307200"));
-  CHECK(contains(log, "[node0.host] clocks after 1.5 ms sleep: gettimeofday 978307200.001505 realtime "
-                      "978307200.001506000 monotonic 0.001507000 time 978307200"));
+  CHECK(contains(log,
+                 "[node0.host] clocks start: gettimeofday 978307200.000001 realtime 978307200.000002000 "
+                 "monotonic 0.000003000 time 978307200"));
+  CHECK(contains(log,
+                 "[node0.host] clocks after 1.5 ms sleep: gettimeofday 978307200.001505 realtime "
+                 "978307200.001506000 monotonic 0.001507000 time 978307200"));
 }
 
 TEST_CASE("host.exec: an outside MPI program's calls run on 2 and 4 simulated hosts with payloads intact",
@@ -238,9 +239,10 @@ TEST_CASE("host.exec: the same config gives the same simulated times", "[integra
   CHECK(exits(a.file("run.log")) == exits(b.file("run.log")));
 }
 
-TEST_CASE("host.exec: a crash, an exit before MPI_Finalize, an unsupported call or MPI_Abort after MPI_Init end the "
-          "run, stopping the other program and its child",
-          "[integration][exec]") {
+TEST_CASE(
+    "host.exec: a crash, an exit before MPI_Finalize, an unsupported call or MPI_Abort after MPI_Init end the "
+    "run, stopping the other program and its child",
+    "[integration][exec]") {
   // node1 starts a child and waits in MPI_Recv for node0, which never sends.
   check_failures({{"crash", "was killed by signal 11 (Segmentation fault) before MPI_Finalize"},
                   {"no-finalize", "exited with status 0 before MPI_Finalize"},
@@ -249,9 +251,10 @@ TEST_CASE("host.exec: a crash, an exit before MPI_Finalize, an unsupported call 
                  "deadlock", 3);
 }
 
-TEST_CASE("host.exec: two ranks that wait for each other forever are caught by the host watchdog, with each rank's "
-          "pending call",
-          "[integration][exec]") {
+TEST_CASE(
+    "host.exec: two ranks that wait for each other forever are caught by the host watchdog, with each rank's "
+    "pending call",
+    "[integration][exec]") {
   Sandbox sb;
   const SimResult r = sb.run({"run", exec_config(sb, kProbe, "deadlock", 2).string(), "--quiet"});
   INFO(r.describe());
@@ -309,7 +312,8 @@ TEST_CASE("host.exec: a relative program path in a config given by a relative pa
   CHECK(contains(r.file("run.log"), "[node0.host] rank 0 of 2 (clocks)"));
 }
 
-TEST_CASE("host.exec: a program that exits leaving a child with its request socket ends at once", "[integration][exec]") {
+TEST_CASE("host.exec: a program that exits leaving a child with its request socket ends at once",
+          "[integration][exec]") {
   // A shell script's `cmd &` inherits fd 3: the simulator used to wait for
   // the socket to close, i.e. for the child (here 25 s per host, beyond the
   // sandbox's 30 s hang guard). The program's own exit is what counts.
@@ -326,8 +330,9 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
   const SimResult r = run_script(sb, "garbage.sh", "#!/bin/sh\nprintf 0123456789 >&3\nsleep 5\n");
   INFO(r.describe());
   CHECK(r.exited(65));
-  CHECK(contains(r.err, "sent a message of 10 bytes on its request socket (fd 3), where the platform's "
-                        "libmpich.so.12 sends requests of "));
+  CHECK(contains(r.err,
+                 "sent a message of 10 bytes on its request socket (fd 3), where the platform's "
+                 "libmpich.so.12 sends requests of "));
   CHECK(processes_in(r.out_dir).empty());
 }
 

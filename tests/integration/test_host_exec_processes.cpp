@@ -53,8 +53,7 @@ std::vector<int> marked(const std::string& mark) {
 // test's scripts started is killed when the test ends, passed or not.
 class Marked {
  public:
-  explicit Marked(const std::string& what)
-      : m_mark("M2VP_TEST_MARK=" + what + "-" + std::to_string(::getpid())) {}
+  explicit Marked(const std::string& what) : m_mark("M2VP_TEST_MARK=" + what + "-" + std::to_string(::getpid())) {}
   ~Marked() {
     for (int pid : marked(m_mark)) ::kill(pid, SIGKILL);
   }
@@ -91,7 +90,8 @@ std::string leaving_sleeps(const Marked& m, const std::string& then) {
          "setsid sleep 301 &\nup $!\n"
          "(setsid sleep 302 & echo $! >orphan.pid)\nup $(cat orphan.pid)\n"
          "sleep 303 &\nup $!\n"
-         "exec " + then + "\n";
+         "exec " +
+         then + "\n";
 }
 
 }  // namespace
@@ -153,8 +153,9 @@ TEST_CASE("host.exec: SIGINT or SIGTERM to the simulator kills what programs sta
 
 TEST_CASE("host.exec: an MPI call from a second thread ends the run naming node, program and rule, never bad data",
           "[integration][exec]") {
-  const std::string rule = "the platform's MPI library provides MPI_THREAD_SINGLE (only the thread that called "
-                           "MPI_Init may call MPI)";
+  const std::string rule =
+      "the platform's MPI library provides MPI_THREAD_SINGLE (only the thread that called "
+      "MPI_Init may call MPI)";
   SECTION("while the MPI thread waits for the other thread") {
     Sandbox sb;
     const SimResult r = sb.run({"run", exec_config(sb, kThreads, "joined").string(), "--quiet"});

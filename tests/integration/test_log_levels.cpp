@@ -45,8 +45,9 @@ TEST_CASE("log levels: a bad sim.log entry is a configuration error naming the k
   struct Bad {
     std::string value, expected;
   };
-  for (const Bad& b : {Bad{"node0.ni.dma=loud", "level 'loud' in 'node0.ni.dma=loud' is not one of error, warning, "
-                                                "info, debug"},
+  for (const Bad& b : {Bad{"node0.ni.dma=loud",
+                           "level 'loud' in 'node0.ni.dma=loud' is not one of error, warning, "
+                           "info, debug"},
                        Bad{"node0.ni.dma", "'node0.ni.dma' is not PATTERN=LEVEL"},
                        Bad{"node0..dma=debug", "'node0..dma' in 'node0..dma=debug' is not a module name pattern"},
                        Bad{"node0.ni.dma=debug,,", "has an empty entry"}}) {

@@ -76,8 +76,8 @@ Compared compare(const SimResult& lt, const std::vector<const SimResult*>& at, d
       }
       if (key_column) continue;
       const double lt_v = std::stod(l[r][c]);
-      INFO("row " << r << ": " << l[r][0] << " " << l[r][1] << " ..., column " << l[0][c] << ": LT " << lt_v
-                  << ", AT " << lo << " .. " << hi);
+      INFO("row " << r << ": " << l[r][0] << " " << l[r][1] << " ..., column " << l[0][c] << ": LT " << lt_v << ", AT "
+                  << lo << " .. " << hi);
       REQUIRE(lo > 0);
       CHECK(hi <= lo * (1 + max_spread));
       CHECK(lt_v >= lo * (1 - kTolerance));

@@ -24,7 +24,6 @@ namespace {
 
 std::string config(const std::string& name) { return std::string(M2VP_SOURCE_DIR) + "/configs/" + name + ".yaml"; }
 
-
 // "12.345678" (us with six decimals) in integer picoseconds; -1 if malformed.
 long long ps(const std::string& us) {
   const size_t dot = us.find('.');
@@ -127,9 +126,10 @@ std::string check_json(Sandbox& sb, const SimResult& r) {
 
 }  // namespace
 
-TEST_CASE("messages: the MMP ping-pong's stages add up to each message's time, which is the latency the "
-          "application measures, DMA grows with size and nothing else changes",
-          "[integration][mmp][messages]") {
+TEST_CASE(
+    "messages: the MMP ping-pong's stages add up to each message's time, which is the latency the "
+    "application measures, DMA grows with size and nothing else changes",
+    "[integration][mmp][messages]") {
   Sandbox sb;
   const std::vector<long> sizes = {1, 1024, 16384, 65536};
   const int iters = 3, warmup = 1;
@@ -147,7 +147,8 @@ TEST_CASE("messages: the MMP ping-pong's stages add up to each message's time, w
   CHECK(off.file("messages.csv").empty());
 
   const Messages m = read_messages(on);
-  const std::vector<std::string> head = {"msg", "src", "dst", "bytes", "tag", "phase", "start_us", "end_us", "total_us"};
+  const std::vector<std::string> head = {"msg",   "src",      "dst",    "bytes",   "tag",
+                                         "phase", "start_us", "end_us", "total_us"};
   REQUIRE(m.columns.size() > head.size());
   CHECK(std::vector<std::string>(m.columns.begin(), m.columns.begin() + 9) == head);
   CHECK(m.stages.size() == m.columns.size() - head.size());  // every other column is a stage
@@ -162,7 +163,7 @@ TEST_CASE("messages: the MMP ping-pong's stages add up to each message's time, w
     ids.insert(row.at("msg"));
     CHECK(row.at("src") != row.at("dst"));
     CHECK(row.at("tag") == "0");
-    CHECK(ps(row.at("sb_bus_us")) > 0);   // every message crosses the switching bus ...
+    CHECK(ps(row.at("sb_bus_us")) > 0);    // every message crosses the switching bus ...
     CHECK(ps(row.at("sb_link_us")) == 0);  // ... of the one switch box
   }
   CHECK(ids.size() == m.rows.size());
@@ -207,10 +208,17 @@ TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, t
           "[integration][mmp][messages]") {
   Sandbox sb;
   // Two switch boxes; the MMP firmware's trace marks on (5th argument).
-  const std::vector<std::string> common = {"run", config("mmp-pingpong"), "--quiet", "--set",
-                                           "node*.host.args=--sizes 1,4k --iters 2 --warmup 0", "--set",
-                                           "topology.switch_boxes=2", "--set", "node*.ni.simctrl.args=0,2,2048,0,1",
-                                           "--set", "sim.messages=true"};
+  const std::vector<std::string> common = {"run",
+                                           config("mmp-pingpong"),
+                                           "--quiet",
+                                           "--set",
+                                           "node*.host.args=--sizes 1,4k --iters 2 --warmup 0",
+                                           "--set",
+                                           "topology.switch_boxes=2",
+                                           "--set",
+                                           "node*.ni.simctrl.args=0,2,2048,0,1",
+                                           "--set",
+                                           "sim.messages=true"};
   std::vector<std::string> traced = common;
   for (const char* a : {"--trace", "node*.pci.ni", "--trace", "**.link"}) traced.push_back(a);
   const SimResult r = sb.run(traced);
@@ -243,14 +251,14 @@ TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, t
   CHECK(contains(json, " sb0.port0.mlx.link"));
   // The marks split the sender's firmware stage: waking up, then its work.
   const std::string text = r.file("trace.json");
-  CHECK(std::regex_search(
-      text, std::regex(R"("name":"wake-up","ts":[0-9.]+,"dur":[0-9.]+,"args":\{"stage":"fw_send_us")")));
+  CHECK(std::regex_search(text,
+                          std::regex(R"("name":"wake-up","ts":[0-9.]+,"dur":[0-9.]+,"args":\{"stage":"fw_send_us")")));
 
   // A window: only the messages sent in it, and the same (nothing else changes).
   const double from = std::stod(m.rows[2].at("start_us")), to = std::stod(m.rows[5].at("start_us"));
   std::vector<std::string> windowed = common;
-  for (const std::string& a : {"sim.trace_from_us=" + std::to_string(from - 0.001),
-                               "sim.trace_to_us=" + std::to_string(to + 0.001)}) {
+  for (const std::string& a :
+       {"sim.trace_from_us=" + std::to_string(from - 0.001), "sim.trace_to_us=" + std::to_string(to + 0.001)}) {
     windowed.push_back("--set");
     windowed.push_back(a);
   }
@@ -263,8 +271,8 @@ TEST_CASE("messages: through cascaded switch boxes, with firmware trace marks, t
 
 TEST_CASE("messages: NetPIPE's messages all complete and add up", "[integration][mmp][messages]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("netpipe"), "--quiet", "--set", "node*.host.args=--max 4k", "--set",
-                              "sim.messages=true"});
+  const SimResult r =
+      sb.run({"run", config("netpipe"), "--quiet", "--set", "node*.host.args=--max 4k", "--set", "sim.messages=true"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   const Messages m = read_messages(r);
@@ -276,9 +284,17 @@ TEST_CASE("messages: NetPIPE's messages all complete and add up", "[integration]
 TEST_CASE("messages: 16 nodes on cascaded switch boxes, eight ping-pong pairs at once",
           "[integration][mmp][messages]") {
   Sandbox sb;
-  std::vector<std::string> args = {"run", config("cluster-16"), "--quiet", "--set", "node*.ni.firmware=mmp",
-                                   "--set", "node*.ni.simctrl.args=", "--set", "node*.host.app=mmp_pingpong",
-                                   "--set", "sim.messages=true"};
+  std::vector<std::string> args = {"run",
+                                   config("cluster-16"),
+                                   "--quiet",
+                                   "--set",
+                                   "node*.ni.firmware=mmp",
+                                   "--set",
+                                   "node*.ni.simctrl.args=",
+                                   "--set",
+                                   "node*.host.app=mmp_pingpong",
+                                   "--set",
+                                   "sim.messages=true"};
   for (int n = 0; n < 16; ++n) {
     args.push_back("--set");
     args.push_back("node" + std::to_string(n) + ".host.args=--sizes 1,4k --iters 1 --warmup 0 --peer " +

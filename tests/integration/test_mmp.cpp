@@ -114,7 +114,7 @@ TEST_CASE("MMP ping-pong: --phase-spread averages over the firmware loop's phase
   REQUIRE(s.size() == 2);
   for (size_t i = 0; i < 2; ++i) {
     INFO(f[i][0] << " bytes: fixed phase " << f[i][1] << " us, spread " << s[i][1] << " us");
-    CHECK(s[i][1] != f[i][1]);                     // the phases really differ
+    CHECK(s[i][1] != f[i][1]);  // the phases really differ
     // By less than the loop's period: about 0.9 us idle, more while it does
     // a request's work (ip/mmp_fit.h).
     CHECK(std::abs(s[i][1] - f[i][1]) < 1.0);
@@ -144,8 +144,8 @@ TEST_CASE("two-host applications on one host, or with a --peer that is not there
   CHECK(contains(mpi.out, "mpi_pingpong: needs two ranks, MPI_COMM_WORLD has 1"));
   // More hosts than the pair, without --peer: the others say so (they used
   // to wait for host 0, which only answers host 1, until the host check).
-  const SimResult four = sb.run({"run", config("mmp-pingpong"), "--set", "topology.nodes=4", "--set",
-                                 "node*.host.args=--sizes 1 --iters 1"});
+  const SimResult four = sb.run(
+      {"run", config("mmp-pingpong"), "--set", "topology.nodes=4", "--set", "node*.host.args=--sizes 1 --iters 1"});
   INFO(four.describe());
   CHECK(four.exited(2));
   CHECK(contains(four.out, "mmp_pingpong: host 2 has no partner: the ping-pong runs between hosts 0 and 1"));
@@ -200,8 +200,8 @@ TEST_CASE("MMP self-test: error paths, unexpected messages, truncation, many sen
 
 TEST_CASE("MMP: an NI without the MMP firmware makes MMP_initialize fail cleanly", "[integration][mmp]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("mmp-pingpong"), "--set", "node*.ni.firmware=", "--set",
-                              "node*.host.args=--sizes 1"});
+  const SimResult r =
+      sb.run({"run", config("mmp-pingpong"), "--set", "node*.ni.firmware=", "--set", "node*.host.args=--sizes 1"});
   INFO(r.describe());
   CHECK(r.exited(3));
   CHECK(contains(r.out, "[node0.host] MMP_initialize: no MMP firmware answers on the NI"));
@@ -210,8 +210,8 @@ TEST_CASE("MMP: an NI without the MMP firmware makes MMP_initialize fail cleanly
 
 TEST_CASE("NetPIPE over MMP writes NetPIPE's np.out and the measurement table", "[integration][mmp][netpipe]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("netpipe"), "--quiet", "--set",
-                              "node*.host.args=--max 4096 --trials 2 --verify"});
+  const SimResult r =
+      sb.run({"run", config("netpipe"), "--quiet", "--set", "node*.host.args=--max 4096 --trials 2 --verify"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   check_clean(r);
@@ -305,9 +305,9 @@ TEST_CASE("MMP ping-pong: a slower PCI bus slows the request and the data, in LT
   const char* variants[] = {"pci64-66", "pci32-33"};
   for (int tm = 0; tm < 2; ++tm)
     for (int v = 0; v < 2; ++v) {
-      const SimResult r = sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", args, "--set",
-                                  "sim.messages=true", "--set", std::string("sim.timing=") + timings[tm], "--set",
-                                  std::string("node*.pci.variant=") + variants[v]});
+      const SimResult r =
+          sb.run({"run", config("mmp-pingpong"), "--quiet", "--set", args, "--set", "sim.messages=true", "--set",
+                  std::string("sim.timing=") + timings[tm], "--set", std::string("node*.pci.variant=") + variants[v]});
       INFO(r.describe());
       REQUIRE(r.exited(0));
       const auto t = table(r);
@@ -354,7 +354,8 @@ std::map<unsigned, double> netpipe_latencies(Sandbox& sb) {
 }
 
 bool in_band(unsigned bytes, double model_us, double published_us) {
-  return bytes < 256 ? std::abs(model_us - published_us) <= 1.0 : std::abs(model_us - published_us) <= 0.10 * published_us;
+  return bytes < 256 ? std::abs(model_us - published_us) <= 1.0
+                     : std::abs(model_us - published_us) <= 0.10 * published_us;
 }
 
 }  // namespace
@@ -378,8 +379,9 @@ TEST_CASE("NetPIPE over MMP (host level): every published size within its band",
 // NetPIPE's method at every size by about one request's handling (the
 // fetch's share and ip/mmp_fit.h's work), so in band where that is inside
 // the band (below 512 B, 4 KB) and the peak.
-TEST_CASE("MMP ping-pong (host level): below NetPIPE's method by one request, in band below 512 B, at 4 KB and the peak",
-          "[integration][mmp][calibration]") {
+TEST_CASE(
+    "MMP ping-pong (host level): below NetPIPE's method by one request, in band below 512 B, at 4 KB and the peak",
+    "[integration][mmp][calibration]") {
   const auto published = published_mmp_curve();
   Sandbox sb;
   const auto by_netpipe = netpipe_latencies(sb);
@@ -417,7 +419,8 @@ TEST_CASE("MMP firmware: the fitted counts of ip/mmp_fit.h are what it runs with
   Sandbox sb;
   const SimResult r = pingpong(sb, "--sizes 32 --iters 1 --warmup 0");
   INFO(r.describe());
-  CHECK(contains(r.file("run.log"), std::to_string(request) + " + " + std::to_string(chunk) + " instructions per request + chunk"));
+  CHECK(contains(r.file("run.log"),
+                 std::to_string(request) + " + " + std::to_string(chunk) + " instructions per request + chunk"));
   // A run's own counts (firmware arguments 5 and 6) win.
   const SimResult o = sb.run({"run", config("mmp-pingpong"), "--set", "node*.host.args=--sizes 32 --iters 1 --warmup 0",
                               "--set", "node*.ni.simctrl.args=0,2,2048,0,0,7,8"});

@@ -40,7 +40,8 @@ void selftest(Sandbox& sb, int hosts, const std::vector<std::string>& extra) {
     CHECK(r.result_num("node" + std::to_string(h) + ".ni.dma", "errors") == 0.0);
   }
   std::smatch m;
-  REQUIRE(std::regex_search(log, m, std::regex(R"(\[node0\.host\] mpi_selftest: (\d+) hosts, (\d+) checks, 0 failed)")));
+  REQUIRE(
+      std::regex_search(log, m, std::regex(R"(\[node0\.host\] mpi_selftest: (\d+) hosts, (\d+) checks, 0 failed)")));
   CHECK(std::stoi(m[1]) == hosts);
   CHECK(std::stoi(m[2]) > 100 * hosts);
 }
@@ -70,8 +71,7 @@ SimResult pingpong(Sandbox& sb, const std::string& name, const std::string& args
 
 }  // namespace
 
-TEST_CASE("MPI self-test on two hosts: every function, payloads, wildcards, order, collectives",
-          "[integration][mpi]") {
+TEST_CASE("MPI self-test on two hosts: every function, payloads, wildcards, order, collectives", "[integration][mpi]") {
   Sandbox sb;
   selftest(sb, 2, {});
 }
@@ -136,8 +136,7 @@ TEST_CASE("MPI: hosts that disagree on the eager limit get an error naming the p
   CHECK(contains(r.err, "node0.host.mpi.eager_limit = 4096 B (--set), node1.host.mpi.eager_limit = 1952 B (default)"));
 }
 
-TEST_CASE("MPI ping-pong: above MMP at every size, the rendezvous step and the pin-down cost",
-          "[integration][mpi]") {
+TEST_CASE("MPI ping-pong: above MMP at every size, the rendezvous step and the pin-down cost", "[integration][mpi]") {
   Sandbox sb;
   const std::string sizes = "--sizes 1,64,1k,1952,1953,8k,64k --iters 2 --warmup 1";
   const auto mmp = latencies(pingpong(sb, "mmp-pingpong", sizes));
@@ -228,11 +227,13 @@ TEST_CASE("LogP of MMP and MPI: the table, the signature's slope, RTT/2 as the p
 TEST_CASE("MPI: a built-in application's deadlock names what each host waits for", "[integration][mpi]") {
   Sandbox sb;
   // Rank 1 expects a third round that rank 0 never sends.
-  const SimResult r = sb.run({"run", config("mpi-pingpong"), "--set", "node0.host.args=--sizes 1 --iters 2",
-                              "--set", "node1.host.args=--sizes 1 --iters 3", "--set", "sim.max_time_ms=200"});
+  const SimResult r = sb.run({"run", config("mpi-pingpong"), "--set", "node0.host.args=--sizes 1 --iters 2", "--set",
+                              "node1.host.args=--sizes 1 --iters 3", "--set", "sim.max_time_ms=200"});
   INFO(r.describe());
   CHECK(r.exited(66));
   CHECK(contains(r.err, "hosts deadlocked at "));
-  CHECK(contains(r.err, "node0.host: running mpi_pingpong, in MPI, waiting for a message from rank 1: polling host memory"));
-  CHECK(contains(r.err, "node1.host: running mpi_pingpong, in MPI, waiting for a message from rank 0: polling host memory"));
+  CHECK(contains(r.err,
+                 "node0.host: running mpi_pingpong, in MPI, waiting for a message from rank 1: polling host memory"));
+  CHECK(contains(r.err,
+                 "node1.host: running mpi_pingpong, in MPI, waiting for a message from rank 0: polling host memory"));
 }

@@ -55,13 +55,14 @@ std::map<long long, double> latency_by_size(const fs::path& tsv) {
 
 }  // namespace
 
-TEST_CASE("NPmpich2 (Debian netpipe-mpich2) runs unmodified up to 64 KB, MPI latency above MMP latency at nearly every size",
-          "[integration][exec][netpipe]") {
+TEST_CASE(
+    "NPmpich2 (Debian netpipe-mpich2) runs unmodified up to 64 KB, MPI latency above MMP latency at nearly every size",
+    "[integration][exec][netpipe]") {
   REQUIRE(access("/usr/bin/NPmpich2", X_OK) == 0);  // ./m2vp installs netpipe-mpich2
   Sandbox sb;
-  const SimResult mpi = sb.run({"run", kConfigs + "netpipe-mpi.yaml", "--quiet", "--set",
-                                "node*.host.args=-n 10 -u 65536 -o np.out"},
-                               true, 120);
+  const SimResult mpi =
+      sb.run({"run", kConfigs + "netpipe-mpi.yaml", "--quiet", "--set", "node*.host.args=-n 10 -u 65536 -o np.out"},
+             true, 120);
   INFO(mpi.describe());
   REQUIRE(mpi.exited(0));
   CHECK(processes_in(mpi.out_dir).empty());

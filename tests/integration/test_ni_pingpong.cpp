@@ -75,8 +75,8 @@ TEST_CASE("ni-pingpong: the peak throughput (1 MB in channel-sized chunks) is 2.
   Sandbox sb;
   for (const std::string timing : {"lt", "at"}) {
     INFO("sim.timing=" << timing);
-    const SimResult r =
-        sb.run({"run", kConfig, "--set", "node*.ni.simctrl.args=2,1048576,1048576,1,0,1", "--set", "sim.timing=" + timing});
+    const SimResult r = sb.run(
+        {"run", kConfig, "--set", "node*.ni.simctrl.args=2,1048576,1048576,1,0,1", "--set", "sim.timing=" + timing});
     INFO(r.describe());
     REQUIRE(r.exited(0));
     check_intact(r, 1);

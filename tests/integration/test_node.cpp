@@ -91,8 +91,8 @@ TEST_CASE("the node self-test gives the same data and close timing in LT and AT"
 
 TEST_CASE("a host whose NI runs no firmware times out with a clear message", "[integration][node]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", kConfig, "--set", "node0.ni.firmware=", "--set",
-                              "node0.host.args=--sizes 64 --path sdram"});
+  const SimResult r =
+      sb.run({"run", kConfig, "--set", "node0.ni.firmware=", "--set", "node0.host.args=--sizes 64 --path sdram"});
   INFO(r.describe());
   CHECK(r.exited(1));
   CHECK(contains(r.out, "[node0.host] bytes 64: no interrupt from the NI within 100 ms"));
@@ -101,8 +101,8 @@ TEST_CASE("a host whose NI runs no firmware times out with a clear message", "[i
 
 TEST_CASE("the trace option records every PCI transaction as CSV and Perfetto JSON", "[integration][node][trace]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", kConfig, "--trace", "node*.pci", "--set",
-                              "node0.host.args=--sizes 33,2049 --path both"});
+  const SimResult r =
+      sb.run({"run", kConfig, "--trace", "node*.pci", "--set", "node0.host.args=--sizes 33,2049 --path both"});
   INFO(r.describe());
   REQUIRE(r.exited(0));
   const std::vector<std::string> rows = split_lines(r.file("transactions.csv"));

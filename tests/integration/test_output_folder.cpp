@@ -26,11 +26,11 @@ void write_text(const fs::path& p, const std::string& text) {
 
 // Every file the simulator can write into its folder, with the options that
 // make a hello run write them all.
-const char* const kAllOutputs[] = {"run.log",          "params.tsv",   "report.txt", "stats.tsv",
-                                   "results.tsv",      "signals.vcd",  "signals.gtkw", "transactions.csv",
-                                   "messages.csv",     "trace.json",   "profile.tsv", ".m2vp-run-files"};
-const std::vector<std::string> kAllOutputOptions = {"--trace", "*", "--set", "sim.vcd=*", "--set",
-                                                    "sim.messages=true", "--set", "ni0.cpu.profile=true"};
+const char* const kAllOutputs[] = {"run.log",      "params.tsv",  "report.txt",   "stats.tsv",
+                                   "results.tsv",  "signals.vcd", "signals.gtkw", "transactions.csv",
+                                   "messages.csv", "trace.json",  "profile.tsv",  ".m2vp-run-files"};
+const std::vector<std::string> kAllOutputOptions = {
+    "--trace", "*", "--set", "sim.vcd=*", "--set", "sim.messages=true", "--set", "ni0.cpu.profile=true"};
 
 }  // namespace
 
@@ -103,8 +103,8 @@ TEST_CASE("output folder: a folder of the user's, or an empty --out, is refused"
   const SimResult r = sb.run({"run", cfg.string(), "--quiet", "--out", home.string()}, false);
   INFO(r.describe());
   CHECK(r.exited(64));
-  CHECK(contains(r.err,
-                 "error: " + home.string() + ": the output folder holds what no run wrote (.profile, notes.txt)"));
+  CHECK(
+      contains(r.err, "error: " + home.string() + ": the output folder holds what no run wrote (.profile, notes.txt)"));
   CHECK(contains(r.err, "add --out-force"));
   CHECK(read_text(home / "report.txt") == "the user's, named like a run's file\n");
   CHECK_FALSE(fs::exists(home / "run.log"));
@@ -142,8 +142,9 @@ TEST_CASE("output folder: runs again into their own folder, the default one incl
     REQUIRE(r.exited(0));
   }
   const fs::path dflt = sb.dir() / "traces" / "test";
-  CHECK(contains(read_text(dflt / "run.log"), "removed 5 file(s) an earlier run left in traces/test/ (listed in its "
-                                              ".m2vp-run-files)"));
+  CHECK(contains(read_text(dflt / "run.log"),
+                 "removed 5 file(s) an earlier run left in traces/test/ (listed in its "
+                 ".m2vp-run-files)"));
   CHECK(fs::exists(dflt / ".m2vp-lock"));
   // A folder from before manifests: its files go, and the log says so truly.
   const fs::path old = sb.dir() / "old";
@@ -192,17 +193,18 @@ TEST_CASE("output folder: a second run into a folder another run holds is refuse
   const SimResult third = sb.run({"run", cfg.string(), "--quiet", "--out", out.string()}, false);
   INFO(third.describe());
   CHECK(third.exited(0));
-  CHECK(contains(read_text(out / "run.log"), "removed 2 file(s) an earlier run left in " + out.string() +
-                                                 "/ (listed in its .m2vp-run-files)"));
+  CHECK(contains(read_text(out / "run.log"),
+                 "removed 2 file(s) an earlier run left in " + out.string() + "/ (listed in its .m2vp-run-files)"));
 }
 
 TEST_CASE("output folder: an outside program never works in a linked node folder", "[integration][output][exec]") {
   Sandbox sb;
   const fs::path program = sb.write("writer.sh", "#!/bin/sh\necho written > out.txt\n");
   fs::permissions(program, fs::perms::owner_all);
-  const fs::path cfg = sb.write("exec.yaml", "platform: cluster\nsim:\n  max_time_ms: 200\ntopology:\n  nodes: 2\n"
-                                             "node*:\n  host:\n    exec: " + program.string() +
-                                             "\n  ni:\n    firmware: mmp\n");
+  const fs::path cfg = sb.write("exec.yaml",
+                                "platform: cluster\nsim:\n  max_time_ms: 200\ntopology:\n  nodes: 2\n"
+                                "node*:\n  host:\n    exec: " +
+                                    program.string() + "\n  ni:\n    firmware: mmp\n");
   const fs::path out = sb.dir() / "out", elsewhere = sb.dir() / "elsewhere";
   fs::create_directories(out);
   fs::create_directories(elsewhere);

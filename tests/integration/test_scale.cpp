@@ -148,9 +148,9 @@ TEST_CASE("scale: bad arguments end the run with a message naming the option", "
 // with the network watchdog (exit 66).
 TEST_CASE("scale: 16-node all-to-all at 256 B over cascaded switch boxes completes intact", "[integration][scale]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", config("scale-16"), "--quiet", "--set",
-                              "node*.host.args=--patterns alltoall --sizes 256 --msgs 1"},
-                             true, 300);
+  const SimResult r = sb.run(
+      {"run", config("scale-16"), "--quiet", "--set", "node*.host.args=--patterns alltoall --sizes 256 --msgs 1"}, true,
+      300);
   INFO(r.describe());
   REQUIRE(r.exited(0));  // not 66: no stall
   CHECK(r.result("node0.host", "missing") == std::optional<std::string>("0"));
@@ -180,8 +180,9 @@ TEST_CASE("scale: a run with sim.vcd gives the results of sim.perturb_ns at its 
   REQUIRE(vcd.exited(0));
   REQUIRE(perturbed.exited(0));
   CHECK(vcd.file("results.tsv") == perturbed.file("results.tsv"));
-  CHECK(contains(vcd.file("run.log"), "note: sim.vcd samples every 100 ns, a process that can change the order of "
-                                      "same-time events: this run's results are those of sim.perturb_ns = 100"));
+  CHECK(contains(vcd.file("run.log"),
+                 "note: sim.vcd samples every 100 ns, a process that can change the order of "
+                 "same-time events: this run's results are those of sim.perturb_ns = 100"));
   CHECK_FALSE(contains(perturbed.file("run.log"), "note: sim.vcd"));
 }
 

@@ -195,7 +195,8 @@ TEST_CASE("firmware profile: profile.tsv per function agrees with the run's stat
   // Profiling observes only: the same instructions, times and results.
   // Read before the second run into the same folder replaces stats.tsv.
   std::map<std::string, std::optional<std::string>> before;
-  for (const char* key : {"instructions", "fw_result0", "fw_result1", "idle_us"}) before[key] = a.result("ni0.cpu", key);
+  for (const char* key : {"instructions", "fw_result0", "fw_result1", "idle_us"})
+    before[key] = a.result("ni0.cpu", key);
   const auto sim_time = a.result("run", "sim_time_us");
   SimResult b = sb.run({"run", cfg.string(), "--out", out.string()}, false);
   REQUIRE(b.exited(0));
@@ -284,7 +285,8 @@ void check_timebase(const std::vector<std::string>& sets, unsigned expected_hz) 
   const SimResult r = run_fw(sb, "timebase", sets);
   INFO(r.describe());
   REQUIRE(r.exited(0));
-  CHECK(contains(r.out, "[ni0.cpu] timebase frequency " + std::to_string(expected_hz) + " Hz, core clock 300000000 Hz\n"));
+  CHECK(contains(r.out,
+                 "[ni0.cpu] timebase frequency " + std::to_string(expected_hz) + " Hz, core clock 300000000 Hz\n"));
   CHECK(r.result_num("ni0.cpu", "fw_result7") == 5);
   for (int i = 0; i < 5; ++i) {
     const double diff = r.result_num("ni0.cpu", "fw_result" + std::to_string(i));
@@ -296,9 +298,7 @@ void check_timebase(const std::vector<std::string>& sets, unsigned expected_hz) 
 
 }  // namespace
 
-TEST_CASE("timebase follows simulated time (default 25 MHz)", "[integration]") {
-  check_timebase({}, 25000000);
-}
+TEST_CASE("timebase follows simulated time (default 25 MHz)", "[integration]") { check_timebase({}, 25000000); }
 
 TEST_CASE("timebase follows simulated time at 10 MHz", "[integration]") {
   check_timebase({"ni0.cpu.timebase_hz=10000000"}, 10000000);
@@ -422,7 +422,8 @@ TEST_CASE("time limit stops firmware that never exits", "[integration]") {
   CHECK(contains(r.out, "[ni0.cpu] spinning\n"));
   CHECK(contains(r.err, "error: time limit sim.max_time_ms = 0.5 ms reached"));
   // The CPU state line: where ni0.cpu was spinning.
-  CHECK(std::regex_search(r.err, std::regex(R"(\n  ni0\.cpu: pc 0x[0-9a-f]{8} \(main(\+0x[0-9a-f]+)?\), running, [0-9]+ instructions)")));
+  CHECK(std::regex_search(
+      r.err, std::regex(R"(\n  ni0\.cpu: pc 0x[0-9a-f]{8} \(main(\+0x[0-9a-f]+)?\), running, [0-9]+ instructions)")));
   CHECK(contains(r.file("report.txt"), "time limit reached"));
   // About 0.5 ms of simulated time (within a quantum or two of the limit).
   const double t = r.result_num("run", "sim_time_us");
@@ -468,8 +469,8 @@ TEST_CASE("config error: wrong type and out of range", "[integration]") {
   Sandbox sb;
   SECTION("not a number") {
     fs::path cfg;
-    const SimResult r = run_bad_config(sb, "platform: single-ni\nni0:\n  firmware: hello\n  cpu:\n    clock_mhz: fast\n",
-                                       {}, &cfg);
+    const SimResult r =
+        run_bad_config(sb, "platform: single-ni\nni0:\n  firmware: hello\n  cpu:\n    clock_mhz: fast\n", {}, &cfg);
     INFO(r.describe());
     check_config_error(r);
     CHECK(contains(r.err, cfg.string() + ":5: key 'ni0.cpu.clock_mhz'"));
@@ -510,9 +511,9 @@ TEST_CASE("config error: missing file, YAML syntax, unknown platform", "[integra
     check_config_error(r);
     CHECK(contains(r.err, "YAML syntax error"));
     // The unterminated list starts on line 4; yaml-cpp notices on line 4 or 5.
-    CHECK(std::regex_search(r.err, std::regex(std::regex_replace(cfg.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"),
-                                                                 R"(\$&)") +
-                                              R"(:[45]:[0-9]+: YAML syntax error)")));
+    CHECK(std::regex_search(
+        r.err, std::regex(std::regex_replace(cfg.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                          R"(:[45]:[0-9]+: YAML syntax error)")));
   }
   SECTION("unknown platform") {
     fs::path cfg;

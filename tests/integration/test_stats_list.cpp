@@ -79,7 +79,11 @@ TEST_CASE("stats --list names every model statistic a run writes to stats.tsv, w
   }
   // The models' rows (the run's own and the firmware's results are not a model's).
   for (const auto& row : rows) {
-    if (row.size() != 3 || !std::regex_match(row[0], std::regex(R"((node\d+\.(pci|bridge|ni\.dma|ni\.mlcx|ni\.cpu|link)|sb\d+|sb\d+\.cpu|sb\d+\.port\d+\.mlx))")))
+    if (row.size() != 3 ||
+        !std::regex_match(
+            row[0],
+            std::regex(
+                R"((node\d+\.(pci|bridge|ni\.dma|ni\.mlcx|ni\.cpu|link)|sb\d+|sb\d+\.cpu|sb\d+\.port\d+\.mlx))")))
       continue;
     if (std::regex_match(row[1], std::regex(R"(fw_result\d+)"))) continue;  // the firmware's, not a model's
     INFO("stats.tsv row " << row[0] << " " << row[1]);
@@ -120,7 +124,8 @@ TEST_CASE("stats --list of the single-NI platform names what its stats.tsv repor
   REQUIRE(r.exited(0));
   std::set<std::string> written;
   for (const auto& row : read_tsv(r.out_dir / "stats.tsv"))
-    if (row.size() == 3 && row[0] != "source" && row[0] != "run" && !std::regex_match(row[1], std::regex(R"(fw_result\d+)")))
+    if (row.size() == 3 && row[0] != "source" && row[0] != "run" &&
+        !std::regex_match(row[1], std::regex(R"(fw_result\d+)")))
       written.insert(row[0] + "." + row[1]);
   std::set<std::string> names;
   for (const auto& [name, rest] : stats) names.insert(name);
@@ -148,13 +153,15 @@ TEST_CASE("stats --markdown prints one model's statistics as its docs page's tab
   CHECK(contains(pci.out, "\n| `bridge.busy_us` | us | time master bridge held"));
   const SimResult link = sb.run({"stats", "--markdown", "node0.link", config("mmp-pingpong")}, false);
   REQUIRE(link.exited(0));
-  CHECK(std::regex_search(link.out, std::regex(R"(\n\| `ab\.damaged` \| count \| [^|]*\(reported only when non-zero\) \| yes \|\n)")));
+  CHECK(std::regex_search(
+      link.out, std::regex(R"(\n\| `ab\.damaged` \| count \| [^|]*\(reported only when non-zero\) \| yes \|\n)")));
 
   const SimResult none = sb.run({"stats", "--markdown", "node0.ni.dmaa", config("mmp-pingpong")}, false);
   INFO(none.describe());
   CHECK(none.exited(EXIT_CONFIG));
-  CHECK(contains(none.err, "--markdown 'node0.ni.dmaa': no model with statistics has that name (did you mean "
-                           "'node0.ni.dma'?)"));
+  CHECK(contains(none.err,
+                 "--markdown 'node0.ni.dmaa': no model with statistics has that name (did you mean "
+                 "'node0.ni.dma'?)"));
   CHECK(none.out.empty());
 
   const SimResult both = sb.run({"stats", "--list", "--markdown", "node0.ni.dma", config("mmp-pingpong")}, false);

@@ -15,7 +15,8 @@ namespace {
 std::vector<std::vector<std::string>> sweep_rows(Sandbox& sb, const std::string& out) {
   const std::string py = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   const std::string cmd = py + " '" + M2VP_SOURCE_DIR + "/traces/sweep.py' --sim '" + M2VP_SIM + "' '" +
-                          M2VP_SOURCE_DIR + "/configs/cluster-2.yaml' --vary '**.link.variant=lvds,ieee1394' --jobs 2 --out '" +
+                          M2VP_SOURCE_DIR +
+                          "/configs/cluster-2.yaml' --vary '**.link.variant=lvds,ieee1394' --jobs 2 --out '" +
                           (sb.dir() / out).string() + "' > '" + (sb.dir() / (out + ".txt")).string() + "' 2>&1";
   const int rc = std::system(cmd.c_str());
   INFO(read_text(sb.dir() / (out + ".txt")));
@@ -78,9 +79,10 @@ TEST_CASE("sweeps and case runs: usage errors exit 64 with what was expected", "
   CHECK(run_script(sb, "cases.py", "'" + cfg + "pingping.yaml' --gdb-all 23999" + out, text) == 64);
   CHECK(contains(text, "run one case with --case NAME"));
   // A column no run wrote: said, not silently replaced by the default one.
-  CHECK(run_script(sb, "sweep.py",
-                   "'" + cfg + "mmp-pingpong.yaml' --vary 'node*.host.args=--sizes 1 --iters 2' --metric latencyus" +
-                       out, text) == 64);
+  CHECK(
+      run_script(sb, "sweep.py",
+                 "'" + cfg + "mmp-pingpong.yaml' --vary 'node*.host.args=--sizes 1 --iters 2' --metric latencyus" + out,
+                 text) == 64);
   CHECK(contains(text, "--metric latencyus: no results.tsv has that column (columns: bytes, latency_us, mbps)"));
 }
 
@@ -89,11 +91,15 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
   std::string text;
   const std::string out = " --out '" + (sb.dir() / "out").string() + "'";
   REQUIRE(run_script(sb, "cases.py",
-                     "'" + std::string(M2VP_SOURCE_DIR) + "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 "
-                     "--iters 1'" + out, text) == 0);
+                     "'" + std::string(M2VP_SOURCE_DIR) +
+                         "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 "
+                         "--iters 1'" +
+                         out,
+                     text) == 0);
   // heap and phys choose their buffers through the application's arguments.
-  CHECK(contains(text, "case case=heap: warning: --set node*.host.args overrides case case=heap's own setting "
-                       "node*.host.args = "));
+  CHECK(contains(text,
+                 "case case=heap: warning: --set node*.host.args overrides case case=heap's own setting "
+                 "node*.host.args = "));
   CHECK(contains(text, "case case=phys: warning: --set node*.host.args overrides case case=phys's own setting"));
   CHECK_FALSE(contains(text, "case case=pci32-33: warning"));  // its setting is another key
 

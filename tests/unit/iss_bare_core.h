@@ -44,7 +44,9 @@ struct BareEnv : m2::iss::Environment {
     ram = static_cast<uint8_t*>(p);
   }
   ~BareEnv() override { munmap(ram, size); }
-  std::vector<m2::iss::MemRegion> memory_map() override { return {{0, size, "ram"}, {NI_CONSOLE_BASE, NI_DEVICE_SIZE, "console"}}; }
+  std::vector<m2::iss::MemRegion> memory_map() override {
+    return {{0, size, "ram"}, {NI_CONSOLE_BASE, NI_DEVICE_SIZE, "console"}};
+  }
   std::optional<m2::iss::DirectMemory> direct_memory(uint64_t addr) override {
     if (addr < size) return m2::iss::DirectMemory{ram, 0, size, true};
     return std::nullopt;
@@ -54,7 +56,8 @@ struct BareEnv : m2::iss::Environment {
     if (!device_ok || len != 4 || (addr & 3)) return false;
     uint32_t& r = regs[(addr - NI_CONSOLE_BASE) / 4];
     if (is_write) r = (uint32_t(data[0]) << 24) | (uint32_t(data[1]) << 16) | (uint32_t(data[2]) << 8) | data[3];
-    else for (int i = 0; i < 4; ++i) data[i] = uint8_t(r >> (24 - 8 * i));
+    else
+      for (int i = 0; i < 4; ++i) data[i] = uint8_t(r >> (24 - 8 * i));
     accesses.push_back({is_write, addr, r});
     return true;
   }

@@ -38,8 +38,8 @@
 
 namespace m2test {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 inline sc_time ns(double v) { return sc_time(v, SC_NS); }
 
@@ -48,8 +48,8 @@ struct FrameTap : sc_core::sc_module {
   tlm_utils::simple_target_socket<FrameTap> in{"in"};
   tlm_utils::simple_initiator_socket<FrameTap> out{"out"};
   struct Record {
-    sc_time called;    // the caller's time (SystemC time + delay) at the call
-    sc_time returned;  // ... when the call returned
+    sc_time called;      // the caller's time (SystemC time + delay) at the call
+    sc_time returned;    // ... when the call returned
     m2::MlxFrame frame;  // as it came back
   };
   std::vector<Record> records;
@@ -171,13 +171,13 @@ inline uint64_t packets_of(const std::vector<uint32_t>& sizes) {
 // One stream: messages from `src`'s TX channel ch to `dst`'s RX channel ch.
 struct Stream : sc_core::sc_module {
   struct Pacing {
-    bool push = true;  // false: the test pushes the messages itself
+    bool push = true;                      // false: the test pushes the messages itself
     sc_time start = sc_time(1000, SC_NS);  // after the link's bring-up info frames
-    unsigned push_chunk = 0;  // bytes per push, 0: as much as fits
-    sc_time push_period;      // between pushes
-    sc_time pop_start;        // the reader starts then
-    unsigned pop_chunk = 0;   // bytes per pop, 0: all there is
-    sc_time pop_period;       // between pops
+    unsigned push_chunk = 0;               // bytes per push, 0: as much as fits
+    sc_time push_period;                   // between pushes
+    sc_time pop_start;                     // the reader starts then
+    unsigned pop_chunk = 0;                // bytes per pop, 0: all there is
+    sc_time pop_period;                    // between pops
   };
 
   m2::NetBuf& src;
@@ -266,8 +266,8 @@ struct Stream : sc_core::sc_module {
       return error("message " + std::to_string(k) + ": header of another message (src " +
                    std::to_string(MLX_HDR_SRC(h.word0)) + ")");
     if (MLX_HDR_LEN(h.word1) != sizes[k])
-      return error("message " + std::to_string(k) + ": length " + std::to_string(MLX_HDR_LEN(h.word1)) +
-                   ", sent " + std::to_string(sizes[k]));
+      return error("message " + std::to_string(k) + ": length " + std::to_string(MLX_HDR_LEN(h.word1)) + ", sent " +
+                   std::to_string(sizes[k]));
     for (uint32_t j = 0; j < sizes[k]; ++j)
       if (m[MLX_HEADER_BYTES + j] != payload_byte(tag, k, j))
         return error("message " + std::to_string(k) + ": payload byte " + std::to_string(j) + " differs");

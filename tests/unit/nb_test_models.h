@@ -103,7 +103,7 @@ struct NbMaster : sc_core::sc_module, tlm::tlm_bw_transport_if<> {
 struct NbTarget : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
   tlm::tlm_target_socket<> socket{"socket"};
   sc_core::sc_time latency = sc_core::sc_time(100, sc_core::SC_NS);
-  sc_core::sc_time accept;  // END_REQ after it acts
+  sc_core::sc_time accept;                                     // END_REQ after it acts
   std::vector<uint8_t> mem = std::vector<uint8_t>(0x1000, 0);  // 4 KB
   std::vector<sc_core::sc_time> acted;
   bool got_end_resp = false;

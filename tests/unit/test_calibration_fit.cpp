@@ -10,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 
-
 #include "bench/calibration_fit.h"
 #include "temp_dir.h"
 
@@ -19,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::map<unsigned, double> kPublished = {{32, 13}, {64, 13}, {128, 13}, {256, 14},
+const std::map<unsigned, double> kPublished = {{32, 13},  {64, 13},   {128, 13},  {256, 14},
                                                {512, 16}, {1024, 20}, {2048, 25}, {4096, 33}};
 
 // A linear stand-in: each request costs 2 x 1/300 us per one-way trip, each

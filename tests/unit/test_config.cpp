@@ -27,16 +27,13 @@ namespace fs = std::filesystem;
 // run in parallel processes.
 std::string unique_temp_path(const std::string& suffix) {
   static int counter = 0;
-  const std::string name = "m2vp-test-config-" + std::to_string(::getpid()) + "-" +
-                           std::to_string(++counter) + suffix;
+  const std::string name = "m2vp-test-config-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + suffix;
   return (fs::temp_directory_path() / name).string();
 }
 
 class TempYaml {
  public:
-  explicit TempYaml(const std::string& text) : m_path(unique_temp_path(".yaml")) {
-    std::ofstream(m_path) << text;
-  }
+  explicit TempYaml(const std::string& text) : m_path(unique_temp_path(".yaml")) { std::ofstream(m_path) << text; }
   ~TempYaml() {
     std::error_code ec;
     fs::remove(m_path, ec);
@@ -64,17 +61,17 @@ std::string load_error(const TempYaml& file) {
 TEST_CASE("config: nested mappings flatten to dotted keys with line origins", "[config]") {
   auto& reg = ParamRegistry::instance();
   TempYaml file(
-      "# hello world on two NIs\n"    // 1
-      "platform: hello\n"             // 2
-      "ni0:\n"                        // 3
-      "  cpu:\n"                      // 4
-      "    clock_mhz: 350\n"          // 5
-      "  bus.sync: at\n"              // 6
-      "ni1.cpu.clock_mhz: 250.5\n"    // 7
-      "ni1:\n"                        // 8
+      "# hello world on two NIs\n"      // 1
+      "platform: hello\n"               // 2
+      "ni0:\n"                          // 3
+      "  cpu:\n"                        // 4
+      "    clock_mhz: 350\n"            // 5
+      "  bus.sync: at\n"                // 6
+      "ni1.cpu.clock_mhz: 250.5\n"      // 7
+      "ni1:\n"                          // 8
       "  uart0: {base: 0x8000_1000}\n"  // 9
-      "  enable: yes\n"               // 10
-      "  name: \"\"\n");              // 11
+      "  enable: yes\n"                 // 10
+      "  name: \"\"\n");                // 11
   m2::load_config_presets(file.path(), reg);
 
   const auto platform = reg.take_preset("platform");
@@ -153,8 +150,7 @@ TEST_CASE("config: --set overrides a config file value", "[config]") {
 
 TEST_CASE("config: malformed --set", "[config]") {
   auto& reg = ParamRegistry::instance();
-  CHECK_THROWS_WITH(m2::apply_set_override("noequals", reg),
-                    "--set 'noequals': expected NAME=VALUE");
+  CHECK_THROWS_WITH(m2::apply_set_override("noequals", reg), "--set 'noequals': expected NAME=VALUE");
   CHECK_THROWS_WITH(m2::apply_set_override("=5", reg), "--set '=5': expected NAME=VALUE");
   CHECK_THROWS_WITH(m2::apply_set_override("a b=1", reg), "--set 'a b=1': expected NAME=VALUE");
   CHECK_THROWS_AS(m2::apply_set_override("a..b=1", reg), ConfigError);
@@ -166,27 +162,28 @@ TEST_CASE("config: malformed --set", "[config]") {
 TEST_CASE("config: unknown key names its line and the nearest parameter", "[config]") {
   auto& reg = ParamRegistry::instance();
   TempYaml file(
-      "ni0:\n"                 // 1
-      "  cpu:\n"               // 2
-      "    clok_mhz: 300\n"    // 3
-      "ni0.dma.enabel: on\n"); // 4
+      "ni0:\n"                  // 1
+      "  cpu:\n"                // 2
+      "    clok_mhz: 300\n"     // 3
+      "ni0.dma.enabel: on\n");  // 4
   m2::load_config_presets(file.path(), reg);
   Param<double> clock{"ni0.cpu", "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 2000}};
   Param<bool> dma{"ni0.dma", "enable", false, "", "DMA on"};
-  CHECK_THROWS_WITH(reg.check_all_presets_used(),
-                    file.path() + ":3: unknown key 'ni0.cpu.clok_mhz' (did you mean "
-                                  "'ni0.cpu.clock_mhz'?)\n" +
-                        file.path() + ":4: unknown key 'ni0.dma.enabel' (did you mean "
-                                      "'ni0.dma.enable'?)");
+  CHECK_THROWS_WITH(reg.check_all_presets_used(), file.path() +
+                                                      ":3: unknown key 'ni0.cpu.clok_mhz' (did you mean "
+                                                      "'ni0.cpu.clock_mhz'?)\n" +
+                                                      file.path() +
+                                                      ":4: unknown key 'ni0.dma.enabel' (did you mean "
+                                                      "'ni0.dma.enable'?)");
 }
 
 TEST_CASE("config: a bad value names the file line key and expectation", "[config]") {
   TempYaml file("platform: hello\nni0.cpu.clock_mhz: fast\n");
   m2::load_config_presets(file.path(), ParamRegistry::instance());
-  CHECK_THROWS_WITH(
-      (Param<double>{"ni0.cpu", "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 2000}}),
-      file.path() + ":2: key 'ni0.cpu.clock_mhz': expected a number (double, MHz) in 1..2000, "
-                    "got 'fast'");
+  CHECK_THROWS_WITH((Param<double>{"ni0.cpu", "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 2000}}),
+                    file.path() +
+                        ":2: key 'ni0.cpu.clock_mhz': expected a number (double, MHz) in 1..2000, "
+                        "got 'fast'");
 }
 
 TEST_CASE("config: duplicate keys also after flattening", "[config]") {
@@ -215,17 +212,19 @@ TEST_CASE("config: YAML syntax errors give line and column", "[config]") {
   CHECK_THAT(err, Contains("YAML syntax error: "));
 
   TempYaml unclosed("a: 1\nb: [1, 2\n");
-  CHECK_THAT(load_error(unclosed), StartsWith(unclosed.path() + ":") &&
-                                       Contains("YAML syntax error: end of sequence flow not found"));
+  CHECK_THAT(load_error(unclosed),
+             StartsWith(unclosed.path() + ":") && Contains("YAML syntax error: end of sequence flow not found"));
 }
 
 // Found by fuzz_config (fuzz/): yaml-cpp's LoadAll looped forever, allocating,
 // on a ',' that starts a document.
 TEST_CASE("config: a comma that starts a document is a syntax error, not an endless loop", "[config][fuzz]") {
   TempYaml lone(",a\n");
-  CHECK(load_error(lone) == lone.path() + ":1:1: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
+  CHECK(load_error(lone) ==
+        lone.path() + ":1:1: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
   TempYaml after("a: 1\n---\n'x' ,b\n");
-  CHECK(load_error(after) == after.path() + ":3:5: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
+  CHECK(load_error(after) ==
+        after.path() + ":3:5: YAML syntax error: unexpected ',' (it starts no key, value or list item)");
 }
 
 TEST_CASE("config: a missing file is named in the error", "[config]") {
@@ -258,10 +257,10 @@ TEST_CASE("config: the top level must be a mapping", "[config]") {
 
 TEST_CASE("config: keys without a value", "[config]") {
   TempYaml bare(
-      "c: 1\n"      // 1
-      "a:\n"        // 2
-      "  b:\n"      // 3
-      "d: 2\n");    // 4
+      "c: 1\n"    // 1
+      "a:\n"      // 2
+      "  b:\n"    // 3
+      "d: 2\n");  // 4
   CHECK(load_error(bare) == bare.path() + ":3: key 'a.b' has no value");
   TempYaml tilde("x: 1\ny: ~\n");
   CHECK(load_error(tilde) == tilde.path() + ":2: key 'y' has no value");
@@ -271,9 +270,9 @@ TEST_CASE("config: keys without a value", "[config]") {
 
 TEST_CASE("config: lists must hold plain values and keys must be names", "[config]") {
   TempYaml nested(
-      "a:\n"           // 1
-      "  - 1\n"        // 2
-      "  - {b: 2}\n"); // 3
+      "a:\n"            // 1
+      "  - 1\n"         // 2
+      "  - {b: 2}\n");  // 3
   const std::string err = load_error(nested);
   CHECK_THAT(err, StartsWith(nested.path() + ":3: key 'a': list items must be plain values"));
 

@@ -54,20 +54,20 @@ std::string cases_error(const std::string& text) {
 }
 
 const char* const kTwoAxes =
-    "platform: cluster\n"                                         // 1
-    "node*.ni.firmware: mmp\n"                                    // 2
-    "cases:\n"                                                    // 3
-    "  show: latency_us\n"                                        // 4
-    "  vary:\n"                                                   // 5
-    "    channels:\n"                                             // 6
-    "      \"1\": {node*.ni.simctrl.args: \"0,1\"}\n"             // 7
-    "      \"2\":\n"                                              // 8
-    "        node*:\n"                                            // 9
-    "          ni.simctrl.args: [0, 2]\n"                         // 10
-    "    burst:\n"                                                // 11
-    "      continuous: {node*.ni.mlcx.variant: maestro2}\n"       // 12
-    "      plain: {node*.ni.mlcx.variant: plain}\n"               // 13
-    "      default:\n";                                           // 14
+    "platform: cluster\n"                                    // 1
+    "node*.ni.firmware: mmp\n"                               // 2
+    "cases:\n"                                               // 3
+    "  show: latency_us\n"                                   // 4
+    "  vary:\n"                                              // 5
+    "    channels:\n"                                        // 6
+    "      \"1\": {node*.ni.simctrl.args: \"0,1\"}\n"        // 7
+    "      \"2\":\n"                                         // 8
+    "        node*:\n"                                       // 9
+    "          ni.simctrl.args: [0, 2]\n"                    // 10
+    "    burst:\n"                                           // 11
+    "      continuous: {node*.ni.mlcx.variant: maestro2}\n"  // 12
+    "      plain: {node*.ni.mlcx.variant: plain}\n"          // 13
+    "      default:\n";                                      // 14
 
 }  // namespace
 
@@ -91,10 +91,11 @@ TEST_CASE("config cases: the cross product of the axes' levels, first axis slowe
   CHECK(c.settings[1].key == "node*.ni.mlcx.variant");
   CHECK(c.settings[1].text == "plain");
   CHECK(cases.cases[5].settings.size() == 1);  // a level without settings
-  CHECK(m2::format_cases_table(cases).rfind(
-            "#show\tlatency_us\ncase\tdir\tchannels\tburst\nchannels=1,burst=continuous\tchannels-1_burst-continuous\t1\t"
-            "continuous\n",
-            0) == 0);
+  CHECK(
+      m2::format_cases_table(cases).rfind(
+          "#show\tlatency_us\ncase\tdir\tchannels\tburst\nchannels=1,burst=continuous\tchannels-1_burst-continuous\t1\t"
+          "continuous\n",
+          0) == 0);
 }
 
 TEST_CASE("config cases: a case's settings win over the file, --set wins over the case", "[config][cases]") {
@@ -138,9 +139,12 @@ TEST_CASE("config cases: malformed declarations name the line and what was expec
   CHECK_THAT(cases_error("cases:\n  vary: {x: {a: {}}}\n  colour: red\n"), Contains(":3: cases: unknown key 'colour'"));
   CHECK_THAT(cases_error("cases:\n  show: [a]\n  vary: {x: {a: {}}}\n"), Contains(":2: cases.show: expected"));
   CHECK_THAT(cases_error("cases:\n  vary: []\n"), Contains(":2: cases.vary: expected axes"));
-  CHECK_THAT(cases_error("cases:\n  vary:\n    bad axis: {a: {}}\n"), Contains(":3: cases.vary: bad axis name 'bad axis'"));
-  CHECK_THAT(cases_error("cases:\n  vary:\n    x: [1, 2]\n"), Contains(":3: cases.vary.x: expected one or more levels"));
-  CHECK_THAT(cases_error("cases:\n  vary:\n    x:\n      a/b: {}\n"), Contains(":4: cases.vary.x: bad level name 'a/b'"));
+  CHECK_THAT(cases_error("cases:\n  vary:\n    bad axis: {a: {}}\n"),
+             Contains(":3: cases.vary: bad axis name 'bad axis'"));
+  CHECK_THAT(cases_error("cases:\n  vary:\n    x: [1, 2]\n"),
+             Contains(":3: cases.vary.x: expected one or more levels"));
+  CHECK_THAT(cases_error("cases:\n  vary:\n    x:\n      a/b: {}\n"),
+             Contains(":4: cases.vary.x: bad level name 'a/b'"));
   CHECK_THAT(cases_error("cases:\n  vary:\n    x:\n      a: 3\n"),
              Contains(":4: cases.vary.x.a: expected a mapping of settings"));
   CHECK_THAT(cases_error("cases:\n  vary:\n    x:\n      a: {k: }\n"), Contains(":4: key 'k' has no value"));

@@ -48,8 +48,8 @@
 #include "test_thread.h"
 
 using Catch::Matchers::Contains;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 
@@ -177,10 +177,14 @@ enum class End { Host, Sdram, NetTx, NetRx };
 
 const char* to_string(End e) {
   switch (e) {
-    case End::Host: return "host";
-    case End::Sdram: return "sdram";
-    case End::NetTx: return "netbuf TX";
-    case End::NetRx: return "netbuf RX";
+    case End::Host:
+      return "host";
+    case End::Sdram:
+      return "sdram";
+    case End::NetTx:
+      return "netbuf TX";
+    case End::NetRx:
+      return "netbuf RX";
   }
   return "?";
 }
@@ -230,17 +234,31 @@ void transfer_matrix(End src, End dst) {
 
           uint64_t s = 0, d = 0;
           switch (src) {
-            case End::Host: std::memcpy(b.host_mem.host() + host_src, data.data(), len), s = HOST + host_src; break;
-            case End::Sdram: std::memcpy(b.sdram.host() + sdram_src, data.data(), len), s = sdram_src; break;
-            case End::NetRx: b.link_send(ch, data), s = NI_NETBUF_RX_WINDOW(ch) + 0x10; break;
-            case End::NetTx: FAIL("not a source");
+            case End::Host:
+              std::memcpy(b.host_mem.host() + host_src, data.data(), len), s = HOST + host_src;
+              break;
+            case End::Sdram:
+              std::memcpy(b.sdram.host() + sdram_src, data.data(), len), s = sdram_src;
+              break;
+            case End::NetRx:
+              b.link_send(ch, data), s = NI_NETBUF_RX_WINDOW(ch) + 0x10;
+              break;
+            case End::NetTx:
+              FAIL("not a source");
           }
           uint8_t* dp = nullptr;
           switch (dst) {
-            case End::Host: dp = b.host_mem.host() + host_dst, d = HOST + host_dst; break;
-            case End::Sdram: dp = b.sdram.host() + sdram_dst, d = sdram_dst; break;
-            case End::NetTx: b.tx_got[ch].clear(), d = NI_NETBUF_TX_WINDOW(ch) + 0x20; break;
-            case End::NetRx: FAIL("not a destination");
+            case End::Host:
+              dp = b.host_mem.host() + host_dst, d = HOST + host_dst;
+              break;
+            case End::Sdram:
+              dp = b.sdram.host() + sdram_dst, d = sdram_dst;
+              break;
+            case End::NetTx:
+              b.tx_got[ch].clear(), d = NI_NETBUF_TX_WINDOW(ch) + 0x20;
+              break;
+            case End::NetRx:
+              FAIL("not a destination");
           }
           if (dp) std::memset(dp - 64, 0xA5, len + 128);
 
@@ -300,9 +318,7 @@ TEST_CASE("dma: SDRAM -> netbuf TX, odd sizes and alignments, byte for byte", "[
 TEST_CASE("dma: netbuf RX -> SDRAM, odd sizes and alignments, byte for byte", "[model][dma]") {
   transfer_matrix(End::NetRx, End::Sdram);
 }
-TEST_CASE("dma: host memory -> host memory, byte for byte", "[model][dma]") {
-  transfer_matrix(End::Host, End::Host);
-}
+TEST_CASE("dma: host memory -> host memory, byte for byte", "[model][dma]") { transfer_matrix(End::Host, End::Host); }
 TEST_CASE("dma: SDRAM -> SDRAM, byte for byte", "[model][dma]") { transfer_matrix(End::Sdram, End::Sdram); }
 TEST_CASE("dma: netbuf RX -> netbuf TX, byte for byte", "[model][dma]") { transfer_matrix(End::NetRx, End::NetTx); }
 
@@ -526,8 +542,7 @@ TEST_CASE("dma: an unmapped source stops the engine with a logged error", "[mode
     CHECK(b.reg(DMA_DONE_COUNT) == 0);
     CHECK(b.dma.irq_error.level());
     CHECK_THAT(log.text(), Contains("warning: dma: read of 256 bytes at 0x50000000 failed") &&
-                               Contains("src=0x50000000 dst=0x00008000 len=512") &&
-                               Contains("STATUS.ERROR"));
+                               Contains("src=0x50000000 dst=0x00008000 len=512") && Contains("STATUS.ERROR"));
     sc_core::wait(10, sc_core::SC_US);
     CHECK(b.sdram.host()[0x9000] == 0);  // still held
     // Clearing the error lets the queue run on.

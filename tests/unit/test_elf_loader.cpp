@@ -67,9 +67,9 @@ buf:
     .size buf, 0x20000
 )";
 
-const std::vector<uint8_t> kStartCode = {
-    0x3c, 0x20, 0x00, 0x12, 0x60, 0x21, 0x34, 0x56, 0x48, 0x00, 0x00, 0x09, 0x48, 0x00, 0x00, 0x00,
-    0x38, 0x60, 0x12, 0x34, 0x38, 0x63, 0x00, 0x01, 0x4e, 0x80, 0x00, 0x20};
+const std::vector<uint8_t> kStartCode = {0x3c, 0x20, 0x00, 0x12, 0x60, 0x21, 0x34, 0x56, 0x48, 0x00,
+                                         0x00, 0x09, 0x48, 0x00, 0x00, 0x00, 0x38, 0x60, 0x12, 0x34,
+                                         0x38, 0x63, 0x00, 0x01, 0x4e, 0x80, 0x00, 0x20};
 
 // A private directory under the system temp dir, removed with its contents.
 
@@ -110,8 +110,7 @@ void run_or_fail(const std::string& cmd, const fs::path& log) {
 }
 
 void require_tool(const std::string& tool, const std::string& why) {
-  if (!have_tool(tool))
-    FAIL(tool << " not found in PATH: it is a declared build dependency of m2vp (" << why << ")");
+  if (!have_tool(tool)) FAIL(tool << " not found in PATH: it is a declared build dependency of m2vp (" << why << ")");
 }
 
 // The good PowerPC image and its object file, built once per process.
@@ -247,7 +246,7 @@ TEST_CASE("ElfImage looks up and describes symbols", "[elf]") {
   CHECK(img.describe(0x3014) == std::optional<std::string>("foo+0x4"));
   CHECK(img.describe(0x3010) == std::optional<std::string>("foo"));
   CHECK(img.describe(0x3018) == std::optional<std::string>("foo+0x8"));
-  CHECK_FALSE(img.describe(0x301c));  // just past foo's .size
+  CHECK_FALSE(img.describe(0x301c));                                    // just past foo's .size
   CHECK(img.describe(0x3000) == std::optional<std::string>("_start"));  // zero-size label, exact
   CHECK_FALSE(img.describe(0x3004));
   const uint64_t counter = *img.symbol("counter");
@@ -336,7 +335,9 @@ TEST_CASE("ElfImage reports unreadable and non-ELF files", "[elf]") {
   }
   SECTION("bare ELF magic") {
     const std::string p = (dir.path / "magic.elf").string();
-    write_text(p, "\x7f" "ELF");
+    write_text(p,
+               "\x7f"
+               "ELF");
     const std::string msg = load_error(p);
     CHECK_THAT(msg, StartsWith(p + ": "));
     CHECK_THAT(msg, Contains("truncated or corrupt ELF"));
@@ -450,8 +451,9 @@ TEST_CASE("ElfImage rejects overlapping segments, a wrong program-header size an
     auto b = fx.bytes;
     put_be(b, 42, 2, 40);  // e_phentsize
     const std::string msg = patched_error("phentsize.elf", b, &p);
-    CHECK(msg == p.string() + ": truncated or corrupt ELF (program header entry size e_phentsize is 40, expected 32 "
-                              "for a 32-bit ELF)");
+    CHECK(msg == p.string() +
+                     ": truncated or corrupt ELF (program header entry size e_phentsize is 40, expected 32 "
+                     "for a 32-bit ELF)");
   }
   SECTION("a named pipe is refused at once instead of blocking in open()") {
     const fs::path fifo = fx.dir.path / "pipe.elf";
@@ -461,7 +463,8 @@ TEST_CASE("ElfImage rejects overlapping segments, a wrong program-header size an
           fifo.string() + ": cannot open firmware ELF: it is a named pipe, expected a regular file");
   }
   SECTION("a device that never ends is refused instead of read until memory runs out") {
-    CHECK(load_error("/dev/zero") == "/dev/zero: cannot open firmware ELF: it is a character device, expected a regular file");
+    CHECK(load_error("/dev/zero") ==
+          "/dev/zero: cannot open firmware ELF: it is a character device, expected a regular file");
   }
 }
 
@@ -470,7 +473,7 @@ TEST_CASE("ELF loader: a string the image holds, and the firmware's result names
   const auto names = hello.symbol("fw_result_names");
   REQUIRE(names);
   CHECK(hello.string_at(*names) == std::optional<std::string>("sum of primes,slept us"));
-  CHECK(hello.string_at(*names, 5) == std::nullopt);  // longer than allowed
+  CHECK(hello.string_at(*names, 5) == std::nullopt);    // longer than allowed
   CHECK(hello.string_at(0xfffffff0u) == std::nullopt);  // in no segment
   CHECK(m2::SimCtrl::result_names_of(hello) == std::vector<std::string>{"sum of primes", "slept us"});
   // Firmware without the string: no names.

@@ -14,8 +14,7 @@ namespace {
 
 struct IrqDriver : sc_core::sc_module {
   SC_HAS_PROCESS(IrqDriver);
-  IrqDriver(sc_core::sc_module_name n, m2::Processor& cpu, sc_core::sc_time at)
-      : sc_module(n), m_cpu(cpu), m_at(at) {
+  IrqDriver(sc_core::sc_module_name n, m2::Processor& cpu, sc_core::sc_time at) : sc_module(n), m_cpu(cpu), m_at(at) {
     SC_THREAD(raise);
   }
   void raise() {
@@ -38,8 +37,8 @@ struct IrqRun {
 
 static IrqRun run_with_irq_at(const char* firmware, sc_core::sc_time at) {
   m2::ParamRegistry::instance().clear();
-  m2::ParamRegistry::instance().preset("ni0.firmware",
-                                       std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + firmware + ".elf", {"test"});
+  m2::ParamRegistry::instance().preset("ni0.firmware", std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + firmware + ".elf",
+                                       {"test"});
   m2::RunControl run;
   m2::PlatformContext ctx{"", run};
   auto platform = m2::build_platform("single-ni", ctx);

@@ -87,9 +87,10 @@ TEST_CASE("gdb platform server: every CPU a thread, listed with its name", "[gdb
   CHECK(p.reply("qThreadExtraInfo,2") == gdb::to_hex("node1.ni.cpu (in a device access)"));
   CHECK(p.reply("qThreadExtraInfo,7") == "E06");
   const std::string xml = p.reply("qXfer:threads:read::0,1000");
-  CHECK(xml == "l<?xml version=\"1.0\"?>\n<threads>\n<thread id=\"1\" name=\"node0.ni.cpu\"></thread>\n"
-               "<thread id=\"2\" name=\"node1.ni.cpu\">in a device access</thread>\n"
-               "<thread id=\"3\" name=\"sb0.cpu\"></thread>\n</threads>\n");
+  CHECK(xml ==
+        "l<?xml version=\"1.0\"?>\n<threads>\n<thread id=\"1\" name=\"node0.ni.cpu\"></thread>\n"
+        "<thread id=\"2\" name=\"node1.ni.cpu\">in a device access</thread>\n"
+        "<thread id=\"3\" name=\"sb0.cpu\"></thread>\n</threads>\n");
   // In pieces: 'm' while more follows.
   const std::string first = p.reply("qXfer:threads:read::0,a");
   CHECK(first == "m<?xml vers");
@@ -229,8 +230,8 @@ TEST_CASE("gdb platform server: the stop reply names the halting CPU's thread an
   send("qC");
   send("c");
   REQUIRE(p.server.serve_halted_as(3, GdbServer::SIG_TRAP) == GdbServer::Resume::Continue);
-  CHECK(received() == gdb::frame("T05thread:3;") + "+" + gdb::frame("0000003000003030") + "+" + gdb::frame("QC3") +
-                          "+");
+  CHECK(received() ==
+        gdb::frame("T05thread:3;") + "+" + gdb::frame("0000003000003030") + "+" + gdb::frame("QC3") + "+");
   CHECK_FALSE(p.server.step_requested(2));
   // Then node1 (thread 2) halts on Ctrl-C; '?' repeats it.
   send("?");
@@ -247,8 +248,23 @@ TEST_CASE("gdb platform server: random thread packets never crash it or select a
   p.server.thread_ended(3);
   uint32_t seed = 4242;
   auto rnd = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7FFF; };
-  const std::string starts[] = {"Hg", "Hc", "H", "T", "vCont;", "vCont;s:", "vCont;c:", "qThreadExtraInfo,",
-                                "qXfer:threads:read::", "qC", "qfThreadInfo", "s", "S", "c", "g", "P", "Z0,"};
+  const std::string starts[] = {"Hg",
+                                "Hc",
+                                "H",
+                                "T",
+                                "vCont;",
+                                "vCont;s:",
+                                "vCont;c:",
+                                "qThreadExtraInfo,",
+                                "qXfer:threads:read::",
+                                "qC",
+                                "qfThreadInfo",
+                                "s",
+                                "S",
+                                "c",
+                                "g",
+                                "P",
+                                "Z0,"};
   const std::string alphabet = "0123456789abcdefp.-,:;sScC";
   for (int i = 0; i < 20000; ++i) {
     std::string pk = starts[rnd() % (sizeof starts / sizeof starts[0])];

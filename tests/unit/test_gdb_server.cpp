@@ -134,7 +134,11 @@ TEST_CASE("gdb packet: checksum and framing", "[gdb]") {
 TEST_CASE("gdb packet: escaping binary data", "[gdb]") {
   const std::string raw = std::string("a#b$c}d*e") + '\0' + "\x03";
   const std::string esc = gdb::escape(raw);
-  CHECK(esc == std::string("a}\x03" "b}\x04" "c}]d}\x0a" "e") + '\0' + "\x03");
+  CHECK(esc == std::string("a}\x03"
+                           "b}\x04"
+                           "c}]d}\x0a"
+                           "e") +
+                   '\0' + "\x03");
   CHECK(esc.find('#') == std::string::npos);
   CHECK(esc.find('$') == std::string::npos);
   CHECK(gdb::unescape(esc) == raw);
@@ -146,8 +150,8 @@ TEST_CASE("gdb packet: hex helpers reject malformed text", "[gdb]") {
   CHECK(gdb::from_hex("00ff7A", b));
   CHECK(b == std::vector<uint8_t>{0x00, 0xff, 0x7a});
   CHECK(gdb::to_hex(b.data(), b.size()) == "00ff7a");
-  CHECK_FALSE(gdb::from_hex("abc", b));   // odd length
-  CHECK_FALSE(gdb::from_hex("zz", b));    // not hex
+  CHECK_FALSE(gdb::from_hex("abc", b));  // odd length
+  CHECK_FALSE(gdb::from_hex("zz", b));   // not hex
   CHECK(gdb::to_hex("OK\n") == "4f4b0a");
   CHECK(gdb::parse_hex("3000") == std::optional<uint64_t>(0x3000));
   CHECK(gdb::parse_hex("FFFFFFFFFFFFFFFF") == std::optional<uint64_t>(~0ull));
@@ -205,21 +209,26 @@ TEST_CASE("gdb packet: reader handles split input, 0x03 inside a packet, restart
 TEST_CASE("gdb server: registers g/G/p/P in target byte order", "[gdb]") {
   FakeTarget t;
   GdbServer s("test.cpu", t);
-  CHECK(reply(s, "g") == "11223344000000000000000000003000" "0102030405060708");
+  CHECK(reply(s, "g") ==
+        "11223344000000000000000000003000"
+        "0102030405060708");
   CHECK(reply(s, "p0") == "11223344");
   CHECK(reply(s, "p4") == "0102030405060708");
   CHECK(reply(s, "P1=deadbeef") == "OK");
   CHECK(t.regs[1] == 0xdeadbeef);
-  CHECK(reply(s, "G" "00000001000000020000000300000004" "1112131415161718") == "OK");
+  CHECK(reply(s,
+              "G"
+              "00000001000000020000000300000004"
+              "1112131415161718") == "OK");
   CHECK(t.regs == std::vector<uint64_t>{1, 2, 3, 4, 0x1112131415161718ull});
   // Errors, never a crash.
   CHECK(reply(s, "p5") == "E02");
   CHECK(reply(s, "pzz") == "E01");
   CHECK(reply(s, "p") == "E01");
   CHECK(reply(s, "P5=00000000") == "E02");
-  CHECK(reply(s, "P1=1234") == "E01");       // wrong size
+  CHECK(reply(s, "P1=1234") == "E01");  // wrong size
   CHECK(reply(s, "P1") == "E01");
-  CHECK(reply(s, "G0000") == "E01");         // too short
+  CHECK(reply(s, "G0000") == "E01");  // too short
   CHECK(reply(s, "G" + std::string(48, 'q')) == "E01");
   CHECK(t.regs == std::vector<uint64_t>{1, 2, 3, 4, 0x1112131415161718ull});
 }
@@ -231,7 +240,8 @@ TEST_CASE("gdb server: memory m/M/X and errors outside memory", "[gdb]") {
   CHECK(reply(s, "m1000,4") == "cafef00d");
   CHECK(reply(s, "m1002,2") == "f00d");
   // Binary write with escapes ('#' and '}' in the data).
-  CHECK(reply(s, std::string("X1004,3:") + "}\x03" "a}]") == "OK");
+  CHECK(reply(s, std::string("X1004,3:") + "}\x03"
+                                           "a}]") == "OK");
   CHECK(t.mem[4] == '#');
   CHECK(t.mem[5] == 'a');
   CHECK(t.mem[6] == '}');
@@ -246,10 +256,10 @@ TEST_CASE("gdb server: memory m/M/X and errors outside memory", "[gdb]") {
   CHECK(reply(s, "m1000,") == "E01");
   CHECK(reply(s, "m1000,0") == "E01");
   CHECK(reply(s, "mxyz,4") == "E01");
-  CHECK(reply(s, "M1000,4:cafe") == "E01");    // length mismatch
+  CHECK(reply(s, "M1000,4:cafe") == "E01");  // length mismatch
   CHECK(reply(s, "M1000,2:zzzz") == "E01");
   CHECK(reply(s, "M1000,2") == "E01");
-  CHECK(reply(s, "X1000,1:}") == "E01");       // lone escape
+  CHECK(reply(s, "X1000,1:}") == "E01");  // lone escape
   // A huge request is answered in part.
   CHECK(reply(s, "m1000,ffffffff").size() == 2 * 256);
 }
@@ -265,8 +275,8 @@ TEST_CASE("gdb server: breakpoints Z0/Z1", "[gdb]") {
   CHECK(reply(s, "z0,1010,4") == "OK");
   CHECK(reply(s, "z1,1020,4") == "OK");
   CHECK(t.bps == std::set<uint64_t>{0x1030});
-  CHECK(reply(s, "Z0,0,4") == "E04");        // no memory there
-  CHECK(reply(s, "Z0,1011,4") == "E04");     // misaligned
+  CHECK(reply(s, "Z0,0,4") == "E04");     // no memory there
+  CHECK(reply(s, "Z0,1011,4") == "E04");  // misaligned
   CHECK(reply(s, "Z0,10x0,4") == "E01");
   CHECK(reply(s, "Z0") == "E01");
   CHECK(reply(s, "Z9,1000,4") == "E01");
@@ -310,8 +320,7 @@ TEST_CASE("gdb server: a watchpoint stop is reported with its kind and data addr
         "T05thread:1;watch:1010;");
   CHECK(s.stop_reply(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Read, 0xf0003008}) ==
         "T05thread:1;rwatch:f0003008;");
-  CHECK(s.stop_reply(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Access, 0}) ==
-        "T05thread:1;awatch:0;");
+  CHECK(s.stop_reply(GdbServer::SIG_TRAP, GdbServer::WatchStop{m2::GdbWatch::Access, 0}) == "T05thread:1;awatch:0;");
   CHECK(s.stop_reply(GdbServer::SIG_TRAP) == "T05thread:1;");
 
   // Over the wire: the stop GDB waits for, and '?' repeats the last one.
@@ -354,7 +363,7 @@ TEST_CASE("gdb server: run control c/s/C/S/vCont/k/D", "[gdb]") {
   REQUIRE(s.step_range());
   CHECK(*s.step_range() == std::make_pair<uint64_t, uint64_t>(0x3144, 0x3170));
   CHECK(act("vCont;s:1;c") == GdbServer::Resume::Step);
-  CHECK_FALSE(s.step_range());  // a plain step after it has none
+  CHECK_FALSE(s.step_range());                              // a plain step after it has none
   CHECK(act("vCont;r10,10:1") == GdbServer::Resume::Step);  // empty: one instruction
   CHECK(act("s") == GdbServer::Resume::Step);
   CHECK_FALSE(s.step_range());
@@ -427,10 +436,10 @@ TEST_CASE("gdb server: target description in pieces, monitor commands", "[gdb]")
 
 TEST_CASE("gdb server: halted serving acks packets, NAKs bad ones and resends on '-'", "[gdb]") {
   Wire w;
-  w.send("+");                                   // a stray ack
-  w.send("$m1000,4#00");                         // bad checksum: '-'
-  w.send_packet("m1000,4");                      // good: '+' and the reply
-  w.send("-");                                   // GDB did not get it: resent
+  w.send("+");               // a stray ack
+  w.send("$m1000,4#00");     // bad checksum: '-'
+  w.send_packet("m1000,4");  // good: '+' and the reply
+  w.send("-");               // GDB did not get it: resent
   w.send_packet("c");
   REQUIRE(w.server.serve_halted(GdbServer::SIG_TRAP) == GdbServer::Resume::Continue);
   const std::string mem = gdb::frame("00000000");
@@ -545,8 +554,11 @@ TEST_CASE("gdb server: random packets never crash the server", "[gdb]") {
   GdbServer s("test.cpu", t);
   uint32_t seed = 12345;
   auto rnd = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) & 0x7FFF; };
-  const std::string starts[] = {"m", "M", "X", "g", "G", "p", "P", "Z0,", "z1,", "c", "s", "C", "S", "vCont;",
-                                "qXfer:features:read:target.xml:", "qRcmd,", "H", "T", "q", "v", "D", "?"};
+  const std::string starts[] = {"m",      "M", "X",   "g",      "G",
+                                "p",      "P", "Z0,", "z1,",    "c",
+                                "s",      "C", "S",   "vCont;", "qXfer:features:read:target.xml:",
+                                "qRcmd,", "H", "T",   "q",      "v",
+                                "D",      "?"};
   const std::string alphabet = "0123456789abcdefABCDEF,:;=#$}*-pxzq\x03";
   for (int i = 0; i < 20000; ++i) {
     std::string p = starts[rnd() % (sizeof starts / sizeof starts[0])];

@@ -15,7 +15,8 @@ namespace {
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> r;
   size_t start = 0;
-  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) r.push_back(text.substr(start, nl - start));
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    r.push_back(text.substr(start, nl - start));
   return r;
 }
 
@@ -55,12 +56,31 @@ TEST_CASE("gtkw: one group per component with leaf names, decimal vectors and bi
   CHECK(5 * std::pow(2.0, -zoom) == Approx(60e6).epsilon(1e-6));
   // Groups in data-path order, each opened and closed, node0's signals in
   // the order given.
-  const std::vector<std::string> expected = {
-      "@800200", "-node0.pci", "@28", "+{busy} m2vp.node0.pci.busy", "@1000200", "-node0.pci",
-      "@800200", "-node0.ni.netbuf", "@24", "+{tx0_used} m2vp.node0.ni.netbuf.tx0_used",
-      "+{rx0_used} m2vp.node0.ni.netbuf.rx0_used", "@1000200", "-node0.ni.netbuf",
-      "@800200", "-node1.ni.netbuf", "@24", "+{tx0_used} m2vp.node1.ni.netbuf.tx0_used", "@1000200",
-      "-node1.ni.netbuf", "@800200", "-sb0", "@28", "+{bus_busy} m2vp.sb0.bus_busy", "@1000200", "-sb0"};
+  const std::vector<std::string> expected = {"@800200",
+                                             "-node0.pci",
+                                             "@28",
+                                             "+{busy} m2vp.node0.pci.busy",
+                                             "@1000200",
+                                             "-node0.pci",
+                                             "@800200",
+                                             "-node0.ni.netbuf",
+                                             "@24",
+                                             "+{tx0_used} m2vp.node0.ni.netbuf.tx0_used",
+                                             "+{rx0_used} m2vp.node0.ni.netbuf.rx0_used",
+                                             "@1000200",
+                                             "-node0.ni.netbuf",
+                                             "@800200",
+                                             "-node1.ni.netbuf",
+                                             "@24",
+                                             "+{tx0_used} m2vp.node1.ni.netbuf.tx0_used",
+                                             "@1000200",
+                                             "-node1.ni.netbuf",
+                                             "@800200",
+                                             "-sb0",
+                                             "@28",
+                                             "+{bus_busy} m2vp.sb0.bus_busy",
+                                             "@1000200",
+                                             "-sb0"};
   size_t first = 0;
   while (first < l.size() && l[first] != "@800200") ++first;
   REQUIRE(l.size() >= first + expected.size());

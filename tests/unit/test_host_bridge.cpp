@@ -27,8 +27,8 @@
 #include "test_initiator.h"
 
 using m2::TimingStyle;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
 namespace {
@@ -116,8 +116,7 @@ uint32_t read32(m2test::TestInitiator& m, uint64_t addr, sc_time& delay) {
 
 }  // namespace
 
-TEST_CASE("host bridge: a posted write costs posted_write_ns, a read the whole round trip (>3x)",
-          "[model][host]") {
+TEST_CASE("host bridge: a posted write costs posted_write_ns, a read the whole round trip (>3x)", "[model][host]") {
   Host h("h", TimingStyle::LT);
   sc_core::sc_start(SC_ZERO_TIME);
   CHECK(h.bridge.posted_write_ns.get() == 30.0);
@@ -275,8 +274,10 @@ TEST_CASE("host bridge: posted writes to nowhere are lost and counted, reads fai
   CHECK(at.bridge.stats().posted_write_errors == 1);
 }
 
-TEST_CASE("host bridge: DMA from the PCI side reaches host memory, reads pay memory_latency_ns and a new stream read_retry_ns",
-          "[model][host]") {
+TEST_CASE(
+    "host bridge: DMA from the PCI side reaches host memory, reads pay memory_latency_ns and a new stream "
+    "read_retry_ns",
+    "[model][host]") {
   Host h("h", TimingStyle::LT);
   sc_core::sc_start(SC_ZERO_TIME);
   CHECK(h.bridge.memory_latency_ns.get() == 150.0);

@@ -34,20 +34,20 @@ void stamp() { g_seen.t.push_back(m2host_now_us()); }
 
 int app_costs(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) g_seen.argv += std::string(i ? " " : "") + argv[i];
-  stamp();                        // 0
-  m2host_compute_ns(1500);        // 1.5 us
-  stamp();                        // 1
-  m2host_compute_cycles(2000);    // 2 us at 1 GHz
-  stamp();                        // 2
+  stamp();                      // 0
+  m2host_compute_ns(1500);      // 1.5 us
+  stamp();                      // 1
+  m2host_compute_cycles(2000);  // 2 us at 1 GHz
+  stamp();                      // 2
   static char a[3000], b[3000];
   std::memset(a, 0x5A, sizeof a);
   m2host_memcpy(b, a, sizeof b);  // 40 ns + 3000 B / 300 MB/s = 10.04 us
   g_seen.rc.push_back(std::memcmp(a, b, sizeof a));
-  stamp();                        // 3
-  m2host_pin_pages(2);            // 260 us
-  stamp();                        // 4
-  m2host_syscall();               // 1 us
-  stamp();                        // 5
+  stamp();              // 3
+  m2host_pin_pages(2);  // 260 us
+  stamp();              // 4
+  m2host_syscall();     // 1 us
+  stamp();              // 5
   m2host_result("answer", 42);
   return 7;
 }
@@ -163,10 +163,10 @@ TEST_CASE("host physical memory and programmed I/O", "[model][host]") {
   CHECK(b.run.exit_code() == 0);
   REQUIRE(g_seen.rc.size() == 9);
   CHECK(g_seen.rc[0] == 1);
-  CHECK(g_seen.values[0] == 0x100000);      // first page above the kernel's first MB
+  CHECK(g_seen.values[0] == 0x100000);  // first page above the kernel's first MB
   CHECK(g_seen.rc[1] == 0);
   CHECK(g_seen.values[1] == 0x100005);
-  CHECK(g_seen.rc[2] == -1);                 // a native stack variable has no bus address
+  CHECK(g_seen.rc[2] == -1);  // a native stack variable has no bus address
   CHECK(g_seen.rc[3] == 0);
   CHECK(g_seen.rc[4] == 0);
   CHECK(g_seen.values[2] == 0x11223344);
@@ -177,8 +177,8 @@ TEST_CASE("host physical memory and programmed I/O", "[model][host]") {
   CHECK(dev[0x203 + 99] == static_cast<uint8_t>(99 * 7 + 1));
   CHECK(g_seen.rc[5] == 0);
   CHECK(g_seen.rc[6] == 0);
-  CHECK(g_seen.rc[7] == 0);                  // block written and read back intact
-  CHECK(g_seen.rc[8] == -1);                 // master abort reported, no crash
+  CHECK(g_seen.rc[7] == 0);   // block written and read back intact
+  CHECK(g_seen.rc[8] == -1);  // master abort reported, no crash
 }
 
 TEST_CASE("host polls a flag written by DMA and waits for the PCI interrupt", "[model][host]") {
@@ -187,13 +187,13 @@ TEST_CASE("host polls a flag written by DMA and waits for the PCI interrupt", "[
   sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
   REQUIRE(b.run.finished());
   REQUIRE(g_seen.t.size() == 5);
-  CHECK(g_seen.t[0] == Approx(1.0));              // the allocation's system call
+  CHECK(g_seen.t[0] == Approx(1.0));  // the allocation's system call
   CHECK(g_seen.rc[0] == 0);
-  CHECK(g_seen.t[1] == Approx(50.1));             // seen at 50 us, plus one poll
+  CHECK(g_seen.t[1] == Approx(50.1));  // seen at 50 us, plus one poll
   CHECK(g_seen.rc[1] == -1);
-  CHECK(g_seen.t[2] == Approx(70.2).margin(0.2)); // 20 us timeout
+  CHECK(g_seen.t[2] == Approx(70.2).margin(0.2));  // 20 us timeout
   CHECK(g_seen.rc[2] == -1);
-  CHECK(g_seen.t[3] == Approx(101.2).margin(0.2)); // system call + 30 us timeout
+  CHECK(g_seen.t[3] == Approx(101.2).margin(0.2));  // system call + 30 us timeout
   CHECK(g_seen.rc[3] == 0);
-  CHECK(g_seen.t[4] == Approx(208.0));             // interrupt at 200 us + 8 us wake-up
+  CHECK(g_seen.t[4] == Approx(208.0));  // interrupt at 200 us + 8 us wake-up
 }

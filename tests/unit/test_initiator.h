@@ -20,7 +20,7 @@ namespace m2test {
 struct TestInitiator : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<TestInitiator> socket{"socket"};
   std::vector<std::pair<uint64_t, uint64_t>> invalidations;  // DMI invalidations received
-  uint64_t last_address = 0;  // payload address after the last b_transport
+  uint64_t last_address = 0;                                 // payload address after the last b_transport
 
   explicit TestInitiator(sc_core::sc_module_name n) : sc_module(n) {
     socket.register_invalidate_direct_mem_ptr(this, &TestInitiator::invalidate);

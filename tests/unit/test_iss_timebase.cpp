@@ -44,12 +44,11 @@ struct TimerCore {
 
 }  // namespace
 
-TEST_CASE("iss timebase: writing the timebase leaves the decrementer and its exception time alone",
-          "[model][iss]") {
+TEST_CASE("iss timebase: writing the timebase leaves the decrementer and its exception time alone", "[model][iss]") {
   // At 1 s: DEC has counted 25,000,000 ticks down from 0xFFFFFFFF.
-  TimerCore c({mfspr(4, DEC), li(3, 0), mtspr(TBL_W, 3), mtspr(TBU_W, 3), mfspr(5, DEC), mftb(6, TBL_R),
-               mftb(7, TBU_R)},
-              kSecond);
+  TimerCore c(
+      {mfspr(4, DEC), li(3, 0), mtspr(TBL_W, 3), mtspr(TBU_W, 3), mfspr(5, DEC), mftb(6, TBL_R), mftb(7, TBU_R)},
+      kSecond);
   const auto exception_at = c.core->next_timer_event_ps();
   REQUIRE(exception_at);
   c.steps(7);
@@ -60,7 +59,6 @@ TEST_CASE("iss timebase: writing the timebase leaves the decrementer and its exc
   CHECK(c.core->next_timer_event_ps() == exception_at);
   // DEC reaches -1 2^32 ticks after reset: 171.798... s at 25 MHz.
   CHECK(*exception_at == (uint64_t(1) << 32) * (kSecond / kTbHz));
-
 }
 
 TEST_CASE("iss timebase: the timebase counts on from a written value", "[model][iss]") {
@@ -72,8 +70,7 @@ TEST_CASE("iss timebase: the timebase counts on from a written value", "[model][
 }
 
 TEST_CASE("iss timebase: a timebase written near 2^64 neither hangs nor moves the decrementer", "[model][iss]") {
-  TimerCore c({li(3, -1), mtspr(TBU_W, 3), mtspr(TBL_W, 3), mfspr(5, DEC), mftb(6, TBL_R), mftb(7, TBU_R)},
-              kSecond);
+  TimerCore c({li(3, -1), mtspr(TBU_W, 3), mtspr(TBL_W, 3), mfspr(5, DEC), mftb(6, TBL_R), mftb(7, TBU_R)}, kSecond);
   const auto exception_at = c.core->next_timer_event_ps();
   c.steps(6);  // used to loop forever in the decrementer's update at the first of them
   CHECK(c.r(5) == 0xFFFFFFFFu - 25'000'000u);

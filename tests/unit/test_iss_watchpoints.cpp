@@ -36,7 +36,9 @@ constexpr uint32_t mtctr(unsigned rs) { return (31u << 26) | (rs << 21) | (9u <<
 constexpr uint32_t bdnz(int offset) { return (16u << 26) | (16u << 21) | (uint32_t(offset) & 0xFFFC); }
 constexpr uint32_t kNop = 0x60000000;
 
-uint32_t be32(const uint8_t* p) { return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3]; }
+uint32_t be32(const uint8_t* p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+}
 void put32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (24 - 8 * i));
 }
@@ -92,7 +94,7 @@ TEST_CASE("iss watchpoints: a write watchpoint stops before the store, which run
   REQUIRE(run_until_stop(p.core()) == StopReason::Watchpoint);
   CHECK(p.core().pc() == p.at(3));  // the stw, not executed
   CHECK(p.core().instruction_count() == 3);
-  CHECK(p.data(0) == 0x11111111);  // memory still holds the old value
+  CHECK(p.data(0) == 0x11111111);                  // memory still holds the old value
   CHECK(p.core().read_register(5) == 0x11111111);  // the load before it ran
   const m2::iss::WatchHit& h = p.core().watch_hit();
   CHECK(h.kind == WatchKind::Write);
@@ -133,8 +135,8 @@ TEST_CASE("iss watchpoints: read, write and access watchpoints in a loop stop on
           "[model][processor][iss][watch]") {
   // lis r3,data ; li r9,3 ; mtctr r9 ; loop: lwz r10,0(r3) ; addi r10,r10,1 ;
   // stw r10,0(r3) ; bdnz loop
-  const std::vector<uint32_t> loop = {lis(3, kData >> 16), li(9, 3), mtctr(9), lwz(10, 0, 3), addi(10, 10, 1),
-                                      stw(10, 0, 3), bdnz(-12)};
+  const std::vector<uint32_t> loop = {lis(3, kData >> 16), li(9, 3),      mtctr(9), lwz(10, 0, 3),
+                                      addi(10, 10, 1),     stw(10, 0, 3), bdnz(-12)};
   const uint64_t total = 3 + 3 * 4;
   struct Case {
     WatchKind kind;
@@ -196,7 +198,7 @@ TEST_CASE("iss watchpoints: a watched device register is not accessed until the 
 TEST_CASE("iss watchpoints: outside the memory map they cannot be set, removed ones stop nothing",
           "[model][processor][iss][watch]") {
   Program p(store_program());
-  CHECK_FALSE(p.core().insert_watchpoint(0x50000000, 4, WatchKind::Write));  // unmapped
+  CHECK_FALSE(p.core().insert_watchpoint(0x50000000, 4, WatchKind::Write));         // unmapped
   CHECK_FALSE(p.core().insert_watchpoint(NI_SDRAM_SIZE - 2, 4, WatchKind::Write));  // runs past the SDRAM
   CHECK_FALSE(p.core().insert_watchpoint(kData, 0, WatchKind::Write));
   CHECK_FALSE(p.core().insert_watchpoint(NI_ISS_PRIVATE_BASE, 4, WatchKind::Read));  // the core's own page

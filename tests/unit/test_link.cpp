@@ -28,8 +28,8 @@
 using m2::TimingStyle;
 using m2test::MlxPair;
 using m2test::ns;
-using m2test::require_clean;
 using m2test::Presets;
+using m2test::require_clean;
 using m2test::Stream;
 using sc_core::sc_time;
 
@@ -48,8 +48,8 @@ std::vector<std::unique_ptr<Stream>> four_streams(MlxPair& p, const std::string&
   std::vector<std::unique_ptr<Stream>> v;
   for (unsigned side = 0; side < 2; ++side)
     for (unsigned ch = 0; ch < 2; ++ch)
-      v.push_back(std::make_unique<Stream>((prefix + std::to_string(side) + std::to_string(ch)).c_str(),
-                                           p.buffer(side), p.buffer(1 - side), ch, side * 2 + ch + 1,
+      v.push_back(std::make_unique<Stream>((prefix + std::to_string(side) + std::to_string(ch)).c_str(), p.buffer(side),
+                                           p.buffer(1 - side), ch, side * 2 + ch + 1,
                                            m2test::random_sizes(seed + side * 2 + ch, n), pacing));
   return v;
 }
@@ -118,8 +118,7 @@ TEST_CASE("link: configuration errors", "[model][link]") {
   CHECK_THROWS_AS(m2::MlxEngine("e2", nb, TimingStyle::LT), m2::ConfigError);
 }
 
-TEST_CASE("link: chosen data frames corrupted are sent again, nothing lost, duplicated or reordered",
-          "[model][link]") {
+TEST_CASE("link: chosen data frames corrupted are sent again, nothing lost, duplicated or reordered", "[model][link]") {
   // A->B frame 1 is A's hello (info); after it A sends only data frames.
   // Frame 3 is corrupted, and so is its first repeat (4); then frame 7.
   MlxPair p("", TimingStyle::AT, with(kPlain, {{"link.corrupt_frames_ab", "3,4, 7"}}));
@@ -218,13 +217,14 @@ TEST_CASE("link: seeded bit errors in both directions: all data intact, repeats 
   for (MlxPair* p : {&p1, &p2, &p3}) check_accounting(*p);
   // Errors happened in both directions (info frames, 64 bits, are rarely hit).
   for (unsigned dir = 0; dir < 2; ++dir) CHECK(p1.link.stats(dir).corrupted_data > 0);
-  std::printf("BER 1e-5, seed 7: corrupted A->B %llu data + %llu info of %llu frames, B->A %llu + %llu of %llu; "
-              "repeats A %llu B %llu, duplicates A %llu B %llu\n",
-              (unsigned long long)p1.link.stats(0).corrupted_data, (unsigned long long)p1.link.stats(0).corrupted_info,
-              (unsigned long long)p1.link.stats(0).frames, (unsigned long long)p1.link.stats(1).corrupted_data,
-              (unsigned long long)p1.link.stats(1).corrupted_info, (unsigned long long)p1.link.stats(1).frames,
-              (unsigned long long)p1.a.stats().retransmissions, (unsigned long long)p1.b.stats().retransmissions,
-              (unsigned long long)p1.a.stats().duplicates, (unsigned long long)p1.b.stats().duplicates);
+  std::printf(
+      "BER 1e-5, seed 7: corrupted A->B %llu data + %llu info of %llu frames, B->A %llu + %llu of %llu; "
+      "repeats A %llu B %llu, duplicates A %llu B %llu\n",
+      (unsigned long long)p1.link.stats(0).corrupted_data, (unsigned long long)p1.link.stats(0).corrupted_info,
+      (unsigned long long)p1.link.stats(0).frames, (unsigned long long)p1.link.stats(1).corrupted_data,
+      (unsigned long long)p1.link.stats(1).corrupted_info, (unsigned long long)p1.link.stats(1).frames,
+      (unsigned long long)p1.a.stats().retransmissions, (unsigned long long)p1.b.stats().retransmissions,
+      (unsigned long long)p1.a.stats().duplicates, (unsigned long long)p1.b.stats().duplicates);
   // Same seed, same run: frame for frame.
   for (unsigned dir = 0; dir < 2; ++dir) {
     CHECK(p1.link.stats(dir).frames == p2.link.stats(dir).frames);
@@ -270,13 +270,12 @@ TEST_CASE("link: ieee1394 (the first Maestro) vs lvds (Maestro2), against the fo
   const double c_cycle = c_data + 40 + 1000 + 8 * 20 + 172.5 + 40;
   CHECK(s_c.last_delivery() == ns(10000 + 7 * c_cycle + c_data));
 
-  auto mbit = [](const Stream& s) {
-    return 16 * 1024 * 8 / (s.last_delivery() - s.first_push).to_seconds() / 1e6;
-  };
-  std::printf("16 KB, plain burst: lvds %.0f Mbit/s, ieee1394 %.0f Mbit/s; continuous on ieee1394 %.0f Mbit/s; "
-              "one packet: lvds %.1f ns, ieee1394 %.1f ns\n",
-              mbit(s_l), mbit(s_i), mbit(s_c), (m_l.delivered[0] - ns(10000)).to_seconds() * 1e9,
-              (m_i.delivered[0] - ns(10000)).to_seconds() * 1e9);
+  auto mbit = [](const Stream& s) { return 16 * 1024 * 8 / (s.last_delivery() - s.first_push).to_seconds() / 1e6; };
+  std::printf(
+      "16 KB, plain burst: lvds %.0f Mbit/s, ieee1394 %.0f Mbit/s; continuous on ieee1394 %.0f Mbit/s; "
+      "one packet: lvds %.1f ns, ieee1394 %.1f ns\n",
+      mbit(s_l), mbit(s_i), mbit(s_c), (m_l.delivered[0] - ns(10000)).to_seconds() * 1e9,
+      (m_i.delivered[0] - ns(10000)).to_seconds() * 1e9);
   CHECK(mbit(s_i) == Approx(309).epsilon(0.01));
   CHECK(mbit(s_l) > 7 * mbit(s_i));
 }
@@ -350,9 +349,10 @@ TEST_CASE("link: LT and AT on one contended workload: the same data, times withi
   }
   const double t_at = (last_of(sa) - ns(1000)).to_seconds(), t_lt = (last_of(sl) - ns(1000)).to_seconds();
   const double f_at = (last_of(fa) - ns(1000)).to_seconds(), f_lt = (last_of(fl) - ns(1000)).to_seconds();
-  std::printf("LT vs AT, 4 streams: ieee1394 AT %.1f us, LT %.1f us (%+.2f %%); lvds AT %.2f us, LT %.2f us "
-              "(%+.2f %%)\n",
-              t_at * 1e6, t_lt * 1e6, (t_lt / t_at - 1) * 100, f_at * 1e6, f_lt * 1e6, (f_lt / f_at - 1) * 100);
+  std::printf(
+      "LT vs AT, 4 streams: ieee1394 AT %.1f us, LT %.1f us (%+.2f %%); lvds AT %.2f us, LT %.2f us "
+      "(%+.2f %%)\n",
+      t_at * 1e6, t_lt * 1e6, (t_lt / t_at - 1) * 100, f_at * 1e6, f_lt * 1e6, (f_lt / f_at - 1) * 100);
   // Half duplex: LT books the medium first come, first served; AT alternates
   // the waiting sides. Full duplex: one sender per direction, so booking and
   // waiting give the same times.

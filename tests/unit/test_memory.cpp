@@ -60,10 +60,13 @@ TEST_CASE("memory: b_transport writes are seen through DMI and vice versa", "[mo
   REQUIRE(dmi.get_start_address() == 0);
 
   std::mt19937 rng(1234);
-  struct Case { uint64_t addr; size_t len; };
-  const Case cases[] = {{0, 1},         {0, 4},          {1, 3},           {3, 8},           {7, 13},
-                        {4093, 7},      {4096, 4096},    {5001, 257},      {kSize - 1, 1},   {kSize - 4, 4},
-                        {kSize - 3, 3}, {kSize - 100, 100}, {12345, 1}};
+  struct Case {
+    uint64_t addr;
+    size_t len;
+  };
+  const Case cases[] = {{0, 1},       {0, 4},      {1, 3},         {3, 8},         {7, 13},        {4093, 7},
+                        {4096, 4096}, {5001, 257}, {kSize - 1, 1}, {kSize - 4, 4}, {kSize - 3, 3}, {kSize - 100, 100},
+                        {12345, 1}};
   for (const Case& c : cases) {
     INFO("addr " << c.addr << " len " << c.len);
     // b_transport write -> DMI read
@@ -182,11 +185,9 @@ TEST_CASE("memory: byte enables and streaming are refused", "[model][memory]") {
   Bench b;
   uint8_t data[4] = {1, 2, 3, 4};
   uint8_t be[4] = {0xFF, 0x00, 0xFF, 0x00};
-  CHECK(b.init.access(tlm::TLM_WRITE_COMMAND, 0x40, data, 4, nullptr, be, 4) ==
-        tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+  CHECK(b.init.access(tlm::TLM_WRITE_COMMAND, 0x40, data, 4, nullptr, be, 4) == tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
   for (int i = 0; i < 4; ++i) CHECK(b.mem.host()[0x40 + i] == 0);
-  CHECK(b.init.access(tlm::TLM_READ_COMMAND, 0x40, data, 4, nullptr, be, 4) ==
-        tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+  CHECK(b.init.access(tlm::TLM_READ_COMMAND, 0x40, data, 4, nullptr, be, 4) == tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
   // A streaming width below the data length is not supported either.
   CHECK(b.init.access(tlm::TLM_WRITE_COMMAND, 0x40, data, 4, nullptr, nullptr, 0, 2) ==
         tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);

@@ -45,8 +45,8 @@
 
 using m2::MessageId;
 using m2::MessagePoint;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 
@@ -121,9 +121,10 @@ void simulate(std::function<void()> body) {
 
 }  // namespace
 
-TEST_CASE("message trace: traced DMA descriptors report queue and end and tag their transactions, the netbuf names "
-          "what passes its windows",
-          "[model][trace][messages]") {
+TEST_CASE(
+    "message trace: traced DMA descriptors report queue and end and tag their transactions, the netbuf names "
+    "what passes its windows",
+    "[model][trace][messages]") {
   Bench b;
   const uint32_t tag = MSG_TAG(5, 77);
   const MessageId dma_id = 0x2000 | tag;  // the fake observer's resolution
@@ -217,7 +218,7 @@ TEST_CASE("message trace: the MMP wire header names its message", "[trace][messa
   put(MLX_HEADER_BYTES + MMP_HDR_KIND, MMP_KIND_WORD(MMP_KIND_DATA, MMP_HFLAG_LAST));
   CHECK(m2::mmp_message_id(h, sizeof h) == m2::make_message_id(3, 0x12345678u));
   CHECK(m2::message_name(m2::mmp_message_id(h, sizeof h)) == "3.305419896");
-  CHECK(m2::mmp_message_id(h, sizeof h - 1) == 0);  // not a whole wire header
+  CHECK(m2::mmp_message_id(h, sizeof h - 1) == 0);    // not a whole wire header
   put(MLX_HEADER_BYTES + MMP_HDR_KIND, 0x12340100u);  // not MMP
   CHECK(m2::mmp_message_id(h, sizeof h) == 0);
 }
@@ -250,9 +251,10 @@ struct Ledger {
 
 }  // namespace
 
-TEST_CASE("message breakdown: consecutive stages from the last piece at each point, switch boxes in the order "
-          "reached, summing to the end-to-end time",
-          "[trace][messages]") {
+TEST_CASE(
+    "message breakdown: consecutive stages from the last piece at each point, switch boxes in the order "
+    "reached, summing to the end-to-end time",
+    "[trace][messages]") {
   Ledger t;
   using P = MessagePoint;
   const MessageId id = m2::make_message_id(0, 5);
@@ -283,7 +285,7 @@ TEST_CASE("message breakdown: consecutive stages from the last piece at each poi
   t.n1(P::RxDmaDone, id, 7000);
   t.n1(P::RecordQueued, id, 7050);
   t.n1(P::HostDone, id, 8000);
-  t.n1(P::RxDmaDone, id, 9000);  // after the end: ignored
+  t.n1(P::RxDmaDone, id, 9000);            // after the end: ignored
   CHECK(t.l.resolve(MSG_TAG(0, 5)) == 0);  // complete: its tag names nothing any more
 
   REQUIRE(t.l.records().size() == 1);
@@ -294,9 +296,9 @@ TEST_CASE("message breakdown: consecutive stages from the last piece at each poi
   CHECK(r.tag == 7);
   const m2::MessageBreakdown b = m2::break_down(r, t.l);
   const std::vector<std::pair<std::string, uint64_t>> want = {
-      {"host_send_us", 200},   {"request_us", 0},     {"fw_send_us", 800},     {"dma_send_us", 2000},
-      {"netbuf_wait_us", 100}, {"link_send_us", 900}, {"sb_analyzer_us", 50},  {"sb_routing_us", 150},
-      {"sb_station_us", 150},  {"sb_bus_us", 250},    {"sb_link_us", 300},     {"link_recv_us", 300},
+      {"host_send_us", 200},   {"request_us", 0},     {"fw_send_us", 800},    {"dma_send_us", 2000},
+      {"netbuf_wait_us", 100}, {"link_send_us", 900}, {"sb_analyzer_us", 50}, {"sb_routing_us", 150},
+      {"sb_station_us", 150},  {"sb_bus_us", 250},    {"sb_link_us", 300},    {"link_recv_us", 300},
       {"fw_recv_us", 400},     {"dma_recv_us", 400},  {"host_recv_us", 1000}};
   uint64_t sum = 0;
   for (const auto& [column, ps] : want) {
@@ -357,8 +359,8 @@ TEST_CASE("message breakdown: missing points add nothing, the window and cancell
   CHECK(summary.find("  fw_send_us              0.500        0.500        0.500    25.0%\n") != std::string::npos);
   CHECK(summary.find("  total_us                2.000        2.000        2.000   100.0%\n") != std::string::npos);
 
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("m2vp-messages-" + std::to_string(::getpid()) + ".csv")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("m2vp-messages-" + std::to_string(::getpid()) + ".csv")).string();
   m2::write_messages_csv(path, t.l);
   std::ifstream f(path);
   std::string header, row, extra;
@@ -366,9 +368,11 @@ TEST_CASE("message breakdown: missing points add nothing, the window and cancell
   std::getline(f, row);
   CHECK_FALSE(std::getline(f, extra));
   std::filesystem::remove(path);
-  CHECK(header.rfind("msg,src,dst,bytes,tag,phase,start_us,end_us,total_us,host_send_us,request_us,fw_send_us,", 0) == 0);
-  CHECK(row == "0.3,0,1,0,2,timed,2.000000,4.000000,2.000000,0.100000,0.000000,0.500000,0.000000,0.000000,0.400000,"
-               "0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.500000,0.000000,0.500000");
+  CHECK(header.rfind("msg,src,dst,bytes,tag,phase,start_us,end_us,total_us,host_send_us,request_us,fw_send_us,", 0) ==
+        0);
+  CHECK(row ==
+        "0.3,0,1,0,2,timed,2.000000,4.000000,2.000000,0.100000,0.000000,0.500000,0.000000,0.000000,0.400000,"
+        "0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,0.500000,0.000000,0.500000");
 }
 
 // What PerfettoTrace::write puts into a file.
@@ -383,9 +387,10 @@ static std::string written(const m2::PerfettoTrace& trace) {
   return ss.str();
 }
 
-TEST_CASE("perfetto writer: overlapping slices of a track go to lanes, flows follow each message through its "
-          "slices",
-          "[trace][messages]") {
+TEST_CASE(
+    "perfetto writer: overlapping slices of a track go to lanes, flows follow each message through its "
+    "slices",
+    "[trace][messages]") {
   m2::PerfettoTrace trace;
   const unsigned pid = trace.add_process("messages");
   const unsigned a = trace.add_track(pid, "node0.ni.dma"), b = trace.track(pid, "sb0.cpu");
@@ -432,6 +437,6 @@ TEST_CASE("perfetto writer: a flow through a long slice and a short one inside i
   const size_t s = json.find("\"ph\":\"s\""), e = json.find("\"ph\":\"f\"");
   REQUIRE(s != std::string::npos);
   REQUIRE(e != std::string::npos);
-  CHECK(json.find("\"ts\":1.000001}", s) < e);  // the start, in the long slice
+  CHECK(json.find("\"ts\":1.000001}", s) < e);                                // the start, in the long slice
   CHECK(json.find("\"ts\":2.000001,\"bp\":\"e\"}", e) != std::string::npos);  // then the frame
 }

@@ -476,9 +476,10 @@ TEST_CASE("mlx: plain vs continuous network burst on a long stream, against the 
   const double g_c1 = gbit(bytes, sc1.first_push, sc1.last_delivery());
   const double g_p2 = gbit(bytes, sp2a.first_push, std::max(sp2a.last_delivery(), sp2b.last_delivery()));
   const double g_c2 = gbit(bytes, sc2a.first_push, std::max(sc2a.last_delivery(), sc2b.last_delivery()));
-  std::printf("MLX throughput, 64 KB over lvds 3.2 Gbit/s: plain %.3f, continuous %.3f Gbit/s (one channel); "
-              "plain %.3f, continuous %.3f Gbit/s (two channels)\n",
-              g_p1, g_c1, g_p2, g_c2);
+  std::printf(
+      "MLX throughput, 64 KB over lvds 3.2 Gbit/s: plain %.3f, continuous %.3f Gbit/s (one channel); "
+      "plain %.3f, continuous %.3f Gbit/s (two channels)\n",
+      g_p1, g_c1, g_p2, g_c2);
   // Steady state: 512 B per 1700 ns = 2.41 Gbit/s; 2048 B per 5570 ns = 2.94.
   CHECK(g_c1 > g_p1 * 1.15);
   CHECK(g_c2 > g_p2);

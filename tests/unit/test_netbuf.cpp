@@ -34,8 +34,8 @@
 #include "test_thread.h"
 
 using Catch::Matchers::Contains;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 

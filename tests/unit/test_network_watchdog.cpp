@@ -45,8 +45,9 @@ TEST_CASE("watchdog: pending messages without progress end the run as stalled, w
   m2::RunControl run;
   Probe p;
   Traffic traffic("traffic", p, sc_core::sc_time(1, sc_core::SC_MS));
-  m2::NetworkWatchdog wd("wd", run, {[&] { return p.bytes; }, [&] { return p.pending; },
-                                     [] { return std::string("  sb0.port1: rx0 2048/2048 (full), credits 0\n"); }});
+  m2::NetworkWatchdog wd("wd", run,
+                         {[&] { return p.bytes; }, [&] { return p.pending; },
+                          [] { return std::string("  sb0.port1: rx0 2048/2048 (full), credits 0\n"); }});
   sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
   REQUIRE(run.outcome() == m2::RunControl::Outcome::Stalled);
   CHECK(run.exit_code() == m2::RunControl::EXIT_STALL);
@@ -73,8 +74,10 @@ TEST_CASE("watchdog: steady progress is never a stall", "[watchdog]") {
   m2::RunControl run;
   Probe p;
   Traffic traffic("traffic", p, sc_core::sc_time(2, sc_core::SC_MS));
-  m2::NetworkWatchdog wd("wd", run, {[&] { return p.bytes; }, [&] { return sc_core::sc_time_stamp() < sc_core::sc_time(2, sc_core::SC_MS); },
-                                     [] { return std::string(); }});
+  m2::NetworkWatchdog wd(
+      "wd", run,
+      {[&] { return p.bytes; }, [&] { return sc_core::sc_time_stamp() < sc_core::sc_time(2, sc_core::SC_MS); },
+       [] { return std::string(); }});
   sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
   CHECK(run.outcome() == m2::RunControl::Outcome::Running);
   CHECK(p.bytes == 200 * 32);

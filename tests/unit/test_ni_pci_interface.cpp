@@ -28,8 +28,8 @@
 #include "test_initiator.h"
 
 using Catch::Matchers::Contains;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 
@@ -40,7 +40,7 @@ struct Bench {
   m2::Memory sdram{"sdram", kSdramSize};
   m2::Memory host_mem{"host_mem", kHostSize};
   m2::NiPciInterface pci{"pci"};
-  m2test::TestInitiator cpu{"cpu"};     // the NI's PowerPC
+  m2test::TestInitiator cpu{"cpu"};      // the NI's PowerPC
   m2test::TestInitiator host0{"host0"};  // the host through BAR0
   m2test::TestInitiator host1{"host1"};  // the host through BAR1
   std::vector<bool> doorbell_edges, inta_edges;
@@ -96,7 +96,7 @@ TEST_CASE("pci interface: BAR0 reaches NI SDRAM, keeping data, delay and address
   CHECK(cw.t.get_data_ptr() == w);
   CHECK(cw.t.get_data_length() == 6);
   CHECK(cw.delay == sc_time(100 + 20 + 11, SC_NS));  // caller + NI bus + SDRAM
-  CHECK_FALSE(cw.t.is_dmi_allowed());                 // no DMI through PCI
+  CHECK_FALSE(cw.t.is_dmi_allowed());                // no DMI through PCI
   CHECK(std::memcmp(b.sdram.host() + 0x1233, w, 6) == 0);
 
   // The NI's own view of the same bytes, and the host reading them back.

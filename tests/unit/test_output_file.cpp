@@ -47,7 +47,7 @@ TEST_CASE("output file: the new content appears whole under the name only on com
   m2::OutputFile f(p.string(), "the results table");
   f.stream() << "bytes\tmbps\n";
   for (int i = 0; i < 20000; ++i) f.stream() << i << "\t" << i * 2 << "\n";  // more than one buffer
-  CHECK(read(p) == "old\n");  // not yet: a reader sees the old file, never half the new one
+  CHECK(read(p) == "old\n");    // not yet: a reader sees the old file, never half the new one
   CHECK(entries(t.path) == 2);  // the temporary file next to it
   f.commit();
   const std::string text = read(p);
@@ -128,7 +128,8 @@ TEST_CASE("output file: a new file gets the usual permissions (0666 less the uma
   auto log = m2::create_fresh_file((t.path / "b.log").string(), "a log");
   log->close();
   ::umask(old);
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   REQUIRE(::stat((t.path / "a.tsv").c_str(), &a) == 0);
   REQUIRE(::stat((t.path / "b.log").c_str(), &b) == 0);
   CHECK((a.st_mode & 0777) == 0644);

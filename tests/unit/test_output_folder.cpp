@@ -102,9 +102,9 @@ TEST_CASE("output folder: the manifest lists only what the run is known to write
   fs::last_write_time(out / "node1" / "old.txt", fs::file_time_type::clock::now() - std::chrono::hours(1));
   write(out / "run.log", "");
   const fs::file_time_type start = fs::last_write_time(out / "run.log");
-  write(out / "results.tsv", "new");                   // the simulator's own
-  write(out / "latencies.tsv", "new");                 // a host application's (m2host_output_path)
-  write(out / "node1" / "np.out", "new");              // an outside program's, in its working folder
+  write(out / "results.tsv", "new");       // the simulator's own
+  write(out / "latencies.tsv", "new");     // a host application's (m2host_output_path)
+  write(out / "node1" / "np.out", "new");  // an outside program's, in its working folder
   write(out / "notes.txt", "the user's, changed while the run went on");
   write(out / "mine" / "data.csv", "the user's, in a folder of their own");
   m2::write_run_manifest(out, start, {"run.log", "results.tsv", "latencies.tsv", "missing.tsv"});
@@ -117,10 +117,10 @@ TEST_CASE("output folder: the manifest lists only what the run is known to write
   CHECK(listed(lines, "results.tsv"));
   CHECK(listed(lines, "latencies.tsv"));
   CHECK(listed(lines, "node1/np.out"));
-  CHECK_FALSE(listed(lines, "notes.txt"));       // new, but not the run's
+  CHECK_FALSE(listed(lines, "notes.txt"));  // new, but not the run's
   CHECK_FALSE(listed(lines, "mine/data.csv"));
-  CHECK_FALSE(listed(lines, "node1/old.txt"));   // older than the run
-  CHECK_FALSE(listed(lines, "missing.tsv"));     // asked for, never written
+  CHECK_FALSE(listed(lines, "node1/old.txt"));  // older than the run
+  CHECK_FALSE(listed(lines, "missing.tsv"));    // asked for, never written
   // And the next run clears exactly those.
   CHECK(m2::clear_earlier_run(out).removed.size() == 4);
   CHECK(fs::exists(out / "notes.txt"));
@@ -130,10 +130,10 @@ TEST_CASE("output folder: the manifest lists only what the run is known to write
 TEST_CASE("output folder: a manifest entry never removes a file through a linked folder") {
   TempDir t{"m2vp-output-folder"};
   const fs::path out = t.path / "out";
-  write(t.path / "v" / "f", "v\n");                  // outside the folder
+  write(t.path / "v" / "f", "v\n");  // outside the folder
   write(out / "sub" / "g", "inside, but behind a link\n");
-  fs::create_symlink(t.path / "v", out / "link");     // a link to a folder outside
-  fs::create_symlink(out / "sub", out / "inlink");    // a link to a folder inside
+  fs::create_symlink(t.path / "v", out / "link");   // a link to a folder outside
+  fs::create_symlink(out / "sub", out / "inlink");  // a link to a folder inside
   fs::create_directories(out / "real");
   fs::create_symlink(t.path / "v", out / "real" / "deeper");  // a link further down
   write(out / m2::kRunManifest, "link/f\ninlink/g\nreal/deeper/f\nlink/../link/f\n");
@@ -217,7 +217,7 @@ TEST_CASE("output folder: a folder holding what no run wrote is refused unless f
     CHECK(msg.rfind(out.string() + ": the output folder holds what no run wrote (.bashrc): ", 0) == 0);
     CHECK(Catch::contains(msg, "add --out-force"));
   }
-  CHECK_FALSE(fs::exists(out / m2::kFolderLock));  // nothing made there
+  CHECK_FALSE(fs::exists(out / m2::kFolderLock));                                  // nothing made there
   CHECK(read_text(out / "results.tsv") == "the user's, named like a run's file");  // nothing removed
   CHECK_THROWS_WITH(m2::prepare_output_folder("", false), Catch::Contains("the output folder's name is empty"));
   {
@@ -275,7 +275,7 @@ TEST_CASE("output folder: a run under way lists each file before writing it, the
     CHECK(read_text(out / m2::kRunManifest) == "run.log\n");  // before the file is there: a killed run leaves it
     write(out / "run.log", "log");
     m.set_start(fs::last_write_time(out / "run.log"));
-    m.add("latencies.tsv");                                      // asked for by host software, never written
+    m.add("latencies.tsv");  // asked for by host software, never written
     m.add("run.log");
     CHECK(read_text(out / m2::kRunManifest) == "latencies.tsv\nrun.log\n");
     write(out / "node0" / "np.out", "an outside program's");

@@ -143,8 +143,7 @@ TEST_CASE("param units: a unit of another dimension names both and changes nothi
 
 TEST_CASE("param units: converted values are range-checked, whole and within 64 bits", "[params][units]") {
   Param<double> clock{"cpu", "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 2000}};
-  CHECK(clock.set_from_string("3GHz") ==
-        "expected a number (double, MHz) in 1..2000, got '3GHz' (3000 MHz)");
+  CHECK(clock.set_from_string("3GHz") == "expected a number (double, MHz) in 1..2000, got '3GHz' (3000 MHz)");
   CHECK(clock.get() == 300.0);
   Param<uint64_t> bytes{"mem", "size_bytes", 4096, "B", "size"};
   CHECK_THAT(bytes.set_from_string("1bit"), Contains("got '1bit': not a whole number (0.125)"));

@@ -22,8 +22,7 @@ namespace {
 
 // The core clock of the examples in params.h.
 std::unique_ptr<Param<double>> make_clock() {
-  return std::make_unique<Param<double>>("ni0.cpu", "clock_mhz", 300.0, "MHz", "core clock",
-                                         Range<double>{1, 2000});
+  return std::make_unique<Param<double>>("ni0.cpu", "clock_mhz", 300.0, "MHz", "core clock", Range<double>{1, 2000});
 }
 
 }  // namespace
@@ -71,8 +70,7 @@ TEST_CASE("param: bool spellings", "[params]") {
     CHECK(b.get() == false);
   }
   b.set(true);
-  CHECK(b.set_from_string("maybe") ==
-        "expected a boolean (true/false, yes/no, on/off, 1/0), got 'maybe'");
+  CHECK(b.set_from_string("maybe") == "expected a boolean (true/false, yes/no, on/off, 1/0), got 'maybe'");
   CHECK_THAT(b.set_from_string(""), Contains("got ''"));
   CHECK(b.set_from_string("2") != "");
   CHECK(b.set_from_string("truex") != "");
@@ -105,8 +103,8 @@ TEST_CASE("param: signed integers", "[params]") {
   CHECK(i.get() == std::numeric_limits<int64_t>::min());
 
   i.set(3);
-  for (const char* bad : {"", "12abc", "1.5", "abc", "0x", "0xg", "_1", "1_", "1__0", "0x_1",
-                          "--1", "+", "9223372036854775808", "-9223372036854775809"}) {
+  for (const char* bad : {"", "12abc", "1.5", "abc", "0x", "0xg", "_1", "1_", "1__0", "0x_1", "--1", "+",
+                          "9223372036854775808", "-9223372036854775809"}) {
     INFO("'" << bad << "'");
     CHECK(i.set_from_string(bad) == "expected an integer (int), got '" + std::string(bad) + "'");
   }
@@ -183,8 +181,7 @@ TEST_CASE("param: ranges are enforced with a clear message", "[params]") {
   CHECK(temp.get() == -5);
 
   // A default outside its own range is a model bug.
-  CHECK_THROWS_AS((Param<int64_t>{"", "bad", 9, "", "bad", Range<int64_t>{0, 5}}),
-                  std::logic_error);
+  CHECK_THROWS_AS((Param<int64_t>{"", "bad", 9, "", "bad", Range<int64_t>{0, 5}}), std::logic_error);
   CHECK(ParamRegistry::instance().find("bad") == nullptr);
 }
 
@@ -220,8 +217,7 @@ TEST_CASE("param: plain strings take any text even empty", "[params]") {
 }
 
 TEST_CASE("param: hex printing of unsigned values", "[params]") {
-  Param<uint64_t> base{"uart0", "base", 0x1000, "", "base address",
-                       Range<uint64_t>{0, 0xffffffff}};
+  Param<uint64_t> base{"uart0", "base", 0x1000, "", "base address", Range<uint64_t>{0, 0xffffffff}};
   CHECK(base.value_string() == "4096");
   base.hex();
   CHECK(base.value_string() == "0x00001000");
@@ -302,8 +298,7 @@ TEST_CASE("param: declaring a name twice is an error", "[params]") {
   auto& reg = ParamRegistry::instance();
   Param<int64_t> first{"dev", "x", 1, "", "first"};
   CHECK_THROWS_AS((Param<int64_t>{"dev", "x", 2, "", "second"}), ConfigError);
-  CHECK_THROWS_WITH((Param<bool>{"dev", "x", true, "", "third"}),
-                    "parameter 'dev.x' declared twice");
+  CHECK_THROWS_WITH((Param<bool>{"dev", "x", true, "", "third"}), "parameter 'dev.x' declared twice");
   // The failed duplicate must not unregister the original.
   CHECK(reg.find("dev.x") == &first);
   CHECK(reg.all().size() == 1);
@@ -376,8 +371,8 @@ TEST_CASE("param: a preset given after its parameter exists is reported", "[para
   auto clock = make_clock();
   reg.preset("ni0.cpu.clock_mhz", "400", ValueOrigin{"--set"});
   CHECK(clock->get() == 300.0);
-  CHECK_THROWS_WITH(reg.check_all_presets_used(), Contains("--set: key 'ni0.cpu.clock_mhz'") &&
-                                                      Contains("after its parameter was created"));
+  CHECK_THROWS_WITH(reg.check_all_presets_used(),
+                    Contains("--set: key 'ni0.cpu.clock_mhz'") && Contains("after its parameter was created"));
 }
 
 TEST_CASE("param: clear forgets parameters and presets", "[params]") {

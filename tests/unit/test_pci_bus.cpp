@@ -35,8 +35,8 @@
 
 using Catch::Matchers::Contains;
 using m2::TimingStyle;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
 namespace {
@@ -120,13 +120,13 @@ TEST_CASE("pci bus: variants set the parameters, explicit keys win", "[model][pc
 TEST_CASE("pci bus: single transfers cost the hand-counted clocks (pci64-66)", "[model][pci]") {
   Bench b;
   const m2::PciBus& bus = b.bus;
-  CHECK(bus.transfer_time(true, kMemBase, 4) == clk66(15));   // 2+1+10+1 data+1
-  CHECK(bus.transfer_time(false, kMemBase, 4) == clk66(7));   // 2+1+2+1 data+1
-  CHECK(bus.transfer_time(false, kMemBase, 8) == clk66(7));   // one 64-bit word
+  CHECK(bus.transfer_time(true, kMemBase, 4) == clk66(15));  // 2+1+10+1 data+1
+  CHECK(bus.transfer_time(false, kMemBase, 4) == clk66(7));  // 2+1+2+1 data+1
+  CHECK(bus.transfer_time(false, kMemBase, 8) == clk66(7));  // one 64-bit word
   CHECK(bus.transfer_time(false, kMemBase + 7, 1) == clk66(7));
-  CHECK(bus.transfer_time(true, kMemBase + 6, 4) == clk66(16));   // straddles two words
-  CHECK(bus.transfer_time(false, kMemBase + 4, 8) == clk66(8));   // partial first and last word
-  CHECK(bus.transfer_time(true, kMemBase, 0) == clk66(15));       // still one data phase
+  CHECK(bus.transfer_time(true, kMemBase + 6, 4) == clk66(16));  // straddles two words
+  CHECK(bus.transfer_time(false, kMemBase + 4, 8) == clk66(8));  // partial first and last word
+  CHECK(bus.transfer_time(true, kMemBase, 0) == clk66(15));      // still one data phase
   // 4 bytes: 15 clocks = 227 ns for a read, 106 ns for a write.
   CHECK(bus.transfer_time(true, 0, 4).to_seconds() == Approx(227.3e-9).epsilon(1e-3));
 
@@ -142,9 +142,9 @@ TEST_CASE("pci bus: single transfers cost the hand-counted clocks (pci32-33)", "
   Bench b;
   const m2::PciBus& bus = b.bus;
   CHECK(bus.clock_period() == k33);
-  CHECK(bus.transfer_time(true, kMemBase, 4) == clk33(11));   // 2+1+6+1+1
+  CHECK(bus.transfer_time(true, kMemBase, 4) == clk33(11));  // 2+1+6+1+1
   CHECK(bus.transfer_time(false, kMemBase, 4) == clk33(7));
-  CHECK(bus.transfer_time(true, kMemBase, 8) == clk33(12));   // two 32-bit words
+  CHECK(bus.transfer_time(true, kMemBase, 8) == clk33(12));  // two 32-bit words
   CHECK(bus.transfer_time(true, kMemBase + 2, 4) == clk33(12));
   CHECK(b.read(kMemBase, 4) == clk33(11));
   CHECK(b.write(kMemBase, 4) == clk33(7));
@@ -197,8 +197,7 @@ TEST_CASE("pci bus: the latency timer splits bursts: one up to the limit, two be
   CHECK(b.write(kMemBase, 256) == clk66(3 * 6 + 32));
 }
 
-TEST_CASE("pci bus: a latency timer shorter than the initial latency still moves one phase per burst",
-          "[model][pci]") {
+TEST_CASE("pci bus: a latency timer shorter than the initial latency still moves one phase per burst", "[model][pci]") {
   preset("bus.latency_timer_clocks", "4");
   Bench b;
   CHECK(b.bus.max_burst_phases(true) == 1);
@@ -388,8 +387,7 @@ TEST_CASE("pci bus: AT arbitration is round-robin between bursts", "[model][pci]
     return [&, i, start](m2test::TestInitiator& m) {
       std::vector<uint8_t> d(976, static_cast<uint8_t>(i));
       sc_time delay = start;  // waited by the bus before arbitration
-      REQUIRE(m.transport(tlm::TLM_WRITE_COMMAND, kMemBase + 0x1000 * i, d.data(), 976, delay) ==
-              tlm::TLM_OK_RESPONSE);
+      REQUIRE(m.transport(tlm::TLM_WRITE_COMMAND, kMemBase + 0x1000 * i, d.data(), 976, delay) == tlm::TLM_OK_RESPONSE);
       CHECK(delay == SC_ZERO_TIME);
       end[i] = sc_core::sc_time_stamp();
     };
@@ -407,8 +405,7 @@ TEST_CASE("pci bus: AT arbitration is round-robin between bursts", "[model][pci]
   for (int i = 0; i < 3; ++i) CHECK(mem.host()[0x1000 * i + 975] == i);
 }
 
-TEST_CASE("pci bus: AT waits for the caller's local time first and holds for the target's latency",
-          "[model][pci]") {
+TEST_CASE("pci bus: AT waits for the caller's local time first and holds for the target's latency", "[model][pci]") {
   preset("mem.read_latency_ns", "50");
   m2::PciBus bus("bus", TimingStyle::AT);
   m2test::ThreadInitiator m("m");
@@ -499,8 +496,7 @@ TEST_CASE("pci bus: LT tells the target when a write's data is through and when 
 // Every target of the base protocol answers nb_transport as well as
 // b_transport: in LT the bus completes a non-blocking master's BEGIN_REQ at
 // once (early completion), annotated with the time b_transport charges.
-TEST_CASE("pci bus: LT completes an nb_transport master's BEGIN_REQ early with the b_transport time",
-          "[model][pci]") {
+TEST_CASE("pci bus: LT completes an nb_transport master's BEGIN_REQ early with the b_transport time", "[model][pci]") {
   Bench b;
   const sc_time blocking = b.write(kMemBase, 16);
   uint8_t data[16];

@@ -27,13 +27,13 @@
 #include "nb_test_models.h"
 
 using Catch::Matchers::Contains;
+using m2::TimingStyle;
+using m2test::CountingMm;
 using m2test::NbMaster;
 using m2test::NbTarget;
-using m2test::CountingMm;
 using m2test::setup;
-using m2::TimingStyle;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
 namespace {

@@ -9,9 +9,9 @@
 #include "core/params.h"
 #include "cpu/ppc_decode.h"
 
-using m2::ppc::Intercept;
 using m2::ppc::classify;
 using m2::ppc::decode_mem_access;
+using m2::ppc::Intercept;
 using m2::ppc::is_trap;
 
 TEST_CASE("ppc decode: field extraction", "[model][ppc_decode]") {
@@ -146,12 +146,10 @@ TEST_CASE("ppc decode: D-form loads and stores", "[model][ppc_decode]") {
     unsigned ra;
     int32_t disp;
   } dforms[] = {
-      {0x84850008, "lwzu", false, 5, 8},       {0x88C00000, "lbz", false, 0, 0},
-      {0x98E8FFFF, "stb", true, 8, -1},        {0xB0640002, "sth", true, 4, 2},
-      {0xA8648000, "lha", false, 4, -32768},   {0xBB81FFF0, "lmw", false, 1, -16},
-      {0xBF81FFF0, "stmw", true, 1, -16},      {0xC0230004, "lfs", false, 3, 4},
-      {0xD0230004, "stfs", true, 3, 4},        {0xD8230008, "stfd", true, 3, 8},
-      {0xC8230008, "lfd", false, 3, 8},        {0xDC21FFF8, "stfdu", true, 1, -8},
+      {0x84850008, "lwzu", false, 5, 8},   {0x88C00000, "lbz", false, 0, 0},      {0x98E8FFFF, "stb", true, 8, -1},
+      {0xB0640002, "sth", true, 4, 2},     {0xA8648000, "lha", false, 4, -32768}, {0xBB81FFF0, "lmw", false, 1, -16},
+      {0xBF81FFF0, "stmw", true, 1, -16},  {0xC0230004, "lfs", false, 3, 4},      {0xD0230004, "stfs", true, 3, 4},
+      {0xD8230008, "stfd", true, 3, 8},    {0xC8230008, "lfd", false, 3, 8},      {0xDC21FFF8, "stfdu", true, 1, -8},
       {0x90647FFC, "stw", true, 4, 32764},
   };
   for (const auto& d : dforms) {
@@ -181,11 +179,10 @@ TEST_CASE("ppc decode: X-form loads and stores", "[model][ppc_decode]") {
     bool store;
     unsigned ra, rb;
   } xforms[] = {
-      {0x7C64282E, "lwzx", false, 4, 5},   {0x7C64292E, "stwx", true, 4, 5},
-      {0x7C6429EE, "stbux", true, 4, 5},   {0x7C642E2C, "lhbrx", false, 4, 5},
-      {0x7C642D2C, "stwbrx", true, 4, 5},  {0x7C642828, "lwarx", false, 4, 5},
-      {0x7C64292D, "stwcx.", true, 4, 5},  {0x7C242CAE, "lfdx", false, 4, 5},
-      {0x7C242DAE, "stfdx", true, 4, 5},   {0x7C0327EC, "dcbz", true, 3, 4},
+      {0x7C64282E, "lwzx", false, 4, 5},  {0x7C64292E, "stwx", true, 4, 5},   {0x7C6429EE, "stbux", true, 4, 5},
+      {0x7C642E2C, "lhbrx", false, 4, 5}, {0x7C642D2C, "stwbrx", true, 4, 5}, {0x7C642828, "lwarx", false, 4, 5},
+      {0x7C64292D, "stwcx.", true, 4, 5}, {0x7C242CAE, "lfdx", false, 4, 5},  {0x7C242DAE, "stfdx", true, 4, 5},
+      {0x7C0327EC, "dcbz", true, 3, 4},
   };
   for (const auto& x : xforms) {
     INFO(x.mnemonic);
@@ -200,10 +197,10 @@ TEST_CASE("ppc decode: X-form loads and stores", "[model][ppc_decode]") {
 }
 
 TEST_CASE("ppc decode: non-memory instructions have no memory access", "[model][ppc_decode]") {
-  for (uint32_t insn : {0x7C632214u /*add*/, 0x38630001u /*addi*/, 0x7C832378u /*mr*/, 0x4E800020u /*blr*/,
-                        0x44000002u /*sc*/, 0x7C6C42E6u /*mftb*/, 0x7CA00124u /*mtmsr*/, 0x7C6000A6u /*mfmsr*/,
-                        0x7FE00008u /*trap*/, 0x0FE00000u /*twi*/, 0x00000000u, 0x48000000u /*b .*/,
-                        0x4C000064u /*rfi*/}) {
+  for (uint32_t insn :
+       {0x7C632214u /*add*/, 0x38630001u /*addi*/, 0x7C832378u /*mr*/, 0x4E800020u /*blr*/, 0x44000002u /*sc*/,
+        0x7C6C42E6u /*mftb*/, 0x7CA00124u /*mtmsr*/, 0x7C6000A6u /*mfmsr*/, 0x7FE00008u /*trap*/, 0x0FE00000u /*twi*/,
+        0x00000000u, 0x48000000u /*b .*/, 0x4C000064u /*rfi*/}) {
     INFO(std::hex << insn);
     CHECK_FALSE(decode_mem_access(insn).has_value());
   }

@@ -49,9 +49,7 @@ using m2test::run_until_stop;
 
 namespace {
 
-std::string firmware_path(const std::string& name) {
-  return std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + name + ".elf";
-}
+std::string firmware_path(const std::string& name) { return std::string(M2VP_TEST_FIRMWARE_DIR) + "/" + name + ".elf"; }
 
 // The NI node's models, as platform/ni_node.cpp wires them, at top level.
 struct MiniNode {
@@ -262,8 +260,7 @@ TEST_CASE("processor: fault_illegal.elf stops with an exact illegal-instruction 
   const auto& lines = n.console.lines();
   REQUIRE_FALSE(lines.empty());
   CHECK(lines[0] == "about to execute an illegal instruction");
-  CHECK(std::find(lines.begin(), lines.end(), "the illegal instruction did not stop the simulation") ==
-        lines.end());
+  CHECK(std::find(lines.begin(), lines.end(), "the illegal instruction did not stop the simulation") == lines.end());
 }
 
 TEST_CASE("processor: fault_unmapped_load.elf stops with a load fault in do_bad_load", "[model][processor]") {
@@ -331,7 +328,7 @@ TEST_CASE("iss core: breakpoints stop before the instruction and resume transpar
   CHECK(core.pc() == kernel);
   CHECK(core.read_register(64) == kernel);  // "pc" in GDB order
   const uint64_t at_entry = core.instruction_count();
-  CHECK(at_entry > 100);  // crt0 zeroed .bss and main ran up to the call
+  CHECK(at_entry > 100);                // crt0 zeroed .bss and main ran up to the call
   CHECK(core.read_register(3) == 200);  // bench_iterations
   const uint64_t ret = core.read_register(kRegLr);
   REQUIRE(ret > c.img.entry());
@@ -443,8 +440,8 @@ TEST_CASE("iss core: two breakpoints in one block are both reported", "[model][p
   CHECK(why == m2::iss::StopReason::Breakpoint);
   CHECK(core.pc() == kernel + 8);
   CHECK(core.instruction_count() == n0 + 2);
-  CHECK(core.read_register(6) == 0x611Cu);      // both instructions ran once
-  CHECK(core.read_register(5) == r5_before);    // the one under the breakpoint did not
+  CHECK(core.read_register(6) == 0x611Cu);    // both instructions ran once
+  CHECK(core.read_register(5) == r5_before);  // the one under the breakpoint did not
 
   // Resuming runs the kernel to its return with the right result.
   core.remove_breakpoint(kernel);
@@ -539,7 +536,8 @@ TEST_CASE("iss core: hide_patches shows the loaded program under breakpoints and
   CHECK(be32(c.env.ram + *intercepted) == 0x00004D32u);
 }
 
-TEST_CASE("iss core: code written over a breakpoint runs and the breakpoint stays", "[model][processor][iss][breakpoint]") {
+TEST_CASE("iss core: code written over a breakpoint runs and the breakpoint stays",
+          "[model][processor][iss][breakpoint]") {
   BareCore c;
   m2::iss::Core& core = *c.core;
   const uint64_t kernel = c.sym("bench_kernel");

@@ -37,10 +37,26 @@ struct Dev {
   std::vector<uint32_t> writes;
   int reads = 0;
   Dev() {
-    regs.add(0x00, "CTRL", [this] { ++reads; return ctrl; }, [this](uint32_t v) { ctrl = v; writes.push_back(v); });
-    regs.add(0x04, "STATUS", [this] { ++reads; return 0xCAFEF00Du; }, nullptr);
+    regs.add(
+        0x00, "CTRL",
+        [this] {
+          ++reads;
+          return ctrl;
+        },
+        [this](uint32_t v) {
+          ctrl = v;
+          writes.push_back(v);
+        });
+    regs.add(
+        0x04, "STATUS",
+        [this] {
+          ++reads;
+          return 0xCAFEF00Du;
+        },
+        nullptr);
     regs.add(0x08, "TXDATA", nullptr, [this](uint32_t v) { writes.push_back(v); });
-    regs.add(0x100, "FAR", [] { return 0x01020304u; }, nullptr);
+    regs.add(
+        0x100, "FAR", [] { return 0x01020304u; }, nullptr);
   }
 };
 
@@ -97,8 +113,8 @@ TEST_CASE("register bank: read of a write-only register is an error naming it", 
   CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
   CHECK(a.data[0] == 0x77);  // untouched
   const std::string e = d.regs.last_error();
-  CHECK_THAT(e, Contains("top.dev") && Contains("0x8") && Contains("TXDATA") && Contains("write-only") &&
-                    Contains("read"));
+  CHECK_THAT(
+      e, Contains("top.dev") && Contains("0x8") && Contains("TXDATA") && Contains("write-only") && Contains("read"));
 }
 
 TEST_CASE("register bank: write of a read-only register is an error naming it", "[model][register_bank]") {
@@ -108,8 +124,8 @@ TEST_CASE("register bank: write of a read-only register is an error naming it", 
   CHECK(a.t.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE);
   CHECK(d.reads == 0);
   CHECK(d.writes.empty());
-  CHECK_THAT(d.regs.last_error(),
-             Contains("top.dev") && Contains("0x4") && Contains("STATUS") && Contains("read-only") && Contains("write"));
+  CHECK_THAT(d.regs.last_error(), Contains("top.dev") && Contains("0x4") && Contains("STATUS") &&
+                                      Contains("read-only") && Contains("write"));
 }
 
 TEST_CASE("register bank: missing offset is an error", "[model][register_bank]") {
@@ -196,7 +212,8 @@ TEST_CASE("register bank: TLM_IGNORE_COMMAND calls no callback", "[model][regist
 TEST_CASE("register bank: a little-endian bank swaps bytes both ways", "[model][register_bank]") {
   m2::RegisterBank regs{"top.le", m2::ByteOrder::Little};
   uint32_t value = 0xA1B2C3D4;
-  regs.add(0x10, "DATA", [&] { return value; }, [&](uint32_t v) { value = v; });
+  regs.add(
+      0x10, "DATA", [&] { return value; }, [&](uint32_t v) { value = v; });
   Access r(tlm::TLM_READ_COMMAND, 0x10);
   regs.access(r.t);
   CHECK(r.t.get_response_status() == tlm::TLM_OK_RESPONSE);
@@ -218,7 +235,8 @@ TEST_CASE("register bank: a little-endian bank swaps bytes both ways", "[model][
   CHECK_THAT(regs.last_error(), Contains("top.le") && Contains("aligned 32-bit"));
 }
 
-TEST_CASE("register bank: a debugger reads registers by their getters, any length, up to a hole", "[model][register_bank]") {
+TEST_CASE("register bank: a debugger reads registers by their getters, any length, up to a hole",
+          "[model][register_bank]") {
   Dev d;
   d.ctrl = 0x11223344;
   // Eight bytes from the middle of CTRL: its last two bytes, STATUS, then
@@ -272,8 +290,10 @@ TEST_CASE("register bank: a checked write may refuse with a response status", "[
 TEST_CASE("register bank: two registers at one offset are refused, naming both", "[model][register_bank]") {
   m2::ParamRegistry::instance().clear();
   m2::RegisterBank regs("top.dev");
-  regs.add(0x10, "CTRL", [] { return 0u; }, nullptr);
-  CHECK_THROWS_WITH(regs.add(0x10, "STATUS", [] { return 1u; }, nullptr),
+  regs.add(
+      0x10, "CTRL", [] { return 0u; }, nullptr);
+  CHECK_THROWS_WITH(regs.add(
+                        0x10, "STATUS", [] { return 1u; }, nullptr),
                     Contains("top.dev") && Contains("CTRL") && Contains("STATUS") && Contains("0x10"));
   CHECK_THROWS_WITH(regs.add_checked(0x10, "PUSH", nullptr, [](uint32_t) { return tlm::TLM_OK_RESPONSE; }),
                     Contains("PUSH") && Contains("0x10"));
@@ -290,7 +310,7 @@ TEST_CASE("register bank: reset() writes the declared reset values", "[model][re
   Dev d;
   d.regs.set_reset_value(0x00, 0x80000001u);
   CHECK_THROWS_WITH(d.regs.set_reset_value(0x04, 1), Contains("top.dev") && Contains("0x4"));  // read-only
-  CHECK_THROWS_WITH(d.regs.set_reset_value(0x40, 1), Contains("0x40"));                       // no register
+  CHECK_THROWS_WITH(d.regs.set_reset_value(0x40, 1), Contains("0x40"));                        // no register
   d.ctrl = 7;
   d.regs.reset();
   CHECK(d.ctrl == 0x80000001u);

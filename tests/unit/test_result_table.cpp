@@ -11,8 +11,8 @@ TEST_CASE("result table: @columns and @row lines from any console", "[results]")
   m2::TextOutput fw("node0.ni.cpu"), host("node1.host");
   fw.write("hello\n@columns bytes latency_us mbps\n@row 32 4.2 60.9\n");
   host.write("@columns bytes latency_us mbps\n@row 64 5.10 100.4\n");
-  host.write("@row 1 2\n");                    // wrong width: dropped (logged)
-  host.write("@columns size time\n");          // other columns: ignored (logged)
+  host.write("@row 1 2\n");            // wrong width: dropped (logged)
+  host.write("@columns size time\n");  // other columns: ignored (logged)
   host.write("@row 128 6.0 170.7\n");
   REQUIRE(t.columns() == std::vector<std::string>{"bytes", "latency_us", "mbps"});
   REQUIRE(t.rows().size() == 3);

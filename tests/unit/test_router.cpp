@@ -372,7 +372,7 @@ TEST_CASE("router: nb_transport is routed both ways with the latency and the add
   CHECK(a.find("END_REQ", ta)->at == lat + sc_core::sc_time(5, sc_core::SC_NS));
   CHECK(a.find("BEGIN_RESP", ta)->at == lat + sc_core::sc_time(100, sc_core::SC_NS));
   CHECK(std::memcmp(dev.mem.data() + 0x10, da.data(), 16) == 0);
-  CHECK(ta.get_address() == 0x4010);  // restored with the response
+  CHECK(ta.get_address() == 0x4010);           // restored with the response
   CHECK(a.find("BEGIN_RESP", tb) == nullptr);  // b's traffic never reaches a
   // b: the converting memory answers after the latency; the data is there.
   CHECK(b.find("BEGIN_RESP", tb)->at == lat);

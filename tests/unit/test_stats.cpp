@@ -141,10 +141,10 @@ TEST_CASE("stats: a module's statistic takes its hierarchical name, and PCI mast
   pci.bind_master(cpu.socket, "bridge");
   pci.bind_master(ni.socket, "ni");
   // AT: the grant waits too.
-  CHECK(names(reg.of("pci")) ==
-        std::vector<std::string>{"pci.busy_us", "pci.bridge.transactions", "pci.bridge.bytes", "pci.bridge.busy_us",
-                                 "pci.bridge.waiting_us", "pci.ni.transactions", "pci.ni.bytes", "pci.ni.busy_us",
-                                 "pci.ni.waiting_us"});
+  CHECK(names(reg.of("pci")) == std::vector<std::string>{"pci.busy_us", "pci.bridge.transactions", "pci.bridge.bytes",
+                                                         "pci.bridge.busy_us", "pci.bridge.waiting_us",
+                                                         "pci.ni.transactions", "pci.ni.bytes", "pci.ni.busy_us",
+                                                         "pci.ni.waiting_us"});
   const StatBase* bytes = reg.find("pci.ni.bytes");
   REQUIRE(bytes != nullptr);
   CHECK(bytes->owner() == "pci");

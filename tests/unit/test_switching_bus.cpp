@@ -127,14 +127,14 @@ using tlm::tlm_sync_enum;
 // "<master> <label> <phase> @<time>", the time including the annotation.
 struct NbMaster : sc_core::sc_module {
   struct Step {
-    sc_time at;          // when the thread sends BEGIN_REQ
+    sc_time at;  // when the thread sends BEGIN_REQ
     uint32_t bytes;
     sc_time annotation;  // BEGIN_REQ's delay
   };
   tlm_utils::simple_initiator_socket<NbMaster> socket{"socket"};
   std::vector<std::string>& log;
   std::vector<Step> script;
-  bool accept_responses = false;  // answer BEGIN_RESP TLM_ACCEPTED (END_RESP sent by the test)
+  bool accept_responses = false;       // answer BEGIN_RESP TLM_ACCEPTED (END_RESP sent by the test)
   std::vector<tlm_sync_enum> answers;  // the bus's answers to BEGIN_REQ
   std::deque<tlm_generic_payload> payloads;
   std::vector<uint8_t> data = std::vector<uint8_t>(4096);
@@ -323,7 +323,8 @@ TEST_CASE("sb switching bus AT: base protocol violations are named", "[model][sb
     sc_time d = kZero;
     y.send(8, d);  // waits for the grant
     CHECK_THROWS_WITH(y.send(8, d), Contains("BEGIN_REQ from master y while its previous request awaits END_REQ"));
-    CHECK_THROWS_WITH(y.end_response(1), Contains("END_RESP from master y for a transaction not in its response phase"));
+    CHECK_THROWS_WITH(y.end_response(1),
+                      Contains("END_RESP from master y for a transaction not in its response phase"));
     tlm_phase phase = tlm::BEGIN_RESP;
     CHECK_THROWS_WITH(y.socket->nb_transport_fw(y.payloads.at(0), phase, d),
                       Contains("BEGIN_RESP from master y on the forward path"));

@@ -9,8 +9,8 @@
 
 #include "platform/tie_order_perturbation.h"
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {

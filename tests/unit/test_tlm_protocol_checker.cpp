@@ -26,8 +26,8 @@
 #include "core/tlm_protocol_checker.h"
 
 using Catch::Matchers::Contains;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
 
 namespace {
@@ -93,10 +93,8 @@ struct GoodTarget : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
       gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
     }
-    if (gp.is_write())
-      std::memcpy(mem + a, gp.get_data_ptr(), gp.get_data_length());
-    else
-      std::memcpy(gp.get_data_ptr(), mem + a, gp.get_data_length());
+    if (gp.is_write()) std::memcpy(mem + a, gp.get_data_ptr(), gp.get_data_length());
+    else std::memcpy(gp.get_data_ptr(), mem + a, gp.get_data_length());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
   }
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& phase, sc_time& delay) override {
@@ -215,8 +213,7 @@ struct GoodInitiator : sc_core::sc_module, tlm::tlm_bw_transport_if<> {
         gp->set_data_length(PayloadPool::kLength);
         gp->set_streaming_width(PayloadPool::kLength);
         gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        for (unsigned i = 0; i < PayloadPool::kLength; ++i)
-          gp->get_data_ptr()[i] = pass == 0 ? pattern(a, i) : 0;
+        for (unsigned i = 0; i < PayloadPool::kLength; ++i) gp->get_data_ptr()[i] = pass == 0 ? pattern(a, i) : 0;
         ++outstanding;
         sc_time delay = SC_ZERO_TIME;
         if (blocking) {
@@ -810,10 +807,8 @@ struct SmallMemory {
   unsigned char bytes[16] = {};
   void access(tlm::tlm_generic_payload& gp) {
     unsigned char* m = bytes + (gp.get_address() & 0xF);
-    if (gp.is_write())
-      std::memcpy(m, gp.get_data_ptr(), 4);
-    else
-      std::memcpy(gp.get_data_ptr(), m, 4);
+    if (gp.is_write()) std::memcpy(m, gp.get_data_ptr(), 4);
+    else std::memcpy(gp.get_data_ptr(), m, 4);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 };

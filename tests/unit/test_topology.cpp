@@ -101,10 +101,10 @@ TEST_CASE("topology: multicast groups prune ports without members", "[topology]"
   const Topology t(s);
   const auto& g3 = t.routes(0).multicast.at(3);
   CHECK(g3[1] == ((1u << t.attachment(0).port) | (1u << t.attachment(2).port)));  // from node1
-  CHECK(g3[0] == (1u << t.attachment(2).port));                                  // from node0 itself
+  CHECK(g3[0] == (1u << t.attachment(2).port));                                   // from node0 itself
   const auto& g4 = t.routes(0).multicast.at(4);
   CHECK(g4[0] == ((1u << t.attachment(1).port) | (1u << 7)));  // node1 and the cable towards node8
-  CHECK(t.routes(1).multicast.at(3)[6] == 0u);                   // sb1 has no member of group 3
+  CHECK(t.routes(1).multicast.at(3)[6] == 0u);                 // sb1 has no member of group 3
 }
 
 TEST_CASE("topology: explicit cabling", "[topology]") {
@@ -117,13 +117,13 @@ TEST_CASE("topology: explicit cabling", "[topology]") {
 }
 
 TEST_CASE("topology: impossible topologies are clear errors", "[topology]") {
-  CHECK_THROWS_WITH(Topology(spec(9, 1)),
-                    Contains("test.yaml") && Contains("9 nodes but 1 switch box(es) of 8 ports offer only 8 node ports"));
+  CHECK_THROWS_WITH(
+      Topology(spec(9, 1)),
+      Contains("test.yaml") && Contains("9 nodes but 1 switch box(es) of 8 ports offer only 8 node ports"));
   CHECK_THROWS_WITH(Topology(spec(2, 1, "node0:sb0.1 node1:sb0.1")), Contains("port sb0.1 is used twice"));
   CHECK_THROWS_WITH(Topology(spec(3, 1, "node0:sb0.0 node1:sb0.1")), Contains("node2 is not cabled"));
   CHECK_THROWS_WITH(Topology(spec(2, 1, "node0:sb0.0 node0:sb0.1 node1:sb0.2")), Contains("node0 is cabled twice"));
-  CHECK_THROWS_WITH(Topology(spec(2, 2, "node0:sb0.0 node1:sb1.0")),
-                    Contains("sb1 is not connected to sb0"));
+  CHECK_THROWS_WITH(Topology(spec(2, 2, "node0:sb0.0 node1:sb1.0")), Contains("sb1 is not connected to sb0"));
   CHECK_THROWS_WITH(Topology(spec(2, 1, "node0-sb0.0")), Contains("is not END:END"));
   CHECK_THROWS_WITH(Topology(spec(2, 1, "node0:sb0.9 node1:sb0.0")), Contains("ports 0..7"));
   CHECK_THROWS_WITH(Topology(spec(2, 1, "node0:node1")), Contains("must be cabled to a switch-box port"));

@@ -80,8 +80,8 @@ TEST_CASE("untraced bindings get no tap, records outside the window are dropped"
   CHECK(taps.empty());
   rec.configure("top.*", 1000, 2000);
   const unsigned b = rec.add_binding("top.x");
-  rec.record({b, 0, 900, 'R', 0, 4, true});       // before
-  rec.record({b, 900, 1100, 'R', 0, 4, true});    // overlaps the start
-  rec.record({b, 2100, 2200, 'R', 0, 4, true});   // after
+  rec.record({b, 0, 900, 'R', 0, 4, true});      // before
+  rec.record({b, 900, 1100, 'R', 0, 4, true});   // overlaps the start
+  rec.record({b, 2100, 2200, 'R', 0, 4, true});  // after
   CHECK(rec.records().size() == 1);
 }

@@ -132,8 +132,8 @@ void UnicornPpc603e::emulate(uint64_t addr, uint32_t insn) {
     }
     return;
   }
-  const bool privileged = !(a.kind == ppc::Intercept::ReadSpr &&
-                            (a.spr == ppc::SPR_TBL_READ || a.spr == ppc::SPR_TBU_READ));
+  const bool privileged =
+      !(a.kind == ppc::Intercept::ReadSpr && (a.spr == ppc::SPR_TBL_READ || a.spr == ppc::SPR_TBU_READ));
   if (privileged && user_mode) {
     set_fault("privileged instruction in user mode", addr, true, std::nullopt, "insn " + hex(insn, 8));
     return;
@@ -141,10 +141,18 @@ void UnicornPpc603e::emulate(uint64_t addr, uint32_t insn) {
   if (a.kind == ppc::Intercept::ReadSpr) {
     uint32_t v = 0;
     switch (a.spr) {
-      case ppc::SPR_TBL_READ: v = static_cast<uint32_t>(m_timers.timebase(ticks())); break;
-      case ppc::SPR_TBU_READ: v = static_cast<uint32_t>(m_timers.timebase(ticks()) >> 32); break;
-      case ppc::SPR_DEC: v = m_timers.decrementer(ticks()); break;
-      case ppc::SPR_HID0: v = m_hid0; break;
+      case ppc::SPR_TBL_READ:
+        v = static_cast<uint32_t>(m_timers.timebase(ticks()));
+        break;
+      case ppc::SPR_TBU_READ:
+        v = static_cast<uint32_t>(m_timers.timebase(ticks()) >> 32);
+        break;
+      case ppc::SPR_DEC:
+        v = m_timers.decrementer(ticks());
+        break;
+      case ppc::SPR_HID0:
+        v = m_hid0;
+        break;
     }
     write_reg(UC_PPC_REG_0 + a.reg, v);
   } else {
@@ -154,9 +162,15 @@ void UnicornPpc603e::emulate(uint64_t addr, uint32_t insn) {
         m_timers.write_decrementer(ticks(), v);
         uc_emu_stop(m_uc);  // let the platform re-plan around the new deadline
         break;
-      case ppc::SPR_TBL_WRITE: m_timers.write_tbl(ticks(), v); break;
-      case ppc::SPR_TBU_WRITE: m_timers.write_tbu(ticks(), v); break;
-      case ppc::SPR_HID0: m_hid0 = v; break;  // kept here: Unicorn would hang on doze bits
+      case ppc::SPR_TBL_WRITE:
+        m_timers.write_tbl(ticks(), v);
+        break;
+      case ppc::SPR_TBU_WRITE:
+        m_timers.write_tbu(ticks(), v);
+        break;
+      case ppc::SPR_HID0:
+        m_hid0 = v;
+        break;  // kept here: Unicorn would hang on doze bits
     }
   }
 }

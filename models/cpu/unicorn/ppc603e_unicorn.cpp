@@ -151,7 +151,10 @@ StopReason UnicornPpc603e::step(uint64_t max_instructions) {
       reason = StopReason::Breakpoint;
       break;
     }
-    if (m_stop_requested) { reason = StopReason::Requested; break; }
+    if (m_stop_requested) {
+      reason = StopReason::Requested;
+      break;
+    }
     // A store into the page of the running block makes QEMU retranslate
     // and restart it; with a budget smaller than the block that can repeat
     // forever without retiring anything. Always make progress.
@@ -246,28 +249,52 @@ uint64_t UnicornPpc603e::read_register(unsigned i) const {
     return v;
   }
   switch (i) {
-    case 64: return m_pc;
-    case 65: return read_reg(UC_PPC_REG_MSR);
-    case 66: return read_reg(UC_PPC_REG_CR);
-    case 67: return read_reg(UC_PPC_REG_LR);
-    case 68: return read_reg(UC_PPC_REG_CTR);
-    case 69: return read_reg(UC_PPC_REG_XER);
-    case 70: return read_reg(UC_PPC_REG_FPSCR);
+    case 64:
+      return m_pc;
+    case 65:
+      return read_reg(UC_PPC_REG_MSR);
+    case 66:
+      return read_reg(UC_PPC_REG_CR);
+    case 67:
+      return read_reg(UC_PPC_REG_LR);
+    case 68:
+      return read_reg(UC_PPC_REG_CTR);
+    case 69:
+      return read_reg(UC_PPC_REG_XER);
+    case 70:
+      return read_reg(UC_PPC_REG_FPSCR);
   }
   return 0;
 }
 
 void UnicornPpc603e::write_register(unsigned i, uint64_t v) {
   if (i < 32) return write_reg(UC_PPC_REG_0 + i, static_cast<uint32_t>(v));
-  if (i < 64) { uc_reg_write(m_uc, UC_PPC_REG_FPR0 + (i - 32), &v); return; }
+  if (i < 64) {
+    uc_reg_write(m_uc, UC_PPC_REG_FPR0 + (i - 32), &v);
+    return;
+  }
   switch (i) {
-    case 64: set_pc(v); return;
-    case 65: write_reg(UC_PPC_REG_MSR, static_cast<uint32_t>(v)); return;
-    case 66: write_reg(UC_PPC_REG_CR, static_cast<uint32_t>(v)); return;
-    case 67: write_reg(UC_PPC_REG_LR, static_cast<uint32_t>(v)); return;
-    case 68: write_reg(UC_PPC_REG_CTR, static_cast<uint32_t>(v)); return;
-    case 69: write_reg(UC_PPC_REG_XER, static_cast<uint32_t>(v)); return;
-    case 70: write_reg(UC_PPC_REG_FPSCR, static_cast<uint32_t>(v)); return;
+    case 64:
+      set_pc(v);
+      return;
+    case 65:
+      write_reg(UC_PPC_REG_MSR, static_cast<uint32_t>(v));
+      return;
+    case 66:
+      write_reg(UC_PPC_REG_CR, static_cast<uint32_t>(v));
+      return;
+    case 67:
+      write_reg(UC_PPC_REG_LR, static_cast<uint32_t>(v));
+      return;
+    case 68:
+      write_reg(UC_PPC_REG_CTR, static_cast<uint32_t>(v));
+      return;
+    case 69:
+      write_reg(UC_PPC_REG_XER, static_cast<uint32_t>(v));
+      return;
+    case 70:
+      write_reg(UC_PPC_REG_FPSCR, static_cast<uint32_t>(v));
+      return;
   }
 }
 
@@ -285,35 +312,39 @@ std::string UnicornPpc603e::gdb_target_xml() const {
   for (size_t i = 0; i < m_registers.size(); ++i) {
     const Register& r = m_registers[i];
     const bool fp = r.name[0] == 'f';
-    const char* type = fp && r.name != "fpscr"     ? "ieee_double"
+    const char* type = fp && r.name != "fpscr"            ? "ieee_double"
                        : r.name == "pc" || r.name == "lr" ? "code_ptr"
                                                           : "uint32";
-    (fp ? fpu : core) += "    <reg name=\"" + r.name + "\" bitsize=\"" + std::to_string(r.bits) + "\" type=\"" +
-                         type + "\" regnum=\"" + std::to_string(i) + "\"" +
-                         (r.name == "fpscr" ? " group=\"float\"" : "") + "/>\n";
+    (fp ? fpu : core) += "    <reg name=\"" + r.name + "\" bitsize=\"" + std::to_string(r.bits) + "\" type=\"" + type +
+                         "\" regnum=\"" + std::to_string(i) + "\"" + (r.name == "fpscr" ? " group=\"float\"" : "") +
+                         "/>\n";
   }
   return "<?xml version=\"1.0\"?>\n<target version=\"1.0\">\n  <architecture>powerpc:603</architecture>\n"
-         "  <feature name=\"org.gnu.gdb.power.core\">\n" + core + "  </feature>\n"
-         "  <feature name=\"org.gnu.gdb.power.fpu\">\n" + fpu + "  </feature>\n</target>\n";
+         "  <feature name=\"org.gnu.gdb.power.core\">\n" +
+         core +
+         "  </feature>\n"
+         "  <feature name=\"org.gnu.gdb.power.fpu\">\n" +
+         fpu + "  </feature>\n</target>\n";
 }
 
 std::string UnicornPpc603e::dump_state() const {
   std::string s;
   char line[160];
   for (int i = 0; i < 32; i += 4) {
-    std::snprintf(line, sizeof line, "  r%-2d %08" PRIx64 "  r%-2d %08" PRIx64 "  r%-2d %08" PRIx64 "  r%-2d %08" PRIx64 "\n",
-                  i, read_register(i), i + 1, read_register(i + 1), i + 2, read_register(i + 2), i + 3,
-                  read_register(i + 3));
+    std::snprintf(
+        line, sizeof line, "  r%-2d %08" PRIx64 "  r%-2d %08" PRIx64 "  r%-2d %08" PRIx64 "  r%-2d %08" PRIx64 "\n", i,
+        read_register(i), i + 1, read_register(i + 1), i + 2, read_register(i + 2), i + 3, read_register(i + 3));
     s += line;
   }
   auto* self = const_cast<UnicornPpc603e*>(this);
   uint32_t srr0 = 0, srr1 = 0;
   self->read_srr(srr0, srr1);
   std::snprintf(line, sizeof line,
-                "  pc  %08" PRIx64 "  msr %08" PRIx64 "  cr  %08" PRIx64 "  lr  %08" PRIx64 "\n"
+                "  pc  %08" PRIx64 "  msr %08" PRIx64 "  cr  %08" PRIx64 "  lr  %08" PRIx64
+                "\n"
                 "  ctr %08" PRIx64 "  xer %08" PRIx64 "  srr0 %08x srr1 %08x\n",
-                m_pc, read_register(65), read_register(66), read_register(67), read_register(68),
-                read_register(69), srr0, srr1);
+                m_pc, read_register(65), read_register(66), read_register(67), read_register(68), read_register(69),
+                srr0, srr1);
   s += line;
   std::snprintf(line, sizeof line, "  dec %08x  tb %016" PRIx64 "  hid0 %08x\n", m_timers.decrementer(ticks()),
                 m_timers.timebase(ticks()), m_hid0);

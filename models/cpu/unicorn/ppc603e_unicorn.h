@@ -11,9 +11,9 @@
 namespace m2::iss {
 
 struct Ppc603eConfig {
-  std::string name;                   // for messages ("ni0.cpu")
-  uint64_t timebase_hz = 25'000'000;  // timebase/decrementer tick rate
-  uint64_t private_page = 0xFFFFE000; // 4 KB the core keeps for its own stubs
+  std::string name;                    // for messages ("ni0.cpu")
+  uint64_t timebase_hz = 25'000'000;   // timebase/decrementer tick rate
+  uint64_t private_page = 0xFFFFE000;  // 4 KB the core keeps for its own stubs
 };
 
 std::unique_ptr<Core> make_unicorn_ppc603e(Environment& env, const Ppc603eConfig& cfg);

@@ -32,8 +32,8 @@
 
 namespace m2::iss {
 
-inline constexpr uint32_t MSR_POW = 0x00040000, MSR_EE = 0x8000, MSR_PR = 0x4000, MSR_ME = 0x1000,
-                          MSR_IP = 0x40, MSR_IR = 0x20, MSR_DR = 0x10;
+inline constexpr uint32_t MSR_POW = 0x00040000, MSR_EE = 0x8000, MSR_PR = 0x4000, MSR_ME = 0x1000, MSR_IP = 0x40,
+                          MSR_IR = 0x20, MSR_DR = 0x10;
 inline constexpr uint64_t UNTIL_NEVER = 0xFFFFFFFFull;  // odd: never a PC
 // Reserved illegal opcodes (primary opcode 0) standing in for patched
 // instructions and software breakpoints.
@@ -72,8 +72,8 @@ class UnicornPpc603e final : public Core {
   const std::vector<Register>& registers() const override { return m_registers; }
   uint64_t read_register(unsigned i) const override;
   void write_register(unsigned i, uint64_t v) override;
-  bool insert_breakpoint(uint64_t addr) override;   // ppc603e_patching.cpp
-  void remove_breakpoint(uint64_t addr) override;   // ppc603e_patching.cpp
+  bool insert_breakpoint(uint64_t addr) override;                                // ppc603e_patching.cpp
+  void remove_breakpoint(uint64_t addr) override;                                // ppc603e_patching.cpp
   void hide_patches(uint64_t addr, uint8_t* data, uint64_t len) const override;  // ppc603e_patching.cpp
   bool insert_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override;
   void remove_watchpoint(uint64_t addr, uint64_t len, WatchKind kind) override { m_watch->remove(addr, len, kind); }
@@ -116,8 +116,7 @@ class UnicornPpc603e final : public Core {
 
   // ---- instruction patching (ppc603e_patching.cpp) -------------------------
   void step_over_breakpoint();
-  static void unpatch_word(uint64_t addr, uint8_t* data, uint64_t len, uint64_t at, uint32_t marker,
-                           uint32_t original);
+  static void unpatch_word(uint64_t addr, uint8_t* data, uint64_t len, uint64_t at, uint32_t marker, uint32_t original);
   void emulate(uint64_t addr, uint32_t insn);
 
   // ---- exception entry (ppc603e_exception_entry.cpp) -----------------------

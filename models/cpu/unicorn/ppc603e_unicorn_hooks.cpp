@@ -85,7 +85,7 @@ void UnicornPpc603e::on_block(uc_engine*, uint64_t addr, uint32_t size, void* us
       self->count_block(addr, size);
       return;
     }
-    uc_emu_stop(self->m_uc);  // this block will not run: leave it uncounted
+    uc_emu_stop(self->m_uc);                      // this block will not run: leave it uncounted
     self->m_block_start = self->m_block_end = 0;  // and the last one did run in full
     return;
   }

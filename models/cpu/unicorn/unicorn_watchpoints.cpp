@@ -29,10 +29,9 @@ void UnicornWatchpoints::set_mode(bool on) {
   if (on == active()) return;
   if (on) {
     if (!m_ctx) check(uc_context_alloc(m_uc, &m_ctx), "allocate a context");
-    check(uc_hook_add(m_uc, &m_code_hook, UC_HOOK_CODE, reinterpret_cast<void*>(&code_hook), this, 1, 0),
-          "code hook");
-    check(uc_hook_add(m_uc, &m_mem_hook, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&mem_hook),
-                      this, 1, 0),
+    check(uc_hook_add(m_uc, &m_code_hook, UC_HOOK_CODE, reinterpret_cast<void*>(&code_hook), this, 1, 0), "code hook");
+    check(uc_hook_add(m_uc, &m_mem_hook, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&mem_hook), this,
+                      1, 0),
           "memory hook");
   } else {
     // Deleted hooks stay listed (and keep loads and stores on the slow path)

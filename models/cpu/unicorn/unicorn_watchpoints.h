@@ -80,14 +80,14 @@ class UnicornWatchpoints {
   Core m_core;
   WatchpointSet m_set;
   uc_hook m_code_hook = 0, m_mem_hook = 0;
-  uc_context* m_ctx = nullptr;     // the CPU just before the watched access
-  bool m_hit_pending = false;      // in this step
+  uc_context* m_ctx = nullptr;  // the CPU just before the watched access
+  bool m_hit_pending = false;   // in this step
   WatchHit m_hit;
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> m_undo;  // RAM bytes before the stores
-  uint64_t m_insn_pc = 0;          // the instruction executing (code hook)
-  bool m_code_stop = false;        // the code hook stops
-  std::optional<uint64_t> m_reported;  // resuming here executes the instruction
-  bool m_pass = false;             // the first instruction of this step passes
+  uint64_t m_insn_pc = 0;                                         // the instruction executing (code hook)
+  bool m_code_stop = false;                                       // the code hook stops
+  std::optional<uint64_t> m_reported;                             // resuming here executes the instruction
+  bool m_pass = false;                                            // the first instruction of this step passes
   uint64_t m_code_calls = 0;
 };
 

@@ -5,15 +5,12 @@
 #include "fw.h"
 #include "mmio.h"
 
-void console_putc(char c)
-{
+void console_putc(char c) {
   while (!(mmio_read32(NI_CONSOLE_BASE + CONSOLE_STATUS) & CONSOLE_STATUS_READY)) {
   }
   mmio_write32(NI_CONSOLE_BASE + CONSOLE_TXDATA, (uint8_t)c);
 }
 
-void console_write(const char *s, size_t n)
-{
-  while (n--)
-    console_putc(*s++);
+void console_write(const char *s, size_t n) {
+  while (n--) console_putc(*s++);
 }

@@ -17,8 +17,7 @@
 
 extern uint32_t fw_dma_started_count; /* descriptors started since reset (mod 2^32), dma.c */
 
-static inline uint32_t fw_dma_start(uint32_t src, uint32_t dst, uint32_t len)
-{
+static inline uint32_t fw_dma_start(uint32_t src, uint32_t dst, uint32_t len) {
   mmio_write32(NI_DMA_BASE + DMA_SRC, src);
   mmio_write32(NI_DMA_BASE + DMA_DST, dst);
   mmio_write32(NI_DMA_BASE + DMA_LEN, len);
@@ -33,17 +32,12 @@ void fw_dma_fail(void) FW_NORETURN;
 
 /* Checks for an error now and then only, so that the loop stays one
  * register read. */
-static inline void fw_dma_wait(uint32_t count)
-{
+static inline void fw_dma_wait(uint32_t count) {
   uint32_t spins = 0;
   while ((int32_t)(mmio_read32(NI_DMA_BASE + DMA_DONE_COUNT) - count) < 0)
-    if ((++spins & 0x3FFu) == 0 && (mmio_read32(NI_DMA_BASE + DMA_STATUS) & DMA_STATUS_ERROR))
-      fw_dma_fail();
+    if ((++spins & 0x3FFu) == 0 && (mmio_read32(NI_DMA_BASE + DMA_STATUS) & DMA_STATUS_ERROR)) fw_dma_fail();
 }
 
-static inline void fw_dma_copy(uint32_t src, uint32_t dst, uint32_t len)
-{
-  fw_dma_wait(fw_dma_start(src, dst, len));
-}
+static inline void fw_dma_copy(uint32_t src, uint32_t dst, uint32_t len) { fw_dma_wait(fw_dma_start(src, dst, len)); }
 
 #endif

@@ -19,29 +19,25 @@ _Static_assert(offsetof(struct fw_exc_frame, srr1) == EXC_SRR1, "srr1");
 
 static volatile uint32_t decrementer_events;
 
-uint32_t fw_decrementer_events(void)
-{
-  return decrementer_events;
-}
+uint32_t fw_decrementer_events(void) { return decrementer_events; }
 
 /* Called by vectors.S with EE off; the frame is written back on return. */
 void fw_exception_dispatch(uint32_t vector, struct fw_exc_frame *frame);
-void fw_exception_dispatch(uint32_t vector, struct fw_exc_frame *frame)
-{
+void fw_exception_dispatch(uint32_t vector, struct fw_exc_frame *frame) {
   uint32_t *r = frame->gpr; /* r[0] is r3 */
   switch (vector) {
-  case PPC_VEC_EXTERNAL:
-    fw_external_interrupt();
-    break;
-  case PPC_VEC_DECREMENTER:
-    decrementer_events++;
-    fw_decrementer_interrupt();
-    break;
-  case PPC_VEC_SYSCALL:
-    r[0] = fw_syscall(r[0], r[1], r[2], r[3], r[4], r[5]);
-    break;
-  default:
-    fw_unhandled_exception(vector, frame);
-    break;
+    case PPC_VEC_EXTERNAL:
+      fw_external_interrupt();
+      break;
+    case PPC_VEC_DECREMENTER:
+      decrementer_events++;
+      fw_decrementer_interrupt();
+      break;
+    case PPC_VEC_SYSCALL:
+      r[0] = fw_syscall(r[0], r[1], r[2], r[3], r[4], r[5]);
+      break;
+    default:
+      fw_unhandled_exception(vector, frame);
+      break;
   }
 }

@@ -15,17 +15,17 @@
 
 /* Exception frame pushed on the interrupted stack (SVR4 PPC32 frame:
  * back chain at 0, LR save word of the callee at 4; size 16-byte aligned). */
-#define EXC_BACKCHAIN   0
-#define EXC_LRSAVE      4
-#define EXC_R0          8
-#define EXC_R3         12   /* r3..r12 follow, 4 bytes apart */
-#define EXC_GPR(n)     (EXC_R3 + 4 * ((n) - 3))
-#define EXC_LR         52
-#define EXC_CTR        56
-#define EXC_XER        60
-#define EXC_CR         64
-#define EXC_SRR0       68
-#define EXC_SRR1       72
+#define EXC_BACKCHAIN 0
+#define EXC_LRSAVE 4
+#define EXC_R0 8
+#define EXC_R3 12 /* r3..r12 follow, 4 bytes apart */
+#define EXC_GPR(n) (EXC_R3 + 4 * ((n)-3))
+#define EXC_LR 52
+#define EXC_CTR 56
+#define EXC_XER 60
+#define EXC_CR 64
+#define EXC_SRR0 68
+#define EXC_SRR1 72
 #define EXC_FRAME_SIZE 80
 
 #endif

@@ -4,8 +4,7 @@
  * where GDB would plant a second breakpoint for the firmware's own). */
 #include "fw.h"
 
-__attribute__((weak)) void fw_decrementer_interrupt(void)
-{
+__attribute__((weak)) void fw_decrementer_interrupt(void) {
   /* A DEC that keeps counting below zero fires again only after 2^32 ticks,
    * but reloading it also covers a level-sensitive implementation. */
   dec_disarm();

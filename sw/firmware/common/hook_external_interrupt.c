@@ -4,8 +4,7 @@
  * where GDB would plant a second breakpoint for the firmware's own). */
 #include "fw.h"
 
-__attribute__((weak)) void fw_external_interrupt(void)
-{
+__attribute__((weak)) void fw_external_interrupt(void) {
   printf("unexpected external interrupt\n");
   fw_exit(FW_EXIT_UNHANDLED_EXCEPTION);
 }

@@ -4,9 +4,8 @@
  * where GDB would plant a second breakpoint for the firmware's own). */
 #include "fw.h"
 
-__attribute__((weak)) uint32_t fw_syscall(uint32_t r3, uint32_t r4, uint32_t r5,
-                                          uint32_t r6, uint32_t r7, uint32_t r8)
-{
+__attribute__((weak)) uint32_t fw_syscall(uint32_t r3, uint32_t r4, uint32_t r5, uint32_t r6, uint32_t r7,
+                                          uint32_t r8) {
   (void)r3, (void)r4, (void)r5, (void)r6, (void)r7, (void)r8;
   return 0xFFFFFFFFu;
 }

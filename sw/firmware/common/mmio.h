@@ -5,14 +5,8 @@
 
 #include <stdint.h>
 
-static inline uint32_t mmio_read32(uint32_t addr)
-{
-  return *(volatile uint32_t *)(uintptr_t)addr;
-}
+static inline uint32_t mmio_read32(uint32_t addr) { return *(volatile uint32_t *)(uintptr_t)addr; }
 
-static inline void mmio_write32(uint32_t addr, uint32_t value)
-{
-  *(volatile uint32_t *)(uintptr_t)addr = value;
-}
+static inline void mmio_write32(uint32_t addr, uint32_t value) { *(volatile uint32_t *)(uintptr_t)addr = value; }
 
 #endif

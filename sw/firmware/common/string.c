@@ -9,8 +9,7 @@ typedef uint32_t __attribute__((may_alias)) word_t;
 
 /* Word copies when both pointers share alignment: 4x fewer loads/stores
  * for the common case of copying aligned buffers. */
-void *memcpy(void *dst, const void *src, size_t n)
-{
+void *memcpy(void *dst, const void *src, size_t n) {
   unsigned char *d = dst;
   const unsigned char *s = src;
   if ((((uintptr_t)d ^ (uintptr_t)s) & 3) == 0) {
@@ -18,61 +17,48 @@ void *memcpy(void *dst, const void *src, size_t n)
       *d++ = *s++;
       n--;
     }
-    for (; n >= 4; n -= 4, d += 4, s += 4)
-      *(word_t *)d = *(const word_t *)s;
+    for (; n >= 4; n -= 4, d += 4, s += 4) *(word_t *)d = *(const word_t *)s;
   }
-  while (n--)
-    *d++ = *s++;
+  while (n--) *d++ = *s++;
   return dst;
 }
 
-void *memmove(void *dst, const void *src, size_t n)
-{
+void *memmove(void *dst, const void *src, size_t n) {
   unsigned char *d = dst;
   const unsigned char *s = src;
-  if (d <= s || d >= s + n)
-    return memcpy(dst, src, n);
+  if (d <= s || d >= s + n) return memcpy(dst, src, n);
   /* Overlap with dst above src: copy from the end. */
-  while (n--)
-    d[n] = s[n];
+  while (n--) d[n] = s[n];
   return dst;
 }
 
-void *memset(void *dst, int c, size_t n)
-{
+void *memset(void *dst, int c, size_t n) {
   unsigned char *d = dst;
   uint32_t word = (unsigned char)c * 0x01010101u;
   while (n && ((uintptr_t)d & 3)) {
     *d++ = (unsigned char)c;
     n--;
   }
-  for (; n >= 4; n -= 4, d += 4)
-    *(word_t *)d = word;
-  while (n--)
-    *d++ = (unsigned char)c;
+  for (; n >= 4; n -= 4, d += 4) *(word_t *)d = word;
+  while (n--) *d++ = (unsigned char)c;
   return dst;
 }
 
-int memcmp(const void *a, const void *b, size_t n)
-{
+int memcmp(const void *a, const void *b, size_t n) {
   const unsigned char *p = a, *q = b;
   for (; n; n--, p++, q++) {
-    if (*p != *q)
-      return *p < *q ? -1 : 1;
+    if (*p != *q) return *p < *q ? -1 : 1;
   }
   return 0;
 }
 
-size_t strlen(const char *s)
-{
+size_t strlen(const char *s) {
   const char *e = s;
-  while (*e)
-    e++;
+  while (*e) e++;
   return (size_t)(e - s);
 }
 
-int strcmp(const char *a, const char *b)
-{
+int strcmp(const char *a, const char *b) {
   while (*a && *a == *b) {
     a++;
     b++;
@@ -80,12 +66,9 @@ int strcmp(const char *a, const char *b)
   return (unsigned char)*a - (unsigned char)*b;
 }
 
-char *strncpy(char *dst, const char *src, size_t n)
-{
+char *strncpy(char *dst, const char *src, size_t n) {
   size_t i = 0;
-  for (; i < n && src[i]; i++)
-    dst[i] = src[i];
-  for (; i < n; i++)
-    dst[i] = '\0';
+  for (; i < n && src[i]; i++) dst[i] = src[i];
+  for (; i < n; i++) dst[i] = '\0';
   return dst;
 }

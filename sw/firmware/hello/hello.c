@@ -8,15 +8,12 @@
 
 static unsigned char composite[PRIME_LIMIT];
 
-static uint32_t sum_of_primes_below(unsigned limit)
-{
+static uint32_t sum_of_primes_below(unsigned limit) {
   uint32_t sum = 0;
   for (unsigned i = 2; i < limit; i++) {
-    if (composite[i])
-      continue;
+    if (composite[i]) continue;
     sum += i;
-    for (unsigned j = i * i; j < limit; j += i)
-      composite[j] = 1;
+    for (unsigned j = i * i; j < limit; j += i) composite[j] = 1;
   }
   return sum;
 }
@@ -24,26 +21,22 @@ static uint32_t sum_of_primes_below(unsigned limit)
 static volatile int dec_fired;
 
 /* Replaces fwcommon's weak default for this firmware. */
-void fw_decrementer_interrupt(void)
-{
+void fw_decrementer_interrupt(void) {
   dec_disarm();
   dec_fired = 1;
 }
 
-static void sleep_ticks(uint32_t ticks)
-{
+static void sleep_ticks(uint32_t ticks) {
   /* EE stays off outside the doze so the exception cannot be taken between
    * the test of dec_fired and cpu_idle(). */
   uint32_t msr = irq_disable();
   dec_fired = 0;
   dec_write(ticks);
-  while (!dec_fired)
-    cpu_idle();
+  while (!dec_fired) cpu_idle();
   irq_restore(msr);
 }
 
-int main(void)
-{
+int main(void) {
   puts("Hello from the Maestro2 NI firmware!");
 
   uint32_t sum = sum_of_primes_below(PRIME_LIMIT);

@@ -41,8 +41,7 @@ static uint32_t g_me, g_peer, g_bad_headers;
  * header by two stores, the payload by DMA (not waited for). The previous
  * message's payload must be in the channel before this header (one channel:
  * the stream is header, payload, header, ...). */
-static void send_start(uint32_t len)
-{
+static void send_start(uint32_t len) {
   fw_dma_wait(fw_dma_started());
   while (mmio_read32(NI_NETBUF_BASE + NETBUF_TX_FREE(CH)) < MLX_HEADER_BYTES + len)
     ;
@@ -57,15 +56,14 @@ static void sends_end(void) { fw_dma_wait(fw_dma_started()); }
 static int arrived(void) { return mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(CH)) >= MLX_HEADER_BYTES; }
 
 /* Takes one message of len bytes into SDRAM; returns when it is there. */
-static void receive(uint32_t len)
-{
+static void receive(uint32_t len) {
   while (!arrived())
     ;
   const uint32_t w0 = mmio_read32(NI_NETBUF_RX_WINDOW(CH));
   const uint32_t w1 = mmio_read32(NI_NETBUF_RX_WINDOW(CH));
   if (w0 != MLX_HDR_WORD0(g_me, g_peer) || w1 != MLX_HDR_WORD1(MLX_TYPE_UNICAST, len)) {
-    printf("ni_logp: header %08x %08x, expected %08x %08x\n", (unsigned)w0, (unsigned)w1,
-           MLX_HDR_WORD0(g_me, g_peer), MLX_HDR_WORD1(MLX_TYPE_UNICAST, len));
+    printf("ni_logp: header %08x %08x, expected %08x %08x\n", (unsigned)w0, (unsigned)w1, MLX_HDR_WORD0(g_me, g_peer),
+           MLX_HDR_WORD1(MLX_TYPE_UNICAST, len));
     g_bad_headers++;
     fw_result(0, g_bad_headers);
     fw_exit(2); /* the stream cannot be followed any more */
@@ -76,8 +74,7 @@ static void receive(uint32_t len)
 static uint64_t ps_of(uint64_t ticks) { return tb_to_ns(ticks) * 1000u; }
 
 /* Minimum-size ping-pong: RTT / 2 in ps (node 1 echoes). */
-static uint64_t half_rtt(uint32_t len, uint32_t rounds)
-{
+static uint64_t half_rtt(uint32_t len, uint32_t rounds) {
   uint64_t ticks = 0;
   for (uint32_t i = 0; i <= rounds; i++) { /* the first round warms up */
     const uint64_t t0 = tb_read();
@@ -89,8 +86,7 @@ static uint64_t half_rtt(uint32_t len, uint32_t rounds)
       send_start(len);
     }
     sends_end();
-    if (i > 0)
-      ticks += tb_read() - t0;
+    if (i > 0) ticks += tb_read() - t0;
   }
   return ps_of(ticks) / rounds / 2;
 }
@@ -98,11 +94,9 @@ static uint64_t half_rtt(uint32_t len, uint32_t rounds)
 /* A burst of n messages of len bytes from node 0, acknowledged by one reply
  * at the end. Returns the interval between send starts over the second half
  * (ps) and through *call_ps the time per send call. */
-static uint64_t burst(uint32_t n, uint32_t len, uint64_t *call_ps)
-{
+static uint64_t burst(uint32_t n, uint32_t len, uint64_t *call_ps) {
   if (g_me == 1) {
-    for (uint32_t k = 0; k < n; k++)
-      receive(len);
+    for (uint32_t k = 0; k < n; k++) receive(len);
     send_start(4);
     sends_end();
     return 0;
@@ -122,8 +116,7 @@ static uint64_t burst(uint32_t n, uint32_t len, uint64_t *call_ps)
 
 /* n requests with replies and delta us of spinning after each: the interval
  * per request in ps. */
-static uint64_t signature(uint32_t n, uint32_t len, uint32_t delta_us)
-{
+static uint64_t signature(uint32_t n, uint32_t len, uint32_t delta_us) {
   if (g_me == 1) {
     for (uint32_t k = 0; k < n; k++) {
       receive(len);
@@ -157,16 +150,16 @@ static uint64_t signature(uint32_t n, uint32_t len, uint32_t delta_us)
 /* ps as "us.fff" (the caller prints it with %u.%03u). */
 #define US(ps) (unsigned)((ps) / 1000000u), (unsigned)((ps) / 1000u % 1000u)
 
-int main(void)
-{
+int main(void) {
   const uint32_t min = fw_arg(0, 4), n = fw_arg(1, 512), rounds = fw_arg(2, 20);
   const uint32_t channel_bytes = mmio_read32(NI_NETBUF_BASE + NETBUF_CHANNEL_BYTES);
   g_me = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
   if (min == 0 || min > SMALL || n < 4 || n > MAX_BURST || rounds == 0 || g_me > 1 ||
       SMALL + MLX_HEADER_BYTES > channel_bytes) {
-    printf("ni_logp: bad arguments: minimum %u B (1..%u), burst %u (4..%u), rounds %u (>= 1), node %u "
-           "(0 or 1), channel %u B\n",
-           (unsigned)min, SMALL, (unsigned)n, MAX_BURST, (unsigned)rounds, (unsigned)g_me, (unsigned)channel_bytes);
+    printf(
+        "ni_logp: bad arguments: minimum %u B (1..%u), burst %u (4..%u), rounds %u (>= 1), node %u "
+        "(0 or 1), channel %u B\n",
+        (unsigned)min, SMALL, (unsigned)n, MAX_BURST, (unsigned)rounds, (unsigned)g_me, (unsigned)channel_bytes);
     return 3;
   }
   g_peer = 1 - g_me;
@@ -179,8 +172,7 @@ int main(void)
   uint32_t delta = 0;
   for (delta = 0; delta <= 40; delta += 4) {
     interval = signature(32, min, delta);
-    if (g_me == 0)
-      printf("signature %u %u.%03u\n", (unsigned)delta, US(interval));
+    if (g_me == 0) printf("signature %u %u.%03u\n", (unsigned)delta, US(interval));
   }
   delta -= 4;
   const uint64_t o_r = interval - o_s - (uint64_t)delta * 1000000u;

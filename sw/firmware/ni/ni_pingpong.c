@@ -43,8 +43,7 @@
 
 static uint32_t g_errors;
 
-static void fail(const char *what)
-{
+static void fail(const char *what) {
   printf("ni_pingpong: %s\n", what);
   fw_exit(2);
 }
@@ -52,14 +51,12 @@ static void fail(const char *what)
 /* Sends `bytes` of payload at `buf` to `dst` as chunks of at most `chunk`
  * bytes on `channels` channels; returns when the last byte is in the TX
  * channel (its DMA is done). */
-static void send(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t dst, uint32_t chunk, uint32_t channels)
-{
+static void send(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t dst, uint32_t chunk, uint32_t channels) {
   const uint32_t base = fw_dma_started();
   for (uint32_t k = 0, off = 0; off < bytes; k++, off += chunk) {
     const uint32_t ch = k % channels, len = bytes - off < chunk ? bytes - off : chunk;
     /* The channel's previous chunk must be in before this header. */
-    if (k >= channels)
-      fw_dma_wait(base + k - channels + 1);
+    if (k >= channels) fw_dma_wait(base + k - channels + 1);
     while (mmio_read32(NI_NETBUF_BASE + NETBUF_TX_FREE(ch)) < MLX_HEADER_BYTES)
       ;
     mmio_write32(NI_NETBUF_TX_WINDOW(ch), MLX_HDR_WORD0(dst, me));
@@ -71,21 +68,19 @@ static void send(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t dst, uint32
 
 /* Receives `bytes` of payload from `src` into `buf`, chunked as send() does;
  * returns when the last byte is in SDRAM. */
-static void receive(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t src, uint32_t chunk, uint32_t channels)
-{
+static void receive(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t src, uint32_t chunk, uint32_t channels) {
   const uint32_t base = fw_dma_started();
   for (uint32_t k = 0, off = 0; off < bytes; k++, off += chunk) {
     const uint32_t ch = k % channels, len = bytes - off < chunk ? bytes - off : chunk;
     /* The channel's previous chunk must be out before its next header. */
-    if (k >= channels)
-      fw_dma_wait(base + k - channels + 1);
+    if (k >= channels) fw_dma_wait(base + k - channels + 1);
     while (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch)) < MLX_HEADER_BYTES)
       ;
     const uint32_t w0 = mmio_read32(NI_NETBUF_RX_WINDOW(ch));
     const uint32_t w1 = mmio_read32(NI_NETBUF_RX_WINDOW(ch));
     if (w0 != MLX_HDR_WORD0(me, src) || w1 != MLX_HDR_WORD1(MLX_TYPE_UNICAST, len)) {
-      printf("chunk %u on channel %u: header %08x %08x, expected %08x %08x\n", (unsigned)k, (unsigned)ch,
-             (unsigned)w0, (unsigned)w1, MLX_HDR_WORD0(me, src), MLX_HDR_WORD1(MLX_TYPE_UNICAST, len));
+      printf("chunk %u on channel %u: header %08x %08x, expected %08x %08x\n", (unsigned)k, (unsigned)ch, (unsigned)w0,
+             (unsigned)w1, MLX_HDR_WORD0(me, src), MLX_HDR_WORD1(MLX_TYPE_UNICAST, len));
       fail("the stream cannot be followed any more");
     }
     fw_dma_start(NI_NETBUF_RX_WINDOW(ch), buf + off, len);
@@ -93,43 +88,35 @@ static void receive(uint32_t buf, uint32_t bytes, uint32_t me, uint32_t src, uin
   fw_dma_wait(fw_dma_started());
 }
 
-static uint32_t pattern(uint32_t bytes, uint32_t rep, uint32_t i)
-{
+static uint32_t pattern(uint32_t bytes, uint32_t rep, uint32_t i) {
   uint32_t h = (bytes * 2654435761u) ^ (rep * 40503u) ^ (i * 2246822519u);
   h ^= h >> 15;
   return h * 3266489917u;
 }
 
-static void fill(uint32_t buf, uint32_t bytes, uint32_t rep)
-{
+static void fill(uint32_t buf, uint32_t bytes, uint32_t rep) {
   volatile uint32_t *w = (volatile uint32_t *)buf;
-  for (uint32_t i = 0; i < bytes / 4; i++)
-    w[i] = pattern(bytes, rep, i);
+  for (uint32_t i = 0; i < bytes / 4; i++) w[i] = pattern(bytes, rep, i);
   volatile uint8_t *b = (volatile uint8_t *)buf;
   const uint32_t last = pattern(bytes, rep, bytes / 4);
-  for (uint32_t i = bytes & ~3u; i < bytes; i++)
-    b[i] = (uint8_t)(last >> (24 - 8 * (i & 3)));
+  for (uint32_t i = bytes & ~3u; i < bytes; i++) b[i] = (uint8_t)(last >> (24 - 8 * (i & 3)));
 }
 
 /* Index of the first wrong byte, or `bytes` when all are right. */
-static uint32_t check(uint32_t buf, uint32_t bytes, uint32_t rep)
-{
+static uint32_t check(uint32_t buf, uint32_t bytes, uint32_t rep) {
   const volatile uint32_t *w = (const volatile uint32_t *)buf;
   for (uint32_t i = 0; i < bytes / 4; i++)
     if (w[i] != pattern(bytes, rep, i))
       for (uint32_t j = 4 * i;; j++)
-        if (((const volatile uint8_t *)buf)[j] != (uint8_t)(pattern(bytes, rep, i) >> (24 - 8 * (j & 3))))
-          return j;
+        if (((const volatile uint8_t *)buf)[j] != (uint8_t)(pattern(bytes, rep, i) >> (24 - 8 * (j & 3)))) return j;
   const volatile uint8_t *b = (const volatile uint8_t *)buf;
   const uint32_t last = pattern(bytes, rep, bytes / 4);
   for (uint32_t i = bytes & ~3u; i < bytes; i++)
-    if (b[i] != (uint8_t)(last >> (24 - 8 * (i & 3))))
-      return i;
+    if (b[i] != (uint8_t)(last >> (24 - 8 * (i & 3)))) return i;
   return bytes;
 }
 
-int main(void)
-{
+int main(void) {
   const uint32_t reps = fw_arg(0, 10), min = fw_arg(1, 32), max = fw_arg(2, 4096);
   const uint32_t channels = fw_arg(3, 1), warmup = fw_arg(5, 1);
   const uint32_t channel_bytes = mmio_read32(NI_NETBUF_BASE + NETBUF_CHANNEL_BYTES);
@@ -142,8 +129,7 @@ int main(void)
     return 3;
   }
   const uint32_t peer = 1 - me;
-  if (me == 0)
-    printf("@columns bytes latency_us mbps\n");
+  if (me == 0) printf("@columns bytes latency_us mbps\n");
   uint32_t sizes = 0;
   for (uint32_t bytes = min; bytes <= max; bytes *= 2) { /* max <= MAX_BYTES: no overflow */
     uint64_t ticks = 0;
@@ -159,12 +145,11 @@ int main(void)
       send(TX_BUF, bytes, me, peer, chunk, channels);
       receive(RX_BUF, bytes, me, peer, chunk, channels);
       const uint64_t t1 = tb_read();
-      if (rep >= warmup)
-        ticks += t1 - t0;
+      if (rep >= warmup) ticks += t1 - t0;
       const uint32_t bad = check(RX_BUF, bytes, rep);
       if (bad != bytes) {
-        printf("%u bytes, repetition %u: byte %u is 0x%02x, expected another value\n", (unsigned)bytes,
-               (unsigned)rep, (unsigned)bad, ((const volatile uint8_t *)RX_BUF)[bad]);
+        printf("%u bytes, repetition %u: byte %u is 0x%02x, expected another value\n", (unsigned)bytes, (unsigned)rep,
+               (unsigned)bad, ((const volatile uint8_t *)RX_BUF)[bad]);
         g_errors++;
       }
     }
@@ -173,8 +158,8 @@ int main(void)
       /* One way = round trip / 2, in ps; throughput in Mbit/s = bits per us. */
       const uint64_t ps = tb_to_ns(ticks) * 1000u / (2u * reps);
       const uint64_t mbps10 = (uint64_t)bytes * 8u * 10000000u / ps; /* tenths */
-      printf("@row %u %u.%03u %u.%u\n", (unsigned)bytes, (unsigned)(ps / 1000000u),
-             (unsigned)(ps / 1000u % 1000u), (unsigned)(mbps10 / 10u), (unsigned)(mbps10 % 10u));
+      printf("@row %u %u.%03u %u.%u\n", (unsigned)bytes, (unsigned)(ps / 1000000u), (unsigned)(ps / 1000u % 1000u),
+             (unsigned)(mbps10 / 10u), (unsigned)(mbps10 % 10u));
     }
   }
   fw_result(0, sizes);

@@ -15,20 +15,17 @@
 static uint8_t src[BYTES] __attribute__((aligned(32)));
 static uint8_t dst[BYTES] __attribute__((aligned(32)));
 
-int main(void)
-{
+int main(void) {
   printf("@NAME@: hello from the NI's PowerPC 603e at %u MHz\n", (unsigned)(cpu_hz() / 1000000u));
 
-  for (unsigned i = 0; i < BYTES; i++)
-    src[i] = (uint8_t)(i * 7u + 1u);
+  for (unsigned i = 0; i < BYTES; i++) src[i] = (uint8_t)(i * 7u + 1u);
 
   const uint64_t t0 = tb_read();
   fw_dma_copy((uint32_t)(uintptr_t)src, (uint32_t)(uintptr_t)dst, BYTES);
   const uint64_t t1 = tb_read();
 
   unsigned wrong = 0;
-  for (unsigned i = 0; i < BYTES; i++)
-    wrong += dst[i] != src[i];
+  for (unsigned i = 0; i < BYTES; i++) wrong += dst[i] != src[i];
   const uint32_t ns = (uint32_t)tb_to_ns(t1 - t0);
   printf("@NAME@: DMA copied %u bytes in %u ns, %u wrong\n", BYTES, (unsigned)ns, wrong);
   fw_result(0, BYTES - wrong);

@@ -6,8 +6,7 @@
 volatile unsigned fw_depth;
 volatile unsigned fw_never = 0xFFFFFFFFu; /* not reached: keeps the compiler from calling it infinite */
 
-__attribute__((noinline)) unsigned recurse(unsigned n)
-{
+__attribute__((noinline)) unsigned recurse(unsigned n) {
   volatile unsigned char frame[1024]; /* a large frame: reach the code fast */
   frame[0] = (unsigned char)n;
   fw_depth = n;
@@ -15,8 +14,7 @@ __attribute__((noinline)) unsigned recurse(unsigned n)
   return recurse(n + 1) + frame[0];
 }
 
-int main(void)
-{
+int main(void) {
   puts("about to recurse without end");
   return (int)recurse(0);
 }

@@ -4,13 +4,9 @@
 
 #define UNMAPPED_ADDR 0x50000010u
 
-__attribute__((noinline)) void do_bad_store(void)
-{
-  *(volatile uint32_t *)UNMAPPED_ADDR = 0x1234;
-}
+__attribute__((noinline)) void do_bad_store(void) { *(volatile uint32_t *)UNMAPPED_ADDR = 0x1234; }
 
-int main(void)
-{
+int main(void) {
   printf("about to store to unmapped address 0x%08x\n", UNMAPPED_ADDR);
   do_bad_store();
   puts("the store did not stop the simulation");

@@ -8,13 +8,11 @@ struct low_memory {
   uint32_t decrementer_vector;
 };
 
-int main(void)
-{
+int main(void) {
   /* fw_arg's fallback 0: a null pointer the compiler cannot see through. */
   volatile struct low_memory *p = (volatile struct low_memory *)(uintptr_t)fw_arg(0, 0);
   p->decrementer_vector = 0x12345678u;
   dec_write(10);
   irq_enable();
-  for (;;)
-    cpu_idle();
+  for (;;) cpu_idle();
 }

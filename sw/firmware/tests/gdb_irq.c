@@ -8,27 +8,23 @@
 
 static volatile unsigned g_ticks;
 
-void fw_decrementer_interrupt(void)
-{
+void fw_decrementer_interrupt(void) {
   g_ticks++;
   dec_write(50); /* 2 us at 25 MHz */
 }
 
-static __attribute__((noipa)) unsigned spin(unsigned n)
-{
+static __attribute__((noipa)) unsigned spin(unsigned n) {
   unsigned x = 1;
-  for (unsigned i = 0; i < n; i++)
-    x = x * 3u + i;
+  for (unsigned i = 0; i < n; i++) x = x * 3u + i;
   return x;
 }
 
-int main(void)
-{
+int main(void) {
   unsigned sum = 0;
   dec_write(50);
   irq_enable();
   for (unsigned round = 0; round < 40; round++) {
-    sum += spin(2000 + round); /* the line `next` steps over */
+    sum += spin(2000 + round);                                         /* the line `next` steps over */
     for (unsigned k = 0; k < 1500 + round; k++) sum += k ^ (sum >> 7); /* range-stepped */
     sum ^= round;
   }

@@ -8,23 +8,20 @@
 volatile uint32_t gdb_value = 1234;
 
 /* Not inlined: a function to break in, with its argument in r3. */
-__attribute__((noinline)) uint32_t gdb_checkpoint(uint32_t x)
-{
+__attribute__((noinline)) uint32_t gdb_checkpoint(uint32_t x) {
   uint32_t y = x * 3u;
   return y + 7u;
 }
 
 /* Not inlined, its loop on one source line: GDB's `next` over that line
  * range-steps (vCont;r) through all of it, 20,000 rounds. */
-__attribute__((noinline)) uint32_t gdb_spin(uint32_t n)
-{
+__attribute__((noinline)) uint32_t gdb_spin(uint32_t n) {
   uint32_t acc = 0;
   for (uint32_t i = 0; i < n; i++) acc += i * i + (acc >> 3);
   return acc;
 }
 
-int main(void)
-{
+int main(void) {
   puts("gdb_target: start");
   uint64_t t0 = sim_time_ns();
   uint32_t r = gdb_checkpoint(5u);

@@ -9,11 +9,9 @@ volatile uint32_t watch_counter = 0; /* written three times */
 volatile uint32_t watch_limit = 3;   /* read once per round, and once more */
 static uint8_t dma_src[64], dma_dst[64];
 
-int main(void)
-{
+int main(void) {
   puts("gdb_watch: start");
-  for (uint32_t i = 0; i < watch_limit; ++i)
-    watch_counter = watch_counter + 10u; /* the watched store */
+  for (uint32_t i = 0; i < watch_limit; ++i) watch_counter = watch_counter + 10u; /* the watched store */
   for (unsigned i = 0; i < sizeof dma_src; ++i) dma_src[i] = (uint8_t)(i * 7u + 1u);
   fw_dma_copy((uint32_t)(uintptr_t)dma_src, (uint32_t)(uintptr_t)dma_dst, sizeof dma_src);
   printf("watch_counter = %u\n", (unsigned)watch_counter);

@@ -20,8 +20,7 @@
 #define RX_STAGE 0x01100000u /* message being received         */
 #define MAX_NODES 64u
 
-static uint32_t length_of(uint32_t src, uint32_t dst, uint32_t round, uint32_t max_len, uint32_t seed)
-{
+static uint32_t length_of(uint32_t src, uint32_t dst, uint32_t round, uint32_t max_len, uint32_t seed) {
   uint32_t h = (src * 2654435761u) ^ (dst * 40503u) ^ (round * 2246822519u) ^ seed;
   h ^= h >> 13;
   h *= 3266489917u;
@@ -29,13 +28,11 @@ static uint32_t length_of(uint32_t src, uint32_t dst, uint32_t round, uint32_t m
   return 4 + h % (max_len - 3); /* 4..max_len: room for the round number */
 }
 
-static uint8_t byte_of(uint32_t src, uint32_t dst, uint32_t round, uint32_t i)
-{
+static uint8_t byte_of(uint32_t src, uint32_t dst, uint32_t round, uint32_t i) {
   return (uint8_t)(src * 131u + dst * 7u + round * 13u + i);
 }
 
-int main(void)
-{
+int main(void) {
   const uint32_t nodes = fw_arg(0, 2), rounds = fw_arg(1, 4), max_len = fw_arg(2, 1000), seed = fw_arg(3, 1);
   const uint32_t me = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
   if (nodes < 2 || nodes > MAX_NODES || me >= nodes || max_len < 4 || max_len + MLX_HEADER_BYTES > 2048) {
@@ -51,8 +48,7 @@ int main(void)
     /* Receive whatever is complete on either channel. */
     for (unsigned ch = 0; ch < NI_NETBUF_CHANNELS; ch++) {
       const uint32_t avail = mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(ch));
-      if (avail < MLX_HEADER_BYTES)
-        continue;
+      if (avail < MLX_HEADER_BYTES) continue;
       fw_dma_copy(NI_NETBUF_RX_WINDOW(ch), RX_STAGE, MLX_HEADER_BYTES);
       const uint32_t w0 = *(volatile uint32_t *)RX_STAGE, w1 = *(volatile uint32_t *)(RX_STAGE + 4);
       const uint32_t src = MLX_HDR_SRC(w0), len = MLX_HDR_LEN(w1);
@@ -73,8 +69,8 @@ int main(void)
       next_round[src] = r + 1;
       for (uint32_t i = 4; i < len; i++)
         if (p[i] != byte_of(src, me, r, i)) {
-          printf("from node %u round %u: byte %u is 0x%02x, expected 0x%02x\n", (unsigned)src, (unsigned)r,
-                 (unsigned)i, p[i], byte_of(src, me, r, i));
+          printf("from node %u round %u: byte %u is 0x%02x, expected 0x%02x\n", (unsigned)src, (unsigned)r, (unsigned)i,
+                 p[i], byte_of(src, me, r, i));
           errors++;
           break;
         }
@@ -94,8 +90,7 @@ int main(void)
         p[1] = (uint8_t)(round >> 16);
         p[2] = (uint8_t)(round >> 8);
         p[3] = (uint8_t)round;
-        for (uint32_t i = 4; i < len; i++)
-          p[i] = byte_of(me, dst, round, i);
+        for (uint32_t i = 4; i < len; i++) p[i] = byte_of(me, dst, round, i);
         fw_dma_copy(TX_STAGE, NI_NETBUF_TX_WINDOW(ch), len + MLX_HEADER_BYTES);
         sent++;
         if (++k == nodes) {

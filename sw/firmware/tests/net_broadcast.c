@@ -18,12 +18,10 @@
 
 static uint8_t byte_of(uint32_t type, uint32_t n, uint32_t i) { return (uint8_t)(type * 77u + n * 5u + i); }
 
-int main(void)
-{
+int main(void) {
   const uint32_t nodes = fw_arg(0, 2), count = fw_arg(1, 4), len = fw_arg(2, 500);
   const uint32_t me = mmio_read32(NI_MLCX_BASE + MLCX_NODE_ADDR);
-  if (len < 4 || len + MLX_HEADER_BYTES > 2048)
-    return 3;
+  if (len < 4 || len + MLX_HEADER_BYTES > 2048) return 3;
   if (me == 0) {
     for (uint32_t type = MLX_TYPE_BROADCAST; type <= MLX_TYPE_MULTICAST; type++)
       for (uint32_t n = 0; n < count; n++) {
@@ -33,8 +31,7 @@ int main(void)
         h[0] = MLX_HDR_WORD0(type == MLX_TYPE_BROADCAST ? MLX_BROADCAST_ADDR : 1u, me);
         h[1] = MLX_HDR_WORD1(type, len);
         volatile uint8_t *p = (volatile uint8_t *)(STAGE + 8);
-        for (uint32_t i = 0; i < len; i++)
-          p[i] = byte_of(type, n, i);
+        for (uint32_t i = 0; i < len; i++) p[i] = byte_of(type, n, i);
         fw_dma_copy(STAGE, NI_NETBUF_TX_WINDOW(0), len + MLX_HEADER_BYTES);
       }
     printf("node 0: sent %u broadcast and %u multicast messages\n", (unsigned)count, (unsigned)count);
@@ -44,8 +41,7 @@ int main(void)
   uint32_t received = 0, errors = 0, next[3] = {0, 0, 0};
   (void)nodes;
   while (received < expected) {
-    if (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(0)) < len + MLX_HEADER_BYTES)
-      continue;
+    if (mmio_read32(NI_NETBUF_BASE + NETBUF_RX_AVAIL(0)) < len + MLX_HEADER_BYTES) continue;
     fw_dma_copy(NI_NETBUF_RX_WINDOW(0), STAGE, len + MLX_HEADER_BYTES);
     const uint32_t w0 = *(volatile uint32_t *)STAGE, w1 = *(volatile uint32_t *)(STAGE + 4);
     const uint32_t type = MLX_HDR_TYPE(w1);
@@ -57,8 +53,8 @@ int main(void)
     const uint32_t n = next[type]++;
     for (uint32_t i = 0; i < len; i++)
       if (p[i] != byte_of(type, n, i)) {
-        printf("%s message %u: byte %u differs\n", type == MLX_TYPE_BROADCAST ? "broadcast" : "multicast",
-               (unsigned)n, (unsigned)i);
+        printf("%s message %u: byte %u differs\n", type == MLX_TYPE_BROADCAST ? "broadcast" : "multicast", (unsigned)n,
+               (unsigned)i);
         errors++;
         break;
       }

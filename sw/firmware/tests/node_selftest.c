@@ -21,8 +21,7 @@ static volatile uint32_t g_doorbells; /* pending doorbell bits seen by the handl
 static volatile uint32_t g_dma_done;  /* DMA completions signalled */
 static volatile uint32_t g_dma_error;
 
-void fw_external_interrupt(void)
-{
+void fw_external_interrupt(void) {
   const uint32_t status = mmio_read32(NI_INTC_BASE + INTC_STATUS);
   if (status & (1u << NI_IRQ_DOORBELL)) {
     const uint32_t bits = mmio_read32(NI_PCIIF_BASE + NIPCI_DOORBELL);
@@ -41,8 +40,7 @@ void fw_external_interrupt(void)
 }
 
 /* Queues one descriptor; waits for a free queue slot first. */
-static void dma_queue(uint32_t src, uint32_t dst, uint32_t len, int irq)
-{
+static void dma_queue(uint32_t src, uint32_t dst, uint32_t len, int irq) {
   while (DMA_STATUS_FREE(mmio_read32(NI_DMA_BASE + DMA_STATUS)) == 0)
     ;
   mmio_write32(NI_DMA_BASE + DMA_SRC, src);
@@ -52,11 +50,9 @@ static void dma_queue(uint32_t src, uint32_t dst, uint32_t len, int irq)
 }
 
 /* Waits (dozing) until the last queued descriptor signalled completion. */
-static int dma_wait(void)
-{
+static int dma_wait(void) {
   const uint32_t saved = irq_disable();
-  while (!g_dma_done && !g_dma_error)
-    cpu_idle();
+  while (!g_dma_done && !g_dma_error) cpu_idle();
   g_dma_done = 0;
   irq_restore(saved);
   if (g_dma_error) {
@@ -70,23 +66,20 @@ static int dma_wait(void)
 /* src -> dst through the network buffer: host -> TX channel -> loopback ->
  * RX channel -> dst, one channel-sized chunk at a time (a chunk must fit in
  * the RX channel before the engine drains it). */
-static int via_netbuf(unsigned ch, uint32_t src, uint32_t dst, uint32_t len)
-{
+static int via_netbuf(unsigned ch, uint32_t src, uint32_t dst, uint32_t len) {
   const uint32_t chunk = mmio_read32(NI_NETBUF_BASE + NETBUF_CHANNEL_BYTES);
   for (uint32_t off = 0; off < len; off += chunk) {
     const uint32_t n = len - off < chunk ? len - off : chunk;
     dma_queue(src + off, NI_NETBUF_TX_WINDOW(ch), n, 0);
     dma_queue(NI_NETBUF_RX_WINDOW(ch), dst + off, n, 1);
-    if (dma_wait() != 0)
-      return -1;
+    if (dma_wait() != 0) return -1;
   }
   return 0;
 }
 
 static uint32_t mailbox(unsigned i) { return mmio_read32(NI_PCIIF_BASE + NIPCI_MAILBOX(i)); }
 
-static int transfer(void)
-{
+static int transfer(void) {
   const uint32_t src = NI_HOST_WINDOW_BASE + mailbox(SELFTEST_MB_SRC);
   const uint32_t dst = NI_HOST_WINDOW_BASE + mailbox(SELFTEST_MB_DST);
   const uint32_t len = mailbox(SELFTEST_MB_LEN);
@@ -95,35 +88,27 @@ static int transfer(void)
   /* A work address that is not aligned either: the SDRAM side sees odd
    * offsets too. */
   const uint32_t work = WORK_BUFFER + (len & 7u);
-  if (len > SELFTEST_MAX_LEN)
-    return -1;
+  if (len > SELFTEST_MAX_LEN) return -1;
   if (path == SELFTEST_PATH_NETBUF) {
-    if (via_netbuf(0, src, work, len) != 0)
-      return -1;
+    if (via_netbuf(0, src, work, len) != 0) return -1;
   } else {
     dma_queue(src, work, len, 1);
-    if (dma_wait() != 0)
-      return -1;
+    if (dma_wait() != 0) return -1;
   }
   volatile uint8_t *p = (volatile uint8_t *)(uintptr_t)work;
-  for (uint32_t i = 0; i < len; i++)
-    p[i] ^= key;
-  if (path == SELFTEST_PATH_NETBUF)
-    return via_netbuf(1, work, dst, len);
+  for (uint32_t i = 0; i < len; i++) p[i] ^= key;
+  if (path == SELFTEST_PATH_NETBUF) return via_netbuf(1, work, dst, len);
   dma_queue(work, dst, len, 1);
   return dma_wait();
 }
 
-int main(void)
-{
-  mmio_write32(NI_INTC_BASE + INTC_ENABLE_SET,
-               1u << NI_IRQ_DOORBELL | 1u << NI_IRQ_DMA_DONE | 1u << NI_IRQ_DMA_ERROR);
+int main(void) {
+  mmio_write32(NI_INTC_BASE + INTC_ENABLE_SET, 1u << NI_IRQ_DOORBELL | 1u << NI_IRQ_DMA_DONE | 1u << NI_IRQ_DMA_ERROR);
   puts("node self-test firmware ready");
   unsigned transfers = 0;
   for (;;) {
     const uint32_t saved = irq_disable();
-    while (!(g_doorbells & SELFTEST_DOORBELL))
-      cpu_idle();
+    while (!(g_doorbells & SELFTEST_DOORBELL)) cpu_idle();
     g_doorbells &= ~SELFTEST_DOORBELL;
     irq_restore(saved);
     const uint32_t cmd = mailbox(SELFTEST_MB_CMD);
@@ -133,8 +118,7 @@ int main(void)
       return 0;
     }
     const int rc = cmd == SELFTEST_CMD_TRANSFER ? transfer() : -2;
-    if (rc == 0)
-      transfers++;
+    if (rc == 0) transfers++;
     mmio_write32(NI_PCIIF_BASE + NIPCI_MAILBOX(SELFTEST_MB_STATUS), (uint32_t)rc);
     mmio_write32(NI_PCIIF_BASE + NIPCI_HOST_IRQ, SELFTEST_HOST_IRQ);
   }

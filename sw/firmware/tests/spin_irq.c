@@ -3,10 +3,8 @@
  * so the exit time shows when the interrupt was taken by a busy CPU. */
 #include "fw.h"
 
-int main(void)
-{
+int main(void) {
   irq_enable();
   volatile uint32_t count = 0;
-  for (;;)
-    count++;
+  for (;;) count++;
 }

@@ -89,8 +89,8 @@ Outcome run(ExecCall& c) {
       }
       case M2X_MPI_ABORT:
         // The program asks to end the whole run: that is the run's end here.
-        c.error = "called MPI_Abort(" + std::string(a[0] == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm") +
-                  ", " + std::to_string(a[1]) + ")";
+        c.error = "called MPI_Abort(" + std::string(a[0] == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm") + ", " +
+                  std::to_string(a[1]) + ")";
         return Outcome::Aborted;
       case M2X_MPI_COMM_RANK:
       case M2X_MPI_COMM_SIZE: {
@@ -123,10 +123,18 @@ Outcome run(ExecCall& c) {
         r.out[0] = len;
         return Outcome::Done;
       }
-      case M2X_MPI_WTIME: r.out[0] = double_bits(MPI_Wtime()); return Outcome::Done;
-      case M2X_MPI_WTICK: r.out[0] = double_bits(MPI_Wtick()); return Outcome::Done;
-      case M2X_MPI_BARRIER: r.ret = MPI_Barrier(i(a[0])); return Outcome::Done;
-      case M2X_MPI_COMM_SET_ERRHANDLER: r.ret = MPI_Comm_set_errhandler(i(a[0]), i(a[1])); return Outcome::Done;
+      case M2X_MPI_WTIME:
+        r.out[0] = double_bits(MPI_Wtime());
+        return Outcome::Done;
+      case M2X_MPI_WTICK:
+        r.out[0] = double_bits(MPI_Wtick());
+        return Outcome::Done;
+      case M2X_MPI_BARRIER:
+        r.ret = MPI_Barrier(i(a[0]));
+        return Outcome::Done;
+      case M2X_MPI_COMM_SET_ERRHANDLER:
+        r.ret = MPI_Comm_set_errhandler(i(a[0]), i(a[1]));
+        return Outcome::Done;
       case M2X_MPI_BCAST:
         r.ret = MPI_Bcast(at(c, a[0], bytes_of(a[1], a[2])), i(a[1]), i(a[2]), i(a[3]), i(a[4]));
         return Outcome::Done;
@@ -222,7 +230,9 @@ Outcome run(ExecCall& c) {
         r.out[0] = n;
         return Outcome::Done;
       }
-      default: c.error = "unknown MPI function number " + std::to_string(c.req.fn); return Outcome::Failed;
+      default:
+        c.error = "unknown MPI function number " + std::to_string(c.req.fn);
+        return Outcome::Failed;
     }
   } catch (const BadRequest& e) {
     c.error = e.what();
@@ -233,10 +243,12 @@ Outcome run(ExecCall& c) {
 std::string name_of(uint32_t fn) {
   switch (fn) {
 #define M2X_NAME(name, n) \
-  case n: return #name;
+  case n:                 \
+    return #name;
     M2X_MPI_FUNCTIONS(M2X_NAME)
 #undef M2X_NAME
-    default: return "?";
+    default:
+      return "?";
   }
 }
 
@@ -258,7 +270,8 @@ std::string describe(const m2x_request& q) {
     case M2X_MPI_SEND:
     case M2X_MPI_SSEND:
     case M2X_MPI_ISEND:
-      return n + "(dest " + std::to_string(a[3]) + ", tag " + tag_name(a[4]) + ", " + bytes + ", " + comm_name(a[5]) + ")";
+      return n + "(dest " + std::to_string(a[3]) + ", tag " + tag_name(a[4]) + ", " + bytes + ", " + comm_name(a[5]) +
+             ")";
     case M2X_MPI_RECV:
     case M2X_MPI_IRECV:
       return n + "(source " + rank_name(a[3]) + ", tag " + tag_name(a[4]) + ", up to " + bytes + ", " +
@@ -267,13 +280,18 @@ std::string describe(const m2x_request& q) {
     case M2X_MPI_IPROBE:
       return n + "(source " + rank_name(a[0]) + ", tag " + tag_name(a[1]) + ", " + comm_name(a[2]) + ")";
     case M2X_MPI_WAIT:
-    case M2X_MPI_TEST: return n + "(request " + std::to_string(a[0]) + ")";
-    case M2X_MPI_WAITALL: return n + "(" + std::to_string(a[0]) + " requests)";
+    case M2X_MPI_TEST:
+      return n + "(request " + std::to_string(a[0]) + ")";
+    case M2X_MPI_WAITALL:
+      return n + "(" + std::to_string(a[0]) + " requests)";
     case M2X_MPI_SENDRECV:
       return n + "(dest " + std::to_string(a[3]) + ", source " + rank_name(a[8]) + ", " + comm_name(a[10]) + ")";
-    case M2X_MPI_BARRIER: return n + "(" + comm_name(a[0]) + ")";
-    case M2X_MPI_BCAST: return n + "(root " + std::to_string(a[3]) + ", " + bytes + ", " + comm_name(a[4]) + ")";
-    default: return n;
+    case M2X_MPI_BARRIER:
+      return n + "(" + comm_name(a[0]) + ")";
+    case M2X_MPI_BCAST:
+      return n + "(root " + std::to_string(a[3]) + ", " + bytes + ", " + comm_name(a[4]) + ")";
+    default:
+      return n;
   }
 }
 

@@ -44,6 +44,8 @@
  *   PROBE                           a0 source, a1 tag, a2 comm; status
  *   IPROBE                          a0 source, a1 tag, a2 comm; out2 flag, status
  *   GET_COUNT                       a0..a4 the status' five ints, a5 type; out0 count */
+/* A list of entries, laid out by hand (clang-format folds it into a staircase). */
+/* clang-format off */
 #define M2X_MPI_FUNCTIONS(X)                                                           \
   X(INIT, 1) X(INITIALIZED, 2) X(FINALIZE, 3) X(FINALIZED, 4) X(ABORT, 5)              \
   X(COMM_RANK, 6) X(COMM_SIZE, 7) X(GET_PROCESSOR_NAME, 8) X(WTIME, 9) X(WTICK, 10)    \
@@ -52,12 +54,13 @@
   X(WAIT, 22) X(TEST, 23) X(WAITALL, 24) X(SENDRECV, 25) X(PROBE, 26) X(IPROBE, 27)    \
   X(GET_COUNT, 28) X(INIT_THREAD, 29) X(GET_VERSION, 30) X(TYPE_SIZE, 31) X(ERROR_STRING, 32) \
   X(COMM_SET_ERRHANDLER, 33)
+/* clang-format on */
 
 enum m2x_mpi_fn {
 #define M2X_ENUM(name, n) M2X_MPI_##name = n,
   M2X_MPI_FUNCTIONS(M2X_ENUM)
 #undef M2X_ENUM
-  M2X_MPI_COUNT
+      M2X_MPI_COUNT
 };
 
 #define M2X_PROCESSOR_NAME 128 /* MPI_MAX_PROCESSOR_NAME of the MPICH ABI */

@@ -37,8 +37,7 @@ static const struct MMP_options kDefaults = {
     256 * 1024, 256 * 1024, 0, 256u * 1024 * 1024, -1.0, 10000.0, 1,
 };
 
-struct host *mmp_self(void)
-{
+struct host *mmp_self(void) {
   const int id = m2host_id();
   if (id < 0 || id >= MAX_HOSTS) return NULL;
   if (!g_hosts[id]) {
@@ -48,52 +47,55 @@ struct host *mmp_self(void)
   return g_hosts[id];
 }
 
-int mmp_fail(struct host *H, int code)
-{
+int mmp_fail(struct host *H, int code) {
   if (H) H->error = code;
   return code;
 }
 
-void *mmp_fail_null(struct host *H, int code)
-{
+void *mmp_fail_null(struct host *H, int code) {
   mmp_fail(H, code);
   return NULL;
 }
 
-int MMP_last_error(void)
-{
+int MMP_last_error(void) {
   struct host *H = mmp_self();
   return H ? H->error : MMP_EINVAL;
 }
 
-const char *MMP_strerror(int code)
-{
+const char *MMP_strerror(int code) {
   switch (code) {
-  case MMP_OK: return "no error";
-  case MMP_EINVAL: return "bad argument or handle";
-  case MMP_ETRUNC: return "message longer than the posted buffer";
-  case MMP_ENODEST: return "unknown destination";
-  case MMP_ENOMEM: return "out of pinned memory";
-  case MMP_EBUSY: return "too many outstanding operations";
-  case MMP_ENOTINIT: return "endpoint not initialized";
-  case MMP_ENI: return "the NI did not answer or reported an error";
-  case MMP_ETIMEDOUT: return "timed out";
-  default: return "unknown error";
+    case MMP_OK:
+      return "no error";
+    case MMP_EINVAL:
+      return "bad argument or handle";
+    case MMP_ETRUNC:
+      return "message longer than the posted buffer";
+    case MMP_ENODEST:
+      return "unknown destination";
+    case MMP_ENOMEM:
+      return "out of pinned memory";
+    case MMP_EBUSY:
+      return "too many outstanding operations";
+    case MMP_ENOTINIT:
+      return "endpoint not initialized";
+    case MMP_ENI:
+      return "the NI did not answer or reported an error";
+    case MMP_ETIMEDOUT:
+      return "timed out";
+    default:
+      return "unknown error";
   }
 }
 
-void MMP_get_options(struct MMP_options *o)
-{
+void MMP_get_options(struct MMP_options *o) {
   struct host *H = mmp_self();
   if (o) *o = H ? H->opt : kDefaults;
 }
 
-int MMP_set_options(const struct MMP_options *o)
-{
+int MMP_set_options(const struct MMP_options *o) {
   struct host *H = mmp_self();
   if (!H || !o) return mmp_fail(H, MMP_EINVAL);
-  if (o->inline_bytes > MMP_INLINE_MAX || o->msgbuf_bytes < MMP_MSGBUF_BLOCK ||
-      o->msgbuf_bytes > 16u * 1024 * 1024)
+  if (o->inline_bytes > MMP_INLINE_MAX || o->msgbuf_bytes < MMP_MSGBUF_BLOCK || o->msgbuf_bytes > 16u * 1024 * 1024)
     return mmp_fail(H, MMP_EINVAL);
   H->opt = *o;
   return mmp_fail(H, MMP_OK);
@@ -101,8 +103,7 @@ int MMP_set_options(const struct MMP_options *o)
 
 /* ---- PNA table and endpoints --------------------------------------------- */
 
-struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks)
-{
+struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks) {
   struct host *H = mmp_self();
   if (n_networks < 0 || n_networks > (int)MMP_MAX_NODES) return mmp_fail_null(H, MMP_EINVAL);
   if (!H || H->n_tables >= MAX_TABLES) return mmp_fail_null(H, MMP_EBUSY);
@@ -119,8 +120,7 @@ struct MMP_PNA_table *MMP_alloc_PNA_table(int n_networks)
   return t;
 }
 
-void MMP_add_PNA_to_table(struct MMP_PNA_table *t, int pna)
-{
+void MMP_add_PNA_to_table(struct MMP_PNA_table *t, int pna) {
   struct host *H = mmp_self();
   if (!t || !t->PNA || t->n < 0 || t->n >= t->n_networks || pna < 1 || pna > (int)MMP_MAX_NODES) {
     mmp_fail(H, MMP_EINVAL);
@@ -130,8 +130,7 @@ void MMP_add_PNA_to_table(struct MMP_PNA_table *t, int pna)
   mmp_fail(H, MMP_OK);
 }
 
-struct MMP_connect *MMP_Make_connect(int network_addr, int port)
-{
+struct MMP_connect *MMP_Make_connect(int network_addr, int port) {
   struct host *H = mmp_self();
   if (network_addr < 0 || network_addr > (int)MMP_MAX_NODES || port < 0 || port > MMP_MAX_PORT)
     return mmp_fail_null(H, MMP_EINVAL);
@@ -149,15 +148,13 @@ static int is_connect(const struct MMP_connect *c) { return c && c->magic == CON
 static int running(const struct host *H) { return H && H->opened && H->refs > 0 && !H->finalized; }
 
 /* A local endpoint: one MMP_initialize accepted. */
-int mmp_local_ok(const struct host *H, const struct MMP_connect *c)
-{
+int mmp_local_ok(const struct host *H, const struct MMP_connect *c) {
   return is_connect(c) && c->initialized && running(H);
 }
 
 /* Node number of a remote endpoint's PNA; MMP_ENODEST when it is not one of
  * the nodes taking part. */
-static int node_of(const struct host *H, const struct MMP_connect *c)
-{
+static int node_of(const struct host *H, const struct MMP_connect *c) {
   if (!is_connect(c)) return MMP_EINVAL;
   const int pna = c->network_addr == 0 ? MMP_PNA(H->node) : c->network_addr;
   /* The cluster's nodes are what the platform has hosts for. */
@@ -173,22 +170,19 @@ static int node_of(const struct host *H, const struct MMP_connect *c)
 
 /* ---- requests ----------------------------------------------------------------- */
 
-static volatile uint32_t *record(const struct host *H, int index)
-{
+static volatile uint32_t *record(const struct host *H, int index) {
   return (volatile uint32_t *)((uint8_t *)H->comm.addr + MMP_COMM_RECORDS + (size_t)index * MMP_RECORD_BYTES);
 }
 
 /* A word of the communication buffer (big-endian, like everything the NI
  * writes there). */
-static volatile uint32_t *comm_word(const struct host *H, uint32_t offset)
-{
+static volatile uint32_t *comm_word(const struct host *H, uint32_t offset) {
   return (volatile uint32_t *)((uint8_t *)H->comm.addr + offset);
 }
 
 /* Waits until request slot H->req_next may be written: the NI publishes in
  * host memory how many slots it has retired, so looking costs no PCI read. */
-static int slot_wait(struct host *H)
-{
+static int slot_wait(struct host *H) {
   const double t0 = m2host_now_us();
   while (H->req_next - H->req_free >= MMP_REQ_SLOTS) {
     H->req_free = m2drv_from_be32(*comm_word(H, MMP_COMM_REQ_FREE));
@@ -204,9 +198,8 @@ static int slot_wait(struct host *H)
  * names it; `msg` is a send's message number (else 0). The descriptor is
  * plain stores into cached host memory (its cost is in CALL_CYCLES); the NI
  * learns of it from the mailbox, and the doorbell wakes it if it dozes. */
-static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len,
-                uint32_t addr, const void *inline_data, uint32_t msg)
-{
+static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, uint32_t tag, uint32_t len, uint32_t addr,
+                const void *inline_data, uint32_t msg) {
   const int rc = slot_wait(H);
   if (rc != MMP_OK) return rc;
   if (inline_data) {
@@ -214,8 +207,14 @@ static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, ui
     if (len > 0) m2host_memcpy((uint8_t *)H->comm.addr + addr, inline_data, len);
   }
   const uint32_t desc[8] = {
-      m2drv_to_be32(H->req_next + 1), m2drv_to_be32(op),  m2drv_to_be32(cookie), m2drv_to_be32(ports),
-      m2drv_to_be32(tag),             m2drv_to_be32(len), m2drv_to_be32(addr),   m2drv_to_be32(msg),
+      m2drv_to_be32(H->req_next + 1),
+      m2drv_to_be32(op),
+      m2drv_to_be32(cookie),
+      m2drv_to_be32(ports),
+      m2drv_to_be32(tag),
+      m2drv_to_be32(len),
+      m2drv_to_be32(addr),
+      m2drv_to_be32(msg),
   };
   memcpy((uint8_t *)H->comm.addr + MMP_REQ_DESC(H->req_next), desc, sizeof desc);
   H->req_next++;
@@ -226,8 +225,7 @@ static int post(struct host *H, uint32_t op, uint32_t cookie, uint32_t ports, ui
   return MMP_OK;
 }
 
-static struct op *op_alloc(struct host *H, int is_send, int internal)
-{
+static struct op *op_alloc(struct host *H, int is_send, int internal) {
   const int n = is_send ? MMP_MAX_SENDS : MMP_MAX_RECVS;
   for (int i = internal ? n : 0; i < (internal ? 2 * n : n); i++) {
     struct op *o = is_send ? &H->sends[i].op : &H->recvs[i].op;
@@ -245,8 +243,7 @@ static struct op *op_alloc(struct host *H, int is_send, int internal)
 }
 
 /* The op of a handle pointer if it is a live one of this host's pool. */
-static struct op *op_of(struct host *H, const void *h, int is_send)
-{
+static struct op *op_of(struct host *H, const void *h, int is_send) {
   if (!H || !h) return NULL;
   const uintptr_t base = is_send ? (uintptr_t)H->sends : (uintptr_t)H->recvs;
   const size_t size = is_send ? sizeof(struct MMP_send_handle) : sizeof(struct MMP_recv_handle);
@@ -260,8 +257,7 @@ static struct op *op_of(struct host *H, const void *h, int is_send)
 /* Waits for an op's completion record; its MMP_ST_* code, or a negative error.
  * `msg` (optional) gets the message's (source node, number). */
 static int wait_record(struct host *H, struct op *o, double timeout_us, uint32_t *len, uint32_t *offset,
-                       uint32_t msg[2])
-{
+                       uint32_t msg[2]) {
   volatile uint32_t *r = record(H, o->index);
   if (m2drv_poll_be32(H->drv, &r[MMP_REC_STATUS / 4], 0xFFFF0000u, (uint32_t)o->gen << 16, timeout_us) != 0)
     return MMP_ETIMEDOUT;
@@ -278,8 +274,7 @@ static int finish_send(struct host *H, struct op *o, double timeout_us);
 
 /* ---- initialize / finalize ---------------------------------------------------- */
 
-static void teardown(struct host *H)
-{
+static void teardown(struct host *H) {
   mmp_pin_free(H, &H->comm);
   mmp_pin_free(H, &H->msgbuf);
   if (H->bounce.buf.addr) mmp_pin_free(H, &H->bounce.buf);
@@ -290,8 +285,7 @@ static void teardown(struct host *H)
 }
 
 /* Polls an NI SDRAM word by PIO until it equals `value`; 0 or -1 after timeout. */
-static int ni_wait_word(struct host *H, uint32_t addr, uint32_t value, double timeout_us)
-{
+static int ni_wait_word(struct host *H, uint32_t addr, uint32_t value, double timeout_us) {
   const double t0 = m2host_now_us();
   for (;;) {
     uint32_t v = 0;
@@ -302,8 +296,7 @@ static int ni_wait_word(struct host *H, uint32_t addr, uint32_t value, double ti
   }
 }
 
-struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table *t)
-{
+struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table *t) {
   struct host *H = mmp_self();
   if (!H || !is_connect(me) || me->initialized) return mmp_fail_null(H, MMP_EINVAL);
   if (t && (!t->PNA || t->n < 0 || t->n > t->n_networks)) return mmp_fail_null(H, MMP_EINVAL);
@@ -338,8 +331,7 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_MSGBUF_BYTES, (uint32_t)msgbuf);
     m2drv_sdram_write32(H->drv, MMP_NI_CTRL_BASE + MMP_CTRL_RECORDS, 2 * (MMP_MAX_SENDS + MMP_MAX_RECVS));
     m2drv_doorbell(H->drv, MMP_DOORBELL_INIT);
-    if (m2drv_poll_be32(H->drv, comm_word(H, MMP_COMM_READY), 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) !=
-        0) {
+    if (m2drv_poll_be32(H->drv, comm_word(H, MMP_COMM_READY), 0xFFFFFFFFu, MMP_FW_MAGIC, H->opt.init_timeout_us) != 0) {
       m2host_printf("MMP_initialize: the NI did not take the init block\n");
       teardown(H);
       return mmp_fail_null(H, MMP_ENI);
@@ -358,8 +350,7 @@ struct MMP_connect *MMP_initialize(struct MMP_connect *me, struct MMP_PNA_table 
   return me;
 }
 
-void MMP_finalize(struct MMP_connect *me)
-{
+void MMP_finalize(struct MMP_connect *me) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, me)) {
     mmp_fail(H, MMP_ENOTINIT);
@@ -393,8 +384,7 @@ void MMP_finalize(struct MMP_connect *me)
 /* ---- send and receive ------------------------------------------------------------ */
 
 static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag, int src_port, int dst_node,
-                             int dst_port, uint32_t flags, uint32_t msg, int *err)
-{
+                             int dst_port, uint32_t flags, uint32_t msg, int *err) {
   struct op *o = op_alloc(H, 1, src_port == MMP_SYNC_PORT);
   if (!o) {
     *err = MMP_EBUSY;
@@ -426,8 +416,7 @@ static struct op *start_send(struct host *H, void *buf, size_t len, uint32_t tag
 }
 
 static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag, int src_node, int src_port,
-                             int dst_port, int *err)
-{
+                             int dst_port, int *err) {
   struct op *o = op_alloc(H, 0, dst_port == MMP_SYNC_PORT);
   if (!o) {
     *err = MMP_EBUSY;
@@ -449,8 +438,7 @@ static struct op *start_recv(struct host *H, void *buf, size_t len, uint32_t tag
   return o;
 }
 
-static int finish_send(struct host *H, struct op *o, double timeout_us)
-{
+static int finish_send(struct host *H, struct op *o, double timeout_us) {
   int rc = MMP_OK;
   if (o->mode != BUF_INLINE) {
     const int code = wait_record(H, o, timeout_us, NULL, NULL, NULL);
@@ -462,33 +450,36 @@ static int finish_send(struct host *H, struct op *o, double timeout_us)
   return rc;
 }
 
-static int finish_recv(struct host *H, struct op *o, double timeout_us)
-{
+static int finish_recv(struct host *H, struct op *o, double timeout_us) {
   uint32_t len = 0, offset = 0, msg[2] = {0, 0};
   const int code = wait_record(H, o, timeout_us, &len, &offset, msg);
   if (code == MMP_ETIMEDOUT) return MMP_ETIMEDOUT;
   int rc;
   switch (code) {
-  case MMP_ST_DONE:
-    if (len > o->len) {
+    case MMP_ST_DONE:
+      if (len > o->len) {
+        rc = MMP_ENI;
+        break;
+      }
+      if (o->mode == BUF_BOUNCE_POOL || o->mode == BUF_BOUNCE_TEMP) m2host_memcpy(o->user, o->bounce, len);
+      rc = (int)len;
+      break;
+    case MMP_ST_DONE_MSGBUF:
+      /* It came before the receive: the NI kept it in the message buffer. */
+      if (len > o->len || offset > H->msgbuf.bytes || len > H->msgbuf.bytes - offset) {
+        rc = MMP_ENI;
+        break;
+      }
+      m2host_memcpy(o->user, (uint8_t *)H->msgbuf.addr + offset, len);
+      rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RELEASE, 0, 0), 0, 0, 0, len, offset, NULL, 0);
+      if (rc == MMP_OK) rc = (int)len;
+      break;
+    case MMP_ST_TRUNCATED:
+      rc = MMP_ETRUNC;
+      break;
+    default:
       rc = MMP_ENI;
       break;
-    }
-    if (o->mode == BUF_BOUNCE_POOL || o->mode == BUF_BOUNCE_TEMP) m2host_memcpy(o->user, o->bounce, len);
-    rc = (int)len;
-    break;
-  case MMP_ST_DONE_MSGBUF:
-    /* It came before the receive: the NI kept it in the message buffer. */
-    if (len > o->len || offset > H->msgbuf.bytes || len > H->msgbuf.bytes - offset) {
-      rc = MMP_ENI;
-      break;
-    }
-    m2host_memcpy(o->user, (uint8_t *)H->msgbuf.addr + offset, len);
-    rc = post(H, MMP_REQ_OP_WORD(MMP_OP_RELEASE, 0, 0), 0, 0, 0, len, offset, NULL, 0);
-    if (rc == MMP_OK) rc = (int)len;
-    break;
-  case MMP_ST_TRUNCATED: rc = MMP_ETRUNC; break;
-  default: rc = MMP_ENI; break;
   }
   mmp_release_buffer(H, o);
   o->in_use = 0;
@@ -497,8 +488,7 @@ static int finish_recv(struct host *H, struct op *o, double timeout_us)
   return rc;
 }
 
-struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
-{
+struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, from)) return mmp_fail_null(H, is_connect(from) ? MMP_ENOTINIT : MMP_EINVAL);
   if (!is_connect(to) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return mmp_fail_null(H, MMP_EINVAL);
@@ -519,8 +509,7 @@ struct MMP_send_handle *MMP_Send(void *buf, size_t len, int tag, struct MMP_conn
   return (struct MMP_send_handle *)o;
 }
 
-int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us)
-{
+int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us) {
   struct host *H = mmp_self();
   struct op *o = op_of(H, h, 1);
   if (!o) return mmp_fail(H, MMP_EINVAL);
@@ -533,14 +522,12 @@ int MMP_Wait_send_for(struct MMP_send_handle *h, double timeout_us)
   return mmp_fail(H, rc);
 }
 
-int MMP_Wait_send(struct MMP_send_handle *h)
-{
+int MMP_Wait_send(struct MMP_send_handle *h) {
   struct host *H = mmp_self();
   return MMP_Wait_send_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
-struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to)
-{
+struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_connect *from, struct MMP_connect *to) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, to)) return mmp_fail_null(H, is_connect(to) ? MMP_ENOTINIT : MMP_EINVAL);
   if (!is_connect(from) || (len > 0 && !buf) || len > 0x7FFFFFFFu) return mmp_fail_null(H, MMP_EINVAL);
@@ -554,8 +541,7 @@ struct MMP_recv_handle *MMP_Recv(void *buf, size_t len, int tag, struct MMP_conn
   return (struct MMP_recv_handle *)o;
 }
 
-int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us)
-{
+int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us) {
   struct host *H = mmp_self();
   struct op *o = op_of(H, h, 0);
   if (!o) return mmp_fail(H, MMP_EINVAL);
@@ -569,22 +555,19 @@ int MMP_Wait_recv_for(struct MMP_recv_handle *h, double timeout_us)
   return rc;
 }
 
-int MMP_Wait_recv(struct MMP_recv_handle *h)
-{
+int MMP_Wait_recv(struct MMP_recv_handle *h) {
   struct host *H = mmp_self();
   return MMP_Wait_recv_for(h, H ? H->opt.wait_timeout_us : -1.0);
 }
 
 /* ---- barrier ------------------------------------------------------------------------- */
 
-static int rank_node(const struct host *H, int rank)
-{
+static int rank_node(const struct host *H, int rank) {
   const struct MMP_PNA_table *t = H->table;
   return (t && rank < t->n ? t->PNA[rank] : MMP_PNA(rank)) - 1;
 }
 
-void MMP_Sync(int id, int n_nodes)
-{
+void MMP_Sync(int id, int n_nodes) {
   struct host *H = mmp_self();
   if (!running(H) || n_nodes < 1 || n_nodes > (int)MMP_MAX_NODES || id < 0 || id >= n_nodes) {
     m2host_printf("MMP_Sync(%d, %d): %s\n", id, n_nodes, running(H) ? "bad arguments" : "MMP is not initialized");
@@ -615,7 +598,8 @@ void MMP_Sync(int id, int n_nodes)
       if (!o || finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = o ? MMP_ENI : err;
     } else {
       for (int r = 1; r < n_nodes; r++) {
-        struct op *o = start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, H->msg_next++, &err);
+        struct op *o =
+            start_send(H, NULL, 0, tag, MMP_SYNC_PORT, rank_node(H, r), MMP_SYNC_PORT, 0, H->msg_next++, &err);
         if (!o || finish_send(H, o, H->opt.wait_timeout_us) != MMP_OK) rc = o ? MMP_ENI : err;
       }
     }

@@ -62,13 +62,13 @@ extern "C" {
 
 /* Error codes (negative return values, MMP_last_error()). */
 #define MMP_OK 0
-#define MMP_EINVAL -1   /* bad argument or handle                          */
-#define MMP_ETRUNC -2   /* message longer than the posted buffer           */
-#define MMP_ENODEST -3  /* unknown destination (or source)                  */
-#define MMP_ENOMEM -4   /* out of pinned memory                             */
-#define MMP_EBUSY -5    /* too many outstanding sends or receives           */
-#define MMP_ENOTINIT -6 /* endpoint not initialized / library finalized     */
-#define MMP_ENI -7      /* the NI did not answer or reported an error       */
+#define MMP_EINVAL -1    /* bad argument or handle                          */
+#define MMP_ETRUNC -2    /* message longer than the posted buffer           */
+#define MMP_ENODEST -3   /* unknown destination (or source)                  */
+#define MMP_ENOMEM -4    /* out of pinned memory                             */
+#define MMP_EBUSY -5     /* too many outstanding sends or receives           */
+#define MMP_ENOTINIT -6  /* endpoint not initialized / library finalized     */
+#define MMP_ENI -7       /* the NI did not answer or reported an error       */
 #define MMP_ETIMEDOUT -8 /* a Wait ran out of MMP_options.wait_timeout_us   */
 
 struct MMP_PNA_table {

@@ -49,7 +49,7 @@ struct pool {
 };
 #define POOL_BLOCK 256u
 #define MAX_CONNECTS (2 * (int)MMP_MAX_NODES) /* a remote endpoint per node, and then some */
-#define MAX_TABLES 64 /* PNA tables per host; an application needs one */
+#define MAX_TABLES 64                         /* PNA tables per host; an application needs one */
 
 struct host {
   struct MMP_options opt;
@@ -60,7 +60,7 @@ struct host {
   m2drv *drv;
   int node;
   struct MMP_PNA_table *table;
-  m2drv_buffer comm, msgbuf; /* the communication buffer, the message buffer */
+  m2drv_buffer comm, msgbuf;                 /* the communication buffer, the message buffer */
   uint8_t xlate_used[MMP_XLATE_ENTRIES / 8]; /* the NI's translation entries in use */
   struct pool bounce;
   uint32_t req_next, req_free;

@@ -12,8 +12,7 @@
 
 size_t mmp_round_up(size_t v, size_t unit) { return (v + unit - 1) / unit * unit; }
 
-int mmp_pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out)
-{
+int mmp_pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out) {
   const size_t rounded = mmp_round_up(bytes, 4096);
   if (bytes == 0 || H->pinned_bytes + rounded > H->opt.pinned_limit) return MMP_ENOMEM;
   if (m2drv_alloc_pinned(H->drv, bytes, out) != 0) return MMP_ENOMEM;
@@ -21,16 +20,14 @@ int mmp_pin_alloc(struct host *H, size_t bytes, m2drv_buffer *out)
   return MMP_OK;
 }
 
-void mmp_pin_free(struct host *H, m2drv_buffer *b)
-{
+void mmp_pin_free(struct host *H, m2drv_buffer *b) {
   if (!b->addr) return;
   H->pinned_bytes -= mmp_round_up(b->bytes, 4096);
   m2drv_free_pinned(H->drv, b);
 }
 
 /* NI address of [p, p + len) when it lies inside one pinned region. */
-static int pinned_nia(const struct host *H, const void *p, size_t len, uint32_t *nia)
-{
+static int pinned_nia(const struct host *H, const void *p, size_t len, uint32_t *nia) {
   const uintptr_t a = (uintptr_t)p;
   for (size_t i = 0; i < H->n_regions; i++) {
     const uintptr_t r = (uintptr_t)H->regions[i].addr;
@@ -43,23 +40,20 @@ static int pinned_nia(const struct host *H, const void *p, size_t len, uint32_t 
 }
 
 /* Pins `bytes` of new memory and enters it into the NI's table. */
-static int pin_alloc_mapped(struct host *H, size_t bytes, m2drv_buffer *out, uint32_t *nia)
-{
+static int pin_alloc_mapped(struct host *H, size_t bytes, m2drv_buffer *out, uint32_t *nia) {
   if (mmp_pin_alloc(H, bytes, out) != MMP_OK) return MMP_ENOMEM;
   const int rc = mmp_xlate_map(H, out->bus, bytes, nia);
   if (rc != MMP_OK) mmp_pin_free(H, out);
   return rc;
 }
 
-static void pin_free_mapped(struct host *H, m2drv_buffer *b, uint32_t nia)
-{
+static void pin_free_mapped(struct host *H, m2drv_buffer *b, uint32_t nia) {
   if (!b->addr) return;
   mmp_xlate_unmap(H, nia, b->bytes);
   mmp_pin_free(H, b);
 }
 
-static void *pool_alloc(struct pool *P, size_t bytes)
-{
+static void *pool_alloc(struct pool *P, size_t bytes) {
   const size_t n = mmp_round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
   size_t run = 0;
   for (size_t b = 0; b < P->blocks; b++) {
@@ -72,8 +66,7 @@ static void *pool_alloc(struct pool *P, size_t bytes)
   return NULL;
 }
 
-static void pool_free(struct pool *P, void *p, size_t bytes)
-{
+static void pool_free(struct pool *P, void *p, size_t bytes) {
   const size_t first = (size_t)((uint8_t *)p - (uint8_t *)P->buf.addr) / POOL_BLOCK;
   const size_t n = mmp_round_up(bytes ? bytes : 1, POOL_BLOCK) / POOL_BLOCK;
   memset(P->used + first, 0, n);
@@ -81,8 +74,7 @@ static void pool_free(struct pool *P, void *p, size_t bytes)
 
 /* Where the NI reads or writes an operation's data; sets o->mode and its
  * resources. MMP_OK or MMP_ENOMEM. */
-int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint32_t *nia)
-{
+int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is_send, uint32_t *nia) {
   *nia = 0;
   o->mode = BUF_NONE;
   if (len == 0) return MMP_OK;
@@ -128,16 +120,20 @@ int mmp_place_buffer(struct host *H, struct op *o, void *buf, size_t len, int is
   return MMP_OK;
 }
 
-void mmp_release_buffer(struct host *H, struct op *o)
-{
+void mmp_release_buffer(struct host *H, struct op *o) {
   switch (o->mode) {
-  case BUF_PIN_MESSAGE:
-    mmp_xlate_unmap(H, o->nia, o->len);
-    m2drv_unpin(H->drv, o->user, o->len);
-    break;
-  case BUF_BOUNCE_POOL: pool_free(&H->bounce, o->bounce, o->len); break;
-  case BUF_BOUNCE_TEMP: pin_free_mapped(H, &o->temp, o->nia); break;
-  default: break;
+    case BUF_PIN_MESSAGE:
+      mmp_xlate_unmap(H, o->nia, o->len);
+      m2drv_unpin(H->drv, o->user, o->len);
+      break;
+    case BUF_BOUNCE_POOL:
+      pool_free(&H->bounce, o->bounce, o->len);
+      break;
+    case BUF_BOUNCE_TEMP:
+      pin_free_mapped(H, &o->temp, o->nia);
+      break;
+    default:
+      break;
   }
   o->mode = BUF_NONE;
 }
@@ -146,8 +142,7 @@ void mmp_release_buffer(struct host *H, struct op *o)
 
 /* Room for one more entry in the host's table of pinned regions; 0 when
  * memory runs out. */
-static int region_room(struct host *H)
-{
+static int region_room(struct host *H) {
   if (H->n_regions < H->cap_regions) return 1;
   const size_t cap = H->cap_regions ? 2 * H->cap_regions : 16;
   struct region *r = realloc(H->regions, cap * sizeof *r);
@@ -159,8 +154,7 @@ static int region_room(struct host *H)
 
 /* A send or receive still outstanding in region r: the NI may still move its
  * data, so the region must not be unpinned (its pages could be reused). */
-static int region_busy(const struct host *H, const struct region *r)
-{
+static int region_busy(const struct host *H, const struct region *r) {
   const uintptr_t a = (uintptr_t)r->addr;
   for (int i = 0; i < 2 * MMP_MAX_SENDS; i++) {
     const struct op *o = &H->sends[i].op;
@@ -173,8 +167,7 @@ static int region_busy(const struct host *H, const struct region *r)
   return 0;
 }
 
-void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
-{
+void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, me)) return mmp_fail_null(H, MMP_ENOTINIT);
   if (bytes == 0 || bytes > 0x40000000u) return mmp_fail_null(H, bytes ? MMP_ENOMEM : MMP_EINVAL);
@@ -187,8 +180,7 @@ void *MMP_Pindown_malloc(size_t bytes, struct MMP_connect *me)
   return b.addr;
 }
 
-void MMP_Pindown_free(void *p, struct MMP_connect *me)
-{
+void MMP_Pindown_free(void *p, struct MMP_connect *me) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, me) || !p) {
     mmp_fail(H, !p ? MMP_EINVAL : MMP_ENOTINIT);
@@ -211,8 +203,7 @@ void MMP_Pindown_free(void *p, struct MMP_connect *me)
 /* Memory the caller already has in host physical memory, pinned in place
  * (the kernel pins its pages: m2drv_pin charges them) and kept pinned until
  * MMP_Pindown_unregister (which charges the unpinning). */
-int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
-{
+int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, me)) return mmp_fail(H, MMP_ENOTINIT);
   if (!p || bytes == 0 || bytes > 0x40000000u) return mmp_fail(H, MMP_EINVAL);
@@ -230,8 +221,7 @@ int MMP_Pindown_register(void *p, size_t bytes, struct MMP_connect *me)
   return mmp_fail(H, MMP_OK);
 }
 
-int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
-{
+int MMP_Pindown_unregister(void *p, struct MMP_connect *me) {
   struct host *H = mmp_self();
   if (!mmp_local_ok(H, me)) return mmp_fail(H, MMP_ENOTINIT);
   for (size_t i = 0; i < H->n_regions; i++) {
@@ -245,4 +235,3 @@ int MMP_Pindown_unregister(void *p, struct MMP_connect *me)
   }
   return mmp_fail(H, MMP_EINVAL);
 }
-

@@ -17,25 +17,20 @@
 
 static int used(const struct host *H, uint32_t i) { return (H->xlate_used[i / 8] >> (i % 8)) & 1u; }
 
-static void mark(struct host *H, uint32_t first, uint32_t n, int on)
-{
+static void mark(struct host *H, uint32_t first, uint32_t n, int on) {
   for (uint32_t i = first; i < first + n; i++) {
-    if (on)
-      H->xlate_used[i / 8] |= (uint8_t)(1u << (i % 8));
-    else
-      H->xlate_used[i / 8] &= (uint8_t)~(1u << (i % 8));
+    if (on) H->xlate_used[i / 8] |= (uint8_t)(1u << (i % 8));
+    else H->xlate_used[i / 8] &= (uint8_t) ~(1u << (i % 8));
   }
 }
 
-static uint32_t pages_of(uint64_t bus, size_t bytes)
-{
+static uint32_t pages_of(uint64_t bus, size_t bytes) {
   return (uint32_t)(((bus % PAGE) + (bytes ? bytes : 1) + PAGE - 1) / PAGE);
 }
 
 /* Writes n entries from `first`: the pages from bus page `page` on, or
  * invalid ones when page is 0 and !valid. */
-static int write_entries(struct host *H, uint32_t first, uint32_t n, uint64_t page, int valid)
-{
+static int write_entries(struct host *H, uint32_t first, uint32_t n, uint64_t page, int valid) {
   uint32_t words[WRITE_WORDS];
   for (uint32_t done = 0; done < n;) {
     const uint32_t k = n - done < WRITE_WORDS ? n - done : WRITE_WORDS;
@@ -47,8 +42,7 @@ static int write_entries(struct host *H, uint32_t first, uint32_t n, uint64_t pa
   return MMP_OK;
 }
 
-int mmp_xlate_map(struct host *H, uint64_t bus, size_t bytes, uint32_t *nia)
-{
+int mmp_xlate_map(struct host *H, uint64_t bus, size_t bytes, uint32_t *nia) {
   const uint32_t n = pages_of(bus, bytes);
   if (bus + bytes > 0xFFFFFFFFull || n > MMP_XLATE_ENTRIES) return MMP_ENOMEM;
   uint32_t run = 0;
@@ -70,8 +64,7 @@ int mmp_xlate_map(struct host *H, uint64_t bus, size_t bytes, uint32_t *nia)
   return MMP_ENOMEM; /* the table is full */
 }
 
-void mmp_xlate_unmap(struct host *H, uint32_t nia, size_t bytes)
-{
+void mmp_xlate_unmap(struct host *H, uint32_t nia, size_t bytes) {
   const uint32_t first = nia / PAGE, n = pages_of(nia, bytes);
   if (first + n > MMP_XLATE_ENTRIES) return;
   /* Invalid entries first: a stray request for these pages then stops the

@@ -12,8 +12,7 @@
 
 /* A free staging buffer of at least `bytes`: the smallest that fits, else a
  * new one (a power of two from 4 KB), pinned once and kept for the run. */
-void *mpi_stage_get(struct mpi_host *H, size_t bytes)
-{
+void *mpi_stage_get(struct mpi_host *H, size_t bytes) {
   struct staging *best = NULL;
   for (size_t i = 0; i < H->n_stages; i++) {
     struct staging *s = &H->stages[i];
@@ -36,22 +35,19 @@ void *mpi_stage_get(struct mpi_host *H, size_t bytes)
   return best->buf;
 }
 
-void mpi_stage_put(struct mpi_host *H, void *buf)
-{
+void mpi_stage_put(struct mpi_host *H, void *buf) {
   for (size_t i = 0; i < H->n_stages; i++)
     if (H->stages[i].buf == buf) H->stages[i].busy = 0;
 }
 
-static int in_alloc_mem(const struct mpi_host *H, const uint8_t *p, size_t bytes)
-{
+static int in_alloc_mem(const struct mpi_host *H, const uint8_t *p, size_t bytes) {
   for (const struct alloc_mem *a = H->allocs; a; a = a->next)
     if (p >= a->p && p + bytes <= a->p + a->bytes) return 1;
   return 0;
 }
 
 /* Unpins least recently used entries nobody uses until `need` more bytes fit. */
-static void evict(struct mpi_host *H, size_t need)
-{
+static void evict(struct mpi_host *H, size_t need) {
   while (H->pinned_bytes + need > H->p.pin_cache_bytes) {
     struct pin_entry **victim = NULL;
     for (struct pin_entry **e = &H->pins; *e; e = &(*e)->next)
@@ -65,8 +61,7 @@ static void evict(struct mpi_host *H, size_t need)
   }
 }
 
-void *mpi_pin_acquire(struct mpi_host *H, void *buf, size_t bytes)
-{
+void *mpi_pin_acquire(struct mpi_host *H, void *buf, size_t bytes) {
   uint64_t bus = 0;
   uint8_t *p = buf;
   /* Without the cache MMP pins per message; heap memory (outside the host's
@@ -94,15 +89,13 @@ void *mpi_pin_acquire(struct mpi_host *H, void *buf, size_t bytes)
   return e;
 }
 
-void mpi_pin_release(struct mpi_host *H, void *entry)
-{
+void mpi_pin_release(struct mpi_host *H, void *entry) {
   (void)H;
   struct pin_entry *e = entry;
   if (e && e->users > 0) e->users--;
 }
 
-void mpi_buffers_free(struct mpi_host *H)
-{
+void mpi_buffers_free(struct mpi_host *H) {
   for (size_t i = 0; i < H->n_stages; i++) MMP_Pindown_free(H->stages[i].buf, H->me);
   free(H->stages);
   H->stages = NULL;

@@ -19,8 +19,7 @@ struct coll {
   int ctx, size, rank;
 };
 
-static int coll_begin(const char *fn, MPI_Comm comm, struct coll *c)
-{
+static int coll_begin(const char *fn, MPI_Comm comm, struct coll *c) {
   c->H = mpi_ready(fn);
   c->comm = comm;
   int ctx;
@@ -31,23 +30,20 @@ static int coll_begin(const char *fn, MPI_Comm comm, struct coll *c)
 
 static int world(const struct coll *c, int rank) { return mpi_world_rank(c->comm, c->H, rank); }
 
-static void csend(const struct coll *c, const void *buf, size_t bytes, int rank, int tag)
-{
+static void csend(const struct coll *c, const void *buf, size_t bytes, int rank, int tag) {
   const int r = mpi_isend(c->H, buf, bytes, world(c, rank), tag, c->ctx, 0);
   mpi_wait_req(c->H, r);
   mpi_req_finish(c->H, r, MPI_STATUS_IGNORE);
 }
 
-static int crecv(const struct coll *c, void *buf, size_t bytes, int rank, int tag)
-{
+static int crecv(const struct coll *c, void *buf, size_t bytes, int rank, int tag) {
   const int r = mpi_irecv(c->H, buf, bytes, world(c, rank), tag, c->ctx);
   mpi_wait_req(c->H, r);
   return mpi_req_finish(c->H, r, MPI_STATUS_IGNORE);
 }
 
 static int check_args(const struct coll *c, const char *fn, const void *buf, int count, MPI_Datatype type,
-                      size_t *bytes)
-{
+                      size_t *bytes) {
   const int size = mpi_type_size(type);
   if (size < 0) return mpi_fail(c->H, fn, MPI_ERR_TYPE, "datatype 0x%x is not a basic datatype", (unsigned)type);
   if (count < 0) return mpi_fail(c->H, fn, MPI_ERR_COUNT, "count %d", count);
@@ -56,13 +52,11 @@ static int check_args(const struct coll *c, const char *fn, const void *buf, int
   return MPI_SUCCESS;
 }
 
-static int check_root(const struct coll *c, const char *fn, int root)
-{
+static int check_root(const struct coll *c, const char *fn, int root) {
   return root >= 0 && root < c->size ? MPI_SUCCESS : mpi_fail(c->H, fn, MPI_ERR_ROOT, "root %d", root);
 }
 
-int MPI_Barrier(MPI_Comm comm)
-{
+int MPI_Barrier(MPI_Comm comm) {
   struct coll c;
   const int rc = coll_begin("MPI_Barrier", comm, &c);
   if (rc != MPI_SUCCESS || c.size == 1) return rc;
@@ -77,8 +71,7 @@ int MPI_Barrier(MPI_Comm comm)
   return MPI_SUCCESS;
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   struct coll c;
   size_t bytes;
   int rc = coll_begin("MPI_Bcast", comm, &c);
@@ -101,8 +94,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 }
 
 static int reduce(struct coll *c, const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                  MPI_Op op, int root)
-{
+                  MPI_Op op, int root) {
   size_t bytes;
   const void *mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   int rc = check_args(c, fn, mine, count, type, &bytes);
@@ -142,15 +134,13 @@ static int reduce(struct coll *c, const char *fn, const void *sendbuf, void *rec
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm)
-{
+               MPI_Comm comm) {
   struct coll c;
   const int rc = coll_begin("MPI_Reduce", comm, &c);
   return rc != MPI_SUCCESS ? rc : reduce(&c, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   struct coll c;
   int rc = coll_begin("MPI_Allreduce", comm, &c);
   if (rc == MPI_SUCCESS) rc = reduce(&c, "MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, 0);
@@ -158,13 +148,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   struct coll c;
   size_t sbytes = 0, rbytes = 0;
   int rc = coll_begin("MPI_Gather", comm, &c);
   if (rc == MPI_SUCCESS) rc = check_root(&c, "MPI_Gather", root);
-  if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) rc = check_args(&c, "MPI_Gather", sendbuf, sendcount, sendtype, &sbytes);
+  if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
+    rc = check_args(&c, "MPI_Gather", sendbuf, sendcount, sendtype, &sbytes);
   if (rc == MPI_SUCCESS && c.rank == root) rc = check_args(&c, "MPI_Gather", recvbuf, recvcount, recvtype, &rbytes);
   if (rc != MPI_SUCCESS) return rc;
   if (c.rank != root) {
@@ -172,7 +162,8 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     return MPI_SUCCESS;
   }
   if (sendbuf != MPI_IN_PLACE && sbytes != rbytes)
-    return mpi_fail(c.H, "MPI_Gather", MPI_ERR_TRUNCATE, "root sends %zu bytes but receives %zu per rank", sbytes, rbytes);
+    return mpi_fail(c.H, "MPI_Gather", MPI_ERR_TRUNCATE, "root sends %zu bytes but receives %zu per rank", sbytes,
+                    rbytes);
   for (int r = 0; r < c.size; r++) {
     uint8_t *dst = (uint8_t *)recvbuf + (size_t)r * rbytes;
     if (r == root) {
@@ -185,8 +176,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm)
-{
+                 MPI_Datatype recvtype, MPI_Comm comm) {
   struct coll c;
   size_t sbytes = 0, rbytes = 0;
   const int in_place = sendbuf == MPI_IN_PLACE;
@@ -216,14 +206,15 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
   int n = 0;
   for (int k = 1; k < c.size; k++) {
     const int from = (c.rank - k + c.size) % c.size;
-    reqs[n++] = mpi_irecv(c.H, (uint8_t *)recvbuf + (size_t)from * rbytes, rbytes, world(&c, from), TAG_ALLTOALL, c.ctx);
+    reqs[n++] =
+        mpi_irecv(c.H, (uint8_t *)recvbuf + (size_t)from * rbytes, rbytes, world(&c, from), TAG_ALLTOALL, c.ctx);
   }
   for (int k = 1; k < c.size; k++) {
     const int to = (c.rank + k) % c.size;
-    reqs[n++] = mpi_isend(c.H, (const uint8_t *)sendbuf + (size_t)to * sbytes, sbytes, world(&c, to), TAG_ALLTOALL,
-                          c.ctx, 0);
+    reqs[n++] =
+        mpi_isend(c.H, (const uint8_t *)sendbuf + (size_t)to * sbytes, sbytes, world(&c, to), TAG_ALLTOALL, c.ctx, 0);
   }
-  if (!in_place)  /* in place, its own block is already there */
+  if (!in_place) /* in place, its own block is already there */
     m2host_memcpy((uint8_t *)recvbuf + (size_t)c.rank * rbytes, (const uint8_t *)sendbuf + (size_t)c.rank * sbytes,
                   sbytes);
   int err = MPI_SUCCESS;

@@ -18,8 +18,7 @@
 
 /* ---- requests ------------------------------------------------------------- */
 
-static int req_alloc(struct mpi_host *H)
-{
+static int req_alloc(struct mpi_host *H) {
   for (int i = 0; i < MAX_REQS; i++) {
     if (H->reqs[i].state != RS_FREE) continue;
     memset(&H->reqs[i], 0, sizeof H->reqs[i]);
@@ -30,8 +29,7 @@ static int req_alloc(struct mpi_host *H)
   return -1;
 }
 
-static void complete(struct mpi_req *R, int error)
-{
+static void complete(struct mpi_req *R, int error) {
   R->st_error = error;
   R->state = RS_DONE;
 }
@@ -39,8 +37,7 @@ static void complete(struct mpi_req *R, int error)
 /* ---- control messages ---------------------------------------------------------- */
 
 /* A free pinned send slot: reclaims finished ones, waits for the oldest if none. */
-static int send_slot(struct mpi_host *H)
-{
+static int send_slot(struct mpi_host *H) {
   for (int round = 0;; round++) {
     for (int k = 0; k < SEND_SLOTS; k++) {
       const int i = (H->send_next + k) % SEND_SLOTS;
@@ -60,8 +57,7 @@ static int send_slot(struct mpi_host *H)
 }
 
 /* Sends a control message (header + `len` bytes of eager data) to `dest`. */
-static void send_ctrl(struct mpi_host *H, int dest, const struct mpi_hdr *h, const void *data, size_t len)
-{
+static void send_ctrl(struct mpi_host *H, int dest, const struct mpi_hdr *h, const void *data, size_t len) {
   const int s = send_slot(H);
   memcpy(H->send_slot[s], h, sizeof *h); /* the header: part of the call's own work */
   if (len) m2host_memcpy(H->send_slot[s] + HDR_BYTES, data, len);
@@ -75,8 +71,7 @@ static void send_ctrl(struct mpi_host *H, int dest, const struct mpi_hdr *h, con
 /* Where a rendezvous transfer's data is in host memory, for MMP: from the
  * threshold on (by message length, so both sides agree) the user's buffer
  * (zero copy), else `bytes` of a pre-pinned staging buffer. */
-static void *data_place(struct mpi_host *H, struct mpi_req *R, size_t msg_len, size_t bytes)
-{
+static void *data_place(struct mpi_host *H, struct mpi_req *R, size_t msg_len, size_t bytes) {
   if (msg_len >= H->p.zcopy_threshold) {
     R->pinned = bytes ? mpi_pin_acquire(H, R->buf, bytes) : NULL;
     return R->buf;
@@ -86,16 +81,14 @@ static void *data_place(struct mpi_host *H, struct mpi_req *R, size_t msg_len, s
   return R->stage;
 }
 
-static void data_release(struct mpi_host *H, struct mpi_req *R)
-{
+static void data_release(struct mpi_host *H, struct mpi_req *R) {
   if (R->stage) mpi_stage_put(H, R->stage);
   if (R->pinned) mpi_pin_release(H, R->pinned);
   R->stage = R->pinned = NULL;
 }
 
 /* A matched RTS: post the data receive into the user's buffer, then send CTS. */
-static void start_rendezvous_recv(struct mpi_host *H, int r, const struct mpi_hdr *h)
-{
+static void start_rendezvous_recv(struct mpi_host *H, int r, const struct mpi_hdr *h) {
   struct mpi_req *R = &H->reqs[r];
   R->st_source = h->src;
   R->st_tag = h->tag;
@@ -116,8 +109,7 @@ static void start_rendezvous_recv(struct mpi_host *H, int r, const struct mpi_hd
   send_ctrl(H, h->src, &cts, NULL, 0);
 }
 
-static void finish_rendezvous_recv(struct mpi_host *H, struct mpi_req *R, int rc)
-{
+static void finish_rendezvous_recv(struct mpi_host *H, struct mpi_req *R, int rc) {
   int err = MPI_SUCCESS;
   if (rc == MMP_ETRUNC) {
     err = MPI_ERR_TRUNCATE;
@@ -132,8 +124,7 @@ static void finish_rendezvous_recv(struct mpi_host *H, struct mpi_req *R, int rc
   complete(R, err);
 }
 
-static void on_cts(struct mpi_host *H, const struct mpi_hdr *h)
-{
+static void on_cts(struct mpi_host *H, const struct mpi_hdr *h) {
   if (h->sreq >= MAX_REQS || H->reqs[h->sreq].state != RS_SEND_WAIT_CTS) {
     mpi_fail(H, "MPI", MPI_ERR_INTERN, "clear-to-send from rank %d for no waiting send", h->src);
     return;
@@ -149,8 +140,7 @@ static void on_cts(struct mpi_host *H, const struct mpi_hdr *h)
   R->state = RS_SEND_DATA;
 }
 
-static void finish_rendezvous_send(struct mpi_host *H, struct mpi_req *R, int rc)
-{
+static void finish_rendezvous_send(struct mpi_host *H, struct mpi_req *R, int rc) {
   data_release(H, R);
   R->sh = NULL;
   complete(R, rc == MMP_OK ? MPI_SUCCESS : MPI_ERR_INTERN);
@@ -158,15 +148,13 @@ static void finish_rendezvous_send(struct mpi_host *H, struct mpi_req *R, int rc
 
 /* ---- matching --------------------------------------------------------------------- */
 
-static int matches(int want_src, int want_tag, int want_ctx, const struct mpi_hdr *h)
-{
+static int matches(int want_src, int want_tag, int want_ctx, const struct mpi_hdr *h) {
   return (int)h->ctx == want_ctx && (want_src == MPI_ANY_SOURCE || want_src == h->src) &&
          (want_tag == MPI_ANY_TAG || want_tag == h->tag);
 }
 
 /* Delivers eager data into a matched receive. */
-static void deliver_eager(struct mpi_host *H, struct mpi_req *R, const struct mpi_hdr *h, const void *data)
-{
+static void deliver_eager(struct mpi_host *H, struct mpi_req *R, const struct mpi_hdr *h, const void *data) {
   R->st_source = h->src;
   R->st_tag = h->tag;
   const size_t n = h->len <= R->bytes ? (size_t)h->len : R->bytes;
@@ -178,8 +166,7 @@ static void deliver_eager(struct mpi_host *H, struct mpi_req *R, const struct mp
 
 /* An arriving EAGER or RTS header: the first posted receive it matches, or the
  * unexpected queue. */
-static void on_message(struct mpi_host *H, const struct mpi_hdr *h, const uint8_t *data)
-{
+static void on_message(struct mpi_host *H, const struct mpi_hdr *h, const uint8_t *data) {
   int prev = -1;
   for (int r = H->posted_head; r >= 0; prev = r, r = H->reqs[r].next) {
     m2host_compute_cycles(H->p.match_cycles);
@@ -217,8 +204,7 @@ static void on_message(struct mpi_host *H, const struct mpi_hdr *h, const uint8_
 
 /* Posts control slot k of `peer`'s channel (at MPI_Init, and again whenever
  * a message taken from it frees it: `when` says which, for the error). */
-static void post_slot(struct mpi_host *H, int peer, int k, const char *when)
-{
+static void post_slot(struct mpi_host *H, int peer, int k, const char *when) {
   struct chan *c = &H->chans[peer];
   c->h[k] = MMP_Recv(c->slot[k], H->slot_bytes, CTRL_TAG, H->peers[peer], H->me);
   if (!c->h[k])
@@ -228,8 +214,7 @@ static void post_slot(struct mpi_host *H, int peer, int k, const char *when)
 
 /* Takes what has arrived on `peer`'s channel, waiting up to timeout_us for the
  * first one; the number of messages handled. */
-static int poll_chan(struct mpi_host *H, int peer, double timeout_us)
-{
+static int poll_chan(struct mpi_host *H, int peer, double timeout_us) {
   struct chan *c = &H->chans[peer];
   int n = 0;
   for (;;) {
@@ -254,16 +239,14 @@ static int poll_chan(struct mpi_host *H, int peer, double timeout_us)
   }
 }
 
-void mpi_progress(struct mpi_host *H)
-{
+void mpi_progress(struct mpi_host *H) {
   for (int p = 0; p < H->size; p++) poll_chan(H, p, 0);
 }
 
 /* What the stall and deadlock reports say this host waits in: set for the
  * whole of a blocking call's wait (its progress polls included, which are
  * where a report may catch it), cleared when the call returns. */
-static void say_waiting(int peer)
-{
+static void say_waiting(int peer) {
   char what[64];
   if (peer == MPI_ANY_SOURCE) snprintf(what, sizeof what, "MPI, waiting for a message from any rank");
   else snprintf(what, sizeof what, "MPI, waiting for a message from rank %d", peer);
@@ -272,8 +255,7 @@ static void say_waiting(int peer)
 
 /* Waits a while for something a pending request needs from `peer`
  * (MPI_ANY_SOURCE: the peers in turn, each for a share of the period). */
-static void wait_chan(struct mpi_host *H, int peer)
-{
+static void wait_chan(struct mpi_host *H, int peer) {
   if (peer == MPI_ANY_SOURCE) {
     H->rr = (H->rr + 1) % H->size;
     poll_chan(H, H->rr, H->p.poll_us / H->size);
@@ -282,8 +264,7 @@ static void wait_chan(struct mpi_host *H, int peer)
   }
 }
 
-int mpi_engine_start(struct mpi_host *H)
-{
+int mpi_engine_start(struct mpi_host *H) {
   H->slot_bytes = (HDR_BYTES + H->p.eager_limit + 63) / 64 * 64;
   const size_t n_recv = (size_t)H->size * (size_t)H->p.eager_slots;
   H->pool = MMP_Pindown_malloc((n_recv + SEND_SLOTS) * H->slot_bytes, H->me);
@@ -304,8 +285,7 @@ int mpi_engine_start(struct mpi_host *H)
   return MPI_SUCCESS;
 }
 
-void mpi_engine_stop(struct mpi_host *H)
-{
+void mpi_engine_stop(struct mpi_host *H) {
   for (int s = 0; s < SEND_SLOTS; s++)
     if (H->send_h[s]) MMP_Wait_send_for(H->send_h[s], -1);
   /* The posted control receives end with MMP (no cancel in MMP). */
@@ -325,8 +305,7 @@ void mpi_engine_stop(struct mpi_host *H)
 
 /* ---- starting operations ---------------------------------------------------------------- */
 
-int mpi_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync)
-{
+int mpi_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync) {
   const int r = req_alloc(H);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
@@ -350,8 +329,7 @@ int mpi_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int t
   return r;
 }
 
-int mpi_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx)
-{
+int mpi_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx) {
   const int r = req_alloc(H);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
@@ -380,8 +358,7 @@ int mpi_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int
   return r;
 }
 
-int mpi_null_req(struct mpi_host *H)
-{
+int mpi_null_req(struct mpi_host *H) {
   const int r = req_alloc(H);
   if (r < 0) return -1;
   H->reqs[r].peer = H->reqs[r].st_source = MPI_PROC_NULL;
@@ -394,29 +371,28 @@ int mpi_null_req(struct mpi_host *H)
 
 /* One step towards completing request r: waits for its data transfer, or a
  * while for its peer's channel. */
-static void advance(struct mpi_host *H, int r, double data_timeout_us)
-{
+static void advance(struct mpi_host *H, int r, double data_timeout_us) {
   struct mpi_req *R = &H->reqs[r];
   int rc;
   switch (R->state) {
-  case RS_RECV_DATA:
-    rc = MMP_Wait_recv_for(R->rh, data_timeout_us);
-    if (rc != MMP_ETIMEDOUT) finish_rendezvous_recv(H, R, rc);
-    break;
-  case RS_SEND_DATA:
-    rc = MMP_Wait_send_for(R->sh, data_timeout_us);
-    if (rc != MMP_ETIMEDOUT) finish_rendezvous_send(H, R, rc);
-    break;
-  case RS_RECV_POSTED:
-  case RS_SEND_WAIT_CTS:
-    if (data_timeout_us != 0) wait_chan(H, R->peer);
-    break;
-  default: break;
+    case RS_RECV_DATA:
+      rc = MMP_Wait_recv_for(R->rh, data_timeout_us);
+      if (rc != MMP_ETIMEDOUT) finish_rendezvous_recv(H, R, rc);
+      break;
+    case RS_SEND_DATA:
+      rc = MMP_Wait_send_for(R->sh, data_timeout_us);
+      if (rc != MMP_ETIMEDOUT) finish_rendezvous_send(H, R, rc);
+      break;
+    case RS_RECV_POSTED:
+    case RS_SEND_WAIT_CTS:
+      if (data_timeout_us != 0) wait_chan(H, R->peer);
+      break;
+    default:
+      break;
   }
 }
 
-void mpi_wait_req(struct mpi_host *H, int r)
-{
+void mpi_wait_req(struct mpi_host *H, int r) {
   say_waiting(H->reqs[r].peer);
   for (;;) {
     mpi_progress(H);
@@ -432,15 +408,13 @@ void mpi_wait_req(struct mpi_host *H, int r)
   m2host_activity(M2HOST_LAYER_MPI, NULL);
 }
 
-int mpi_test_req(struct mpi_host *H, int r)
-{
+int mpi_test_req(struct mpi_host *H, int r) {
   mpi_progress(H);
   if (H->reqs[r].state != RS_DONE) advance(H, r, 0);
   return H->reqs[r].state == RS_DONE;
 }
 
-int mpi_req_finish(struct mpi_host *H, int r, MPI_Status *status)
-{
+int mpi_req_finish(struct mpi_host *H, int r, MPI_Status *status) {
   struct mpi_req *R = &H->reqs[r];
   const int err = R->st_error;
   if (status && status != MPI_STATUS_IGNORE && !R->is_send) {
@@ -454,8 +428,7 @@ int mpi_req_finish(struct mpi_host *H, int r, MPI_Status *status)
   return err;
 }
 
-const struct mpi_hdr *mpi_probe(struct mpi_host *H, int src, int tag, int ctx, int wait)
-{
+const struct mpi_hdr *mpi_probe(struct mpi_host *H, int src, int tag, int ctx, int wait) {
   if (wait) say_waiting(src);
   for (;;) {
     mpi_progress(H);

@@ -11,8 +11,7 @@
 
 static struct mpi_host *g_hosts[MAX_RANKS];
 
-struct mpi_host *mpi_self(void)
-{
+struct mpi_host *mpi_self(void) {
   const int id = m2host_id();
   if (id < 0 || id >= MAX_RANKS) m2host_abort(1, "MPI: host %d is beyond the library's %d hosts", id, MAX_RANKS);
   if (!g_hosts[id]) {
@@ -22,8 +21,7 @@ struct mpi_host *mpi_self(void)
   return g_hosts[id];
 }
 
-struct mpi_host *mpi_ready(const char *fn)
-{
+struct mpi_host *mpi_ready(const char *fn) {
   struct mpi_host *H = mpi_self();
   if (!H->initialized || H->finalized)
     m2host_abort(1, "%s called %s MPI_Init", fn, H->finalized ? "after MPI_Finalize, not between" : "before");
@@ -31,30 +29,44 @@ struct mpi_host *mpi_ready(const char *fn)
   return H;
 }
 
-const char *mpi_error_text(int code)
-{
+const char *mpi_error_text(int code) {
   switch (code) {
-  case MPI_SUCCESS: return "no error";
-  case MPI_ERR_BUFFER: return "invalid buffer pointer";
-  case MPI_ERR_COUNT: return "invalid count";
-  case MPI_ERR_TYPE: return "invalid datatype";
-  case MPI_ERR_TAG: return "invalid tag";
-  case MPI_ERR_COMM: return "invalid communicator";
-  case MPI_ERR_RANK: return "invalid rank";
-  case MPI_ERR_ROOT: return "invalid root";
-  case MPI_ERR_OP: return "invalid reduction operation";
-  case MPI_ERR_ARG: return "invalid argument";
-  case MPI_ERR_TRUNCATE: return "message truncated";
-  case MPI_ERR_REQUEST: return "invalid request";
-  case MPI_ERR_NO_MEM: return "out of memory";
-  case MPI_ERR_INTERN: return "internal error";
-  case MPI_ERR_IN_STATUS: return "error code in status";
-  default: return "unknown error";
+    case MPI_SUCCESS:
+      return "no error";
+    case MPI_ERR_BUFFER:
+      return "invalid buffer pointer";
+    case MPI_ERR_COUNT:
+      return "invalid count";
+    case MPI_ERR_TYPE:
+      return "invalid datatype";
+    case MPI_ERR_TAG:
+      return "invalid tag";
+    case MPI_ERR_COMM:
+      return "invalid communicator";
+    case MPI_ERR_RANK:
+      return "invalid rank";
+    case MPI_ERR_ROOT:
+      return "invalid root";
+    case MPI_ERR_OP:
+      return "invalid reduction operation";
+    case MPI_ERR_ARG:
+      return "invalid argument";
+    case MPI_ERR_TRUNCATE:
+      return "message truncated";
+    case MPI_ERR_REQUEST:
+      return "invalid request";
+    case MPI_ERR_NO_MEM:
+      return "out of memory";
+    case MPI_ERR_INTERN:
+      return "internal error";
+    case MPI_ERR_IN_STATUS:
+      return "error code in status";
+    default:
+      return "unknown error";
   }
 }
 
-int mpi_fail(struct mpi_host *H, const char *fn, int code, const char *fmt, ...)
-{
+int mpi_fail(struct mpi_host *H, const char *fn, int code, const char *fmt, ...) {
   char what[512];
   va_list ap;
   va_start(ap, fmt);
@@ -65,22 +77,19 @@ int mpi_fail(struct mpi_host *H, const char *fn, int code, const char *fmt, ...)
   m2host_abort(1, "%s: %s (%s)", fn, what, mpi_error_text(code));
 }
 
-void m2mpi_unimplemented(const char *name)
-{
+void m2mpi_unimplemented(const char *name) {
   m2host_abort(1, "%s is not implemented by the platform's MPI library (docs/mpi.md lists what is)", name);
 }
 
 /* ---- parameters ----------------------------------------------------------- */
 
-static double param(const char *name, double fallback)
-{
+static double param(const char *name, double fallback) {
   double v = fallback;
   if (m2host_param(name, &v) != 0) v = fallback; /* a platform without MPI parameters: the defaults */
   return v;
 }
 
-static void read_params(struct mpi_params *p)
-{
+static void read_params(struct mpi_params *p) {
   p->eager_limit = (size_t)param("mpi.eager_limit", 1952);
   p->zcopy_threshold = (size_t)param("mpi.zcopy_threshold", 16384);
   p->pin_cache = param("mpi.pin_cache", 0) != 0;
@@ -94,8 +103,7 @@ static void read_params(struct mpi_params *p)
 
 /* ---- init and finalize ---------------------------------------------------------- */
 
-int MPI_Init(int *argc, char ***argv)
-{
+int MPI_Init(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
   struct mpi_host *H = mpi_self();
@@ -106,7 +114,8 @@ int MPI_Init(int *argc, char ***argv)
   H->rank = m2host_id();
   H->size = m2host_count();
   H->me = MMP_initialize(MMP_Make_connect(0, MPI_MMP_PORT), NULL);
-  if (!H->me) return mpi_fail(H, "MPI_Init", MPI_ERR_INTERN, "MMP_initialize failed: %s", MMP_strerror(MMP_last_error()));
+  if (!H->me)
+    return mpi_fail(H, "MPI_Init", MPI_ERR_INTERN, "MMP_initialize failed: %s", MMP_strerror(MMP_last_error()));
   H->peers = calloc((size_t)H->size, sizeof *H->peers);
   if (!H->peers) return mpi_fail(H, "MPI_Init", MPI_ERR_NO_MEM, "out of memory");
   for (int r = 0; r < H->size; r++) H->peers[r] = MMP_Make_connect(MMP_PNA(r), MPI_MMP_PORT);
@@ -117,29 +126,25 @@ int MPI_Init(int *argc, char ***argv)
   return MPI_Barrier(MPI_COMM_WORLD);
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   (void)required;
   if (provided) *provided = MPI_THREAD_SINGLE; /* one thread per simulated host */
   return MPI_Init(argc, argv);
 }
 
-int MPI_Initialized(int *flag)
-{
+int MPI_Initialized(int *flag) {
   if (!flag) return mpi_fail(mpi_self(), "MPI_Initialized", MPI_ERR_ARG, "flag is NULL");
   *flag = mpi_self()->initialized;
   return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int *flag)
-{
+int MPI_Finalized(int *flag) {
   if (!flag) return mpi_fail(mpi_self(), "MPI_Finalized", MPI_ERR_ARG, "flag is NULL");
   *flag = mpi_self()->finalized;
   return MPI_SUCCESS;
 }
 
-int MPI_Finalize(void)
-{
+int MPI_Finalize(void) {
   struct mpi_host *H = mpi_ready("MPI_Finalize");
   for (int r = 0; r < MAX_REQS; r++)
     if (H->reqs[r].state != RS_FREE && H->reqs[r].state != RS_DONE)
@@ -154,16 +159,14 @@ int MPI_Finalize(void)
   return MPI_SUCCESS;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
-{
+int MPI_Abort(MPI_Comm comm, int errorcode) {
   (void)comm;
   m2host_abort(errorcode ? errorcode : 1, "MPI_Abort(errorcode %d)", errorcode);
 }
 
 /* ---- communicators ------------------------------------------------------------------ */
 
-int mpi_comm_check(struct mpi_host *H, const char *fn, MPI_Comm comm, int *ctx, int *size, int *my_rank)
-{
+int mpi_comm_check(struct mpi_host *H, const char *fn, MPI_Comm comm, int *ctx, int *size, int *my_rank) {
   if (comm == MPI_COMM_WORLD) {
     *ctx = CTX_WORLD;
     *size = H->size;
@@ -179,13 +182,9 @@ int mpi_comm_check(struct mpi_host *H, const char *fn, MPI_Comm comm, int *ctx, 
   return MPI_SUCCESS;
 }
 
-int mpi_world_rank(MPI_Comm comm, struct mpi_host *H, int rank)
-{
-  return comm == MPI_COMM_SELF ? H->rank : rank;
-}
+int mpi_world_rank(MPI_Comm comm, struct mpi_host *H, int rank) { return comm == MPI_COMM_SELF ? H->rank : rank; }
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
-{
+int MPI_Comm_rank(MPI_Comm comm, int *rank) {
   struct mpi_host *H = mpi_ready("MPI_Comm_rank");
   int ctx, size, me;
   const int rc = mpi_comm_check(H, "MPI_Comm_rank", comm, &ctx, &size, &me);
@@ -195,8 +194,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
-{
+int MPI_Comm_size(MPI_Comm comm, int *size) {
   struct mpi_host *H = mpi_ready("MPI_Comm_size");
   int ctx, n, me;
   const int rc = mpi_comm_check(H, "MPI_Comm_size", comm, &ctx, &n, &me);
@@ -206,8 +204,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
   return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   struct mpi_host *H = mpi_ready("MPI_Comm_set_errhandler");
   int ctx, n, me;
   const int rc = mpi_comm_check(H, "MPI_Comm_set_errhandler", comm, &ctx, &n, &me);
@@ -221,32 +218,28 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 
 /* ---- information, time, memory ---------------------------------------------------------- */
 
-int MPI_Get_processor_name(char *name, int *resultlen)
-{
+int MPI_Get_processor_name(char *name, int *resultlen) {
   if (!name || !resultlen) return mpi_fail(mpi_self(), "MPI_Get_processor_name", MPI_ERR_ARG, "NULL argument");
   snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", m2host_name());
   *resultlen = (int)strlen(name);
   return MPI_SUCCESS;
 }
 
-int MPI_Get_version(int *version, int *subversion)
-{
+int MPI_Get_version(int *version, int *subversion) {
   if (!version || !subversion) return mpi_fail(mpi_self(), "MPI_Get_version", MPI_ERR_ARG, "NULL argument");
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char *string, int *resultlen)
-{
+int MPI_Error_string(int errorcode, char *string, int *resultlen) {
   if (!string || !resultlen) return mpi_fail(mpi_self(), "MPI_Error_string", MPI_ERR_ARG, "NULL argument");
   snprintf(string, MPI_MAX_ERROR_STRING, "%s", mpi_error_text(errorcode));
   *resultlen = (int)strlen(string);
   return MPI_SUCCESS;
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int *size)
-{
+int MPI_Type_size(MPI_Datatype datatype, int *size) {
   const int s = mpi_type_size(datatype);
   if (s < 0) return mpi_fail(mpi_self(), "MPI_Type_size", MPI_ERR_TYPE, "datatype 0x%x", (unsigned)datatype);
   if (!size) return mpi_fail(mpi_self(), "MPI_Type_size", MPI_ERR_ARG, "size is NULL");
@@ -258,8 +251,7 @@ int MPI_Type_size(MPI_Datatype datatype, int *size)
 double MPI_Wtime(void) { return m2host_now_us() * 1e-6; }
 double MPI_Wtick(void) { return 1e-12; /* SystemC's time resolution, 1 ps */ }
 
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
-{
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   (void)info;
   struct mpi_host *H = mpi_ready("MPI_Alloc_mem");
   if (size <= 0 || !baseptr) return mpi_fail(H, "MPI_Alloc_mem", MPI_ERR_ARG, "size %ld", (long)size);
@@ -275,8 +267,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
   return MPI_SUCCESS;
 }
 
-int MPI_Free_mem(void *base)
-{
+int MPI_Free_mem(void *base) {
   struct mpi_host *H = mpi_ready("MPI_Free_mem");
   for (struct alloc_mem **a = &H->allocs; *a; a = &(*a)->next) {
     if ((*a)->p != base) continue;
@@ -291,41 +282,35 @@ int MPI_Free_mem(void *base)
 
 /* ---- not implemented -------------------------------------------------------------------------- */
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
   (void)comm, (void)newcomm;
   m2mpi_unimplemented("MPI_Comm_dup");
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   (void)comm, (void)color, (void)key, (void)newcomm;
   m2mpi_unimplemented("MPI_Comm_split");
 }
 
-int MPI_Cancel(MPI_Request *request)
-{
+int MPI_Cancel(MPI_Request *request) {
   (void)request;
   m2mpi_unimplemented("MPI_Cancel");
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   (void)sendbuf, (void)sendcount, (void)sendtype, (void)recvbuf, (void)recvcount, (void)recvtype, (void)root,
       (void)comm;
   m2mpi_unimplemented("MPI_Scatter");
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm)
-{
+                  MPI_Datatype recvtype, MPI_Comm comm) {
   (void)sendbuf, (void)sendcount, (void)sendtype, (void)recvbuf, (void)recvcount, (void)recvtype, (void)comm;
   m2mpi_unimplemented("MPI_Allgather");
 }
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) {
   (void)count, (void)oldtype, (void)newtype;
   m2mpi_unimplemented("MPI_Type_contiguous");
 }

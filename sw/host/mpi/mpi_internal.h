@@ -42,11 +42,11 @@ struct mpi_hdr {
 
 enum req_state {
   RS_FREE = 0,
-  RS_DONE,           /* complete, waiting for Wait/Test                        */
-  RS_RECV_POSTED,    /* receive in the posted queue, not matched yet           */
-  RS_RECV_DATA,      /* rendezvous receive: data MMP receive posted, CTS sent  */
-  RS_SEND_WAIT_CTS,  /* rendezvous send: RTS sent                              */
-  RS_SEND_DATA,      /* rendezvous send: data MMP send posted                  */
+  RS_DONE,          /* complete, waiting for Wait/Test                        */
+  RS_RECV_POSTED,   /* receive in the posted queue, not matched yet           */
+  RS_RECV_DATA,     /* rendezvous receive: data MMP receive posted, CTS sent  */
+  RS_SEND_WAIT_CTS, /* rendezvous send: RTS sent                              */
+  RS_SEND_DATA,     /* rendezvous send: data MMP send posted                  */
 };
 
 struct mpi_req {
@@ -93,8 +93,8 @@ struct staging {
 struct pin_entry {
   uint8_t *start; /* page aligned                                          */
   size_t bytes;
-  int users;      /* transfers using it now (never evicted then)           */
-  uint64_t last;  /* use counter for LRU                                   */
+  int users;     /* transfers using it now (never evicted then)           */
+  uint64_t last; /* use counter for LRU                                   */
   struct pin_entry *next;
 };
 
@@ -143,8 +143,7 @@ struct mpi_host *mpi_self(void);
 struct mpi_host *mpi_ready(const char *fn);
 /* An error of call `fn`: fatal (ends the run with the message) unless
  * MPI_ERRORS_RETURN was set; returns `code`. */
-int mpi_fail(struct mpi_host *H, const char *fn, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int mpi_fail(struct mpi_host *H, const char *fn, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 const char *mpi_error_text(int code);
 
 /* Datatypes (mpi_types.c). */

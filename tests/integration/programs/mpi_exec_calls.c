@@ -12,25 +12,25 @@
 
 static int g_errors;
 
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      g_errors++;                                         \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);         \
-      printf(__VA_ARGS__);                                \
-      printf("\n");                                       \
-    }                                                     \
+#define CHECK(cond, ...)                          \
+  do {                                            \
+    if (!(cond)) {                                \
+      g_errors++;                                 \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__);                        \
+      printf("\n");                               \
+    }                                             \
   } while (0)
 
-static uint8_t pattern(size_t i, size_t len, int from) { return (uint8_t)(i * 13u + len * 7u + (unsigned)from * 31u + 1u); }
+static uint8_t pattern(size_t i, size_t len, int from) {
+  return (uint8_t)(i * 13u + len * 7u + (unsigned)from * 31u + 1u);
+}
 
-static void fill(uint8_t *b, size_t len, int from)
-{
+static void fill(uint8_t *b, size_t len, int from) {
   for (size_t i = 0; i < len; i++) b[i] = pattern(i, len, from);
 }
 
-static size_t bad_bytes(const uint8_t *b, size_t len, int from)
-{
+static size_t bad_bytes(const uint8_t *b, size_t len, int from) {
   size_t bad = 0;
   for (size_t i = 0; i < len; i++) bad += b[i] != pattern(i, len, from);
   return bad;
@@ -42,8 +42,7 @@ static const size_t sizes[] = {0, 1, 7, 1951, 1952, 1953, 4099, 65541};
 #define SENTINEL 0xa5
 
 /* One ping-pong per size with each point-to-point style; the odd rank echoes. */
-static void pairs(int rank, int peer)
-{
+static void pairs(int rank, int peer) {
   uint8_t *s = malloc(MAXSZ + 64), *r = malloc(MAXSZ + 64);
   const int even = rank % 2 == 0;
   for (size_t k = 0; k < NSIZES; k++) {
@@ -73,7 +72,8 @@ static void pairs(int rank, int peer)
         CHECK(count == (int)n, "size %zu style %d: count %d", n, style, count);
         CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 20 + style, "status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
         CHECK(bad_bytes(rb, n, peer) == 0, "size %zu style %d: %zu bad bytes", n, style, bad_bytes(rb, n, peer));
-        CHECK(rb[n] == SENTINEL && rb[n + 7] == SENTINEL, "size %zu style %d: bytes past the message written", n, style);
+        CHECK(rb[n] == SENTINEL && rb[n + 7] == SENTINEL, "size %zu style %d: bytes past the message written", n,
+              style);
       } else {
         fill(sb, n, rank);
         if (style == 2) { /* nonblocking receive, completed by Test then Waitall */
@@ -105,8 +105,7 @@ static void pairs(int rank, int peer)
 
 /* Rank 0 takes one message from everyone with ANY_SOURCE/ANY_TAG, after
  * probing for it; then (after a barrier) five in a row from rank 1 arrive in order. */
-static void wildcards(int rank, int size)
-{
+static void wildcards(int rank, int size) {
   if (rank == 0) {
     int seen = 0;
     for (int k = 1; k < size; k++) {
@@ -143,8 +142,7 @@ static void wildcards(int rank, int size)
   }
 }
 
-static void collectives(int rank, int size)
-{
+static void collectives(int rank, int size) {
   MPI_Barrier(MPI_COMM_WORLD);
   uint8_t b[3000];
   const int root = 1 % size;
@@ -158,8 +156,7 @@ static void collectives(int rank, int size)
   if (rank == 0)
     CHECK(sum[0] == size * (size + 1) / 2 && sum[1] == size * (size - 1) && sum[2] == 5 * size, "Reduce SUM %d %d %d",
           sum[0], sum[1], sum[2]);
-  else
-    CHECK(sum[0] == -1, "Reduce wrote a non-root's buffer");
+  else CHECK(sum[0] == -1, "Reduce wrote a non-root's buffer");
 
   double d = rank + 0.5, mx = 0, mn = 0, prod = 0;
   MPI_Allreduce(&d, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -193,8 +190,7 @@ static void collectives(int rank, int size)
 
 /* MPI_ERRORS_RETURN makes a bad call return its error code instead of
  * ending the run; MPI_Alloc_mem's memory carries a message like any other. */
-static void errors_and_memory(int rank, int size)
-{
+static void errors_and_memory(int rank, int size) {
   CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS, "set_errhandler RETURN");
   const int rc = MPI_Send(NULL, 0, MPI_BYTE, size + 5, 1, MPI_COMM_WORLD); /* no such rank */
   CHECK(rc != MPI_SUCCESS, "a send to rank %d returned MPI_SUCCESS under MPI_ERRORS_RETURN", size + 5);
@@ -217,8 +213,7 @@ static void errors_and_memory(int rank, int size)
   CHECK(MPI_Free_mem(m) == MPI_SUCCESS, "Free_mem");
 }
 
-int calls(int rank, int size)
-{
+int calls(int rank, int size) {
   int flag = 0, len = 0, v = 0, sv = 0, ts = 0;
   MPI_Initialized(&flag);
   CHECK(flag == 1, "Initialized %d", flag);

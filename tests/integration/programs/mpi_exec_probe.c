@@ -37,8 +37,7 @@
 
 #include "mpi.h"
 
-static void write_pid(const char *file, pid_t pid)
-{
+static void write_pid(const char *file, pid_t pid) {
   FILE *f = fopen(file, "w");
   if (!f) exit(90);
   fprintf(f, "%d\n", (int)pid);
@@ -47,8 +46,7 @@ static void write_pid(const char *file, pid_t pid)
 
 /* A child that sleeps until it is killed: whoever stops this program must
  * stop it too. */
-static void start_child(void)
-{
+static void start_child(void) {
   const pid_t child = fork();
   if (child == 0) {
     for (;;) pause();
@@ -56,31 +54,28 @@ static void start_child(void)
   write_pid("child.pid", child);
 }
 
-static void hang(void)
-{
+static void hang(void) {
   start_child();
   printf("hanging\n");
   fflush(stdout);
   for (;;) pause();
 }
 
-static void print_clocks(const char *when)
-{
+static void print_clocks(const char *when) {
   struct timeval tv;
   struct timespec rt, mono;
   gettimeofday(&tv, NULL);
   clock_gettime(CLOCK_REALTIME, &rt);
   clock_gettime(CLOCK_MONOTONIC, &mono);
   const time_t t = time(NULL);
-  printf("clocks %s: gettimeofday %ld.%06ld realtime %ld.%09ld monotonic %ld.%09ld time %ld\n", when,
-         (long)tv.tv_sec, (long)tv.tv_usec, (long)rt.tv_sec, rt.tv_nsec, (long)mono.tv_sec, mono.tv_nsec, (long)t);
+  printf("clocks %s: gettimeofday %ld.%06ld realtime %ld.%09ld monotonic %ld.%09ld time %ld\n", when, (long)tv.tv_sec,
+         (long)tv.tv_usec, (long)rt.tv_sec, rt.tv_nsec, (long)mono.tv_sec, mono.tv_nsec, (long)t);
 }
 
 int calls(int rank, int size);
 
 /* Real time, not the simulated clocks the library gives the program. */
-static void wait_for_file(const char *path)
-{
+static void wait_for_file(const char *path) {
   for (int i = 0; i < 1000 && access(path, F_OK) != 0; i++) poll(NULL, 0, 10);
 }
 
@@ -88,8 +83,7 @@ static void wait_for_file(const char *path)
  * size, then into one of 4 MB, then again into its size; prints each
  * receive's time. Only the message's pages need pinning: the large buffer
  * once cost 100 times more. */
-static void bigbuf(int rank)
-{
+static void bigbuf(int rank) {
   enum { LEN = 20000, BIG = 4 << 20 };
   unsigned char *small = calloc(1, LEN), *large = calloc(1, BIG);
   for (int i = 0; i < 3; i++) {
@@ -111,8 +105,7 @@ static void bigbuf(int rank)
  * full; then both exchange 400 empty messages, which need most of the NI's
  * message table. A full buffer once cut the table's free list short for the
  * rest of the run, and the flood then hung. */
-static int refill(int rank, int size)
-{
+static int refill(int rank, int size) {
   const int peer = rank ^ 1, n = 200, bytes = 1952, flood = 400;
   if (peer >= size) return 0;
   unsigned char *b = malloc(bytes);
@@ -144,8 +137,7 @@ static int refill(int rank, int size)
   return errors;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   if (argc >= 3 && !strcmp(argv[argc - 2], "--after")) {
     wait_for_file(argv[argc - 1]);
     argc -= 2;

@@ -22,13 +22,11 @@ enum { kMessages = 400, kBytes = 64 };
 
 static int g_rank, g_size;
 
-static void fill(unsigned char *buf, int from, int i)
-{
+static void fill(unsigned char *buf, int from, int i) {
   for (int b = 0; b < kBytes; ++b) buf[b] = (unsigned char)(from * 31 + i * 7 + b);
 }
 
-static void *sender(void *arg)
-{
+static void *sender(void *arg) {
   (void)arg;
   unsigned char buf[kBytes];
   for (int i = 0; i < kMessages; ++i) {
@@ -38,8 +36,7 @@ static void *sender(void *arg)
   return NULL;
 }
 
-static int receive_all(void)
-{
+static int receive_all(void) {
   int bad = 0;
   const int from = (g_rank + g_size - 1) % g_size;
   unsigned char buf[kBytes], want[kBytes];
@@ -51,8 +48,7 @@ static int receive_all(void)
   return bad;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "joined";
   int provided = -1;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -17,17 +17,12 @@ static uint32_t crc_table[256];
 static uint8_t buffer[BUF_BYTES];
 
 /* Numerical Recipes LCG: cheap, full period, deterministic. */
-static inline uint32_t lcg_next(uint32_t x)
-{
-  return x * 1664525u + 1013904223u;
-}
+static inline uint32_t lcg_next(uint32_t x) { return x * 1664525u + 1013904223u; }
 
-__attribute__((noinline)) unsigned bench_kernel(unsigned iterations)
-{
+__attribute__((noinline)) unsigned bench_kernel(unsigned iterations) {
   for (uint32_t n = 0; n < 256; n++) {
     uint32_t c = n;
-    for (int k = 0; k < 8; k++)
-      c = (c & 1) ? CRC32_POLY ^ (c >> 1) : c >> 1;
+    for (int k = 0; k < 8; k++) c = (c & 1) ? CRC32_POLY ^ (c >> 1) : c >> 1;
     crc_table[n] = c;
   }
 
@@ -39,17 +34,14 @@ __attribute__((noinline)) unsigned bench_kernel(unsigned iterations)
 
   uint32_t crc = 0xFFFFFFFFu;
   for (unsigned it = 0; it < iterations; it++) {
-    for (uint32_t i = 0; i < BUF_BYTES; i++)
-      crc = crc_table[(crc ^ buffer[i]) & 0xFF] ^ (crc >> 8);
+    for (uint32_t i = 0; i < BUF_BYTES; i++) crc = crc_table[(crc ^ buffer[i]) & 0xFF] ^ (crc >> 8);
 
     x ^= crc;
     for (uint32_t k = 0; k < PERTURB_STORES; k++) {
       x = lcg_next(x);
       uint32_t idx = x >> 20; /* 12 bits: 0..4095 */
-      if (x & 0x100)
-        buffer[idx] += (uint8_t)(crc >> 8);
-      else
-        buffer[idx] ^= (uint8_t)(crc >> 16);
+      if (x & 0x100) buffer[idx] += (uint8_t)(crc >> 8);
+      else buffer[idx] ^= (uint8_t)(crc >> 16);
     }
   }
   return ~crc;

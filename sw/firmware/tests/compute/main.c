@@ -6,8 +6,7 @@
 
 volatile unsigned bench_iterations = 200;
 
-int main(void)
-{
+int main(void) {
   unsigned result = bench_kernel(bench_iterations);
   printf("compute result = 0x%08x\n", result);
   fw_result(0, result);

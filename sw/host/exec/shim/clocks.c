@@ -15,8 +15,7 @@
 
 #include <stdint.h>
 
-static int simulated(clockid_t id)
-{
+static int simulated(clockid_t id) {
   switch (id) {
     case CLOCK_REALTIME:
     case CLOCK_REALTIME_COARSE:
@@ -32,8 +31,7 @@ static int simulated(clockid_t id)
 
 static int is_wall(clockid_t id) { return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE; }
 
-int clock_gettime(clockid_t id, struct timespec *ts)
-{
+int clock_gettime(clockid_t id, struct timespec *ts) {
   if (!simulated(id)) return (int)syscall(SYS_clock_gettime, id, ts);
   const uint64_t ns = m2s_clock_read_ns();
   ts->tv_sec = (time_t)(ns / 1000000000u + (is_wall(id) ? m2s_epoch_s() : 0));
@@ -41,8 +39,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
   return 0;
 }
 
-int gettimeofday(struct timeval *restrict tv, void *restrict tz)
-{
+int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
   if (!m2s_connected()) return (int)syscall(SYS_gettimeofday, tv, tz);
   const uint64_t ns = m2s_clock_read_ns();
   tv->tv_sec = (time_t)(ns / 1000000000u + m2s_epoch_s());
@@ -50,16 +47,14 @@ int gettimeofday(struct timeval *restrict tv, void *restrict tz)
   return 0;
 }
 
-time_t time(time_t *t)
-{
+time_t time(time_t *t) {
   if (!m2s_connected()) return (time_t)syscall(SYS_time, t);
   const time_t now = (time_t)(m2s_clock_read_ns() / 1000000000u + m2s_epoch_s());
   if (t) *t = now;
   return now;
 }
 
-int nanosleep(const struct timespec *req, struct timespec *rem)
-{
+int nanosleep(const struct timespec *req, struct timespec *rem) {
   if (!m2s_connected()) return (int)syscall(SYS_nanosleep, req, rem);
   if (!req || req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0) {
     errno = EINVAL;
@@ -74,14 +69,12 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
   return 0;
 }
 
-int usleep(useconds_t us)
-{
+int usleep(useconds_t us) {
   const struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000};
   return nanosleep(&ts, NULL);
 }
 
-unsigned int sleep(unsigned int seconds)
-{
+unsigned int sleep(unsigned int seconds) {
   const struct timespec ts = {(time_t)seconds, 0};
   nanosleep(&ts, NULL);
   return 0;

@@ -17,8 +17,7 @@
 /* ---- helpers --------------------------------------------------------------- */
 
 /* Bytes of `count` elements of `type`; a type the platform lacks ends the run. */
-static size_t payload(int count, MPI_Datatype type, const char *fn)
-{
+static size_t payload(int count, MPI_Datatype type, const char *fn) {
   const int64_t each = m2x_type_bytes((int32_t)type);
   if (each == 0 && count > 0) {
     char what[M2X_NAME_BYTES];
@@ -31,8 +30,7 @@ static size_t payload(int count, MPI_Datatype type, const char *fn)
 static int comm_size(MPI_Comm comm) { return comm == MPI_COMM_SELF ? 1 : m2s_world_size(); }
 static int comm_rank(MPI_Comm comm) { return comm == MPI_COMM_SELF ? 0 : m2s_world_rank(); }
 
-static void copy_status(MPI_Status *status, const struct m2x_reply *rp)
-{
+static void copy_status(MPI_Status *status, const struct m2x_reply *rp) {
   if (status != MPI_STATUS_IGNORE && status) memcpy(status, rp->status, M2X_STATUS_INTS * sizeof(int));
 }
 
@@ -46,8 +44,7 @@ struct pending {
 };
 static struct pending *g_pending;
 
-static void remember(MPI_Request req, int64_t off, void *user, size_t bytes)
-{
+static void remember(MPI_Request req, int64_t off, void *user, size_t bytes) {
   struct pending *p = malloc(sizeof *p);
   if (!p) abort();
   p->req = req, p->off = off, p->user = user, p->bytes = bytes, p->next = g_pending;
@@ -55,8 +52,7 @@ static void remember(MPI_Request req, int64_t off, void *user, size_t bytes)
 }
 
 /* Request `req` completed with `received` bytes: its data to the program. */
-static void complete(MPI_Request req, int64_t received)
-{
+static void complete(MPI_Request req, int64_t received) {
   for (struct pending **pp = &g_pending; *pp; pp = &(*pp)->next) {
     struct pending *p = *pp;
     if (p->req != req) continue;
@@ -69,24 +65,22 @@ static void complete(MPI_Request req, int64_t received)
   }
 }
 
-static void copy_out(void *dst, int64_t off, int64_t received, size_t room)
-{
+static void copy_out(void *dst, int64_t off, int64_t received, size_t room) {
   if (dst && received > 0) memcpy(dst, m2s_ptr(off), (size_t)received < room ? (size_t)received : room);
 }
 
 /* Every entry point starts here (the helpers send_like and reduce_like
  * check under the public name first). */
-#define CALL                     \
-  m2s_check_thread(__func__);    \
-  struct m2x_request rq;         \
-  struct m2x_reply rp;           \
+#define CALL                  \
+  m2s_check_thread(__func__); \
+  struct m2x_request rq;      \
+  struct m2x_reply rp;        \
   memset(&rq, 0, sizeof rq)
 #define SEND_CALL(fn) m2s_call(M2X_MPI_##fn, &rq, &rp)
 
 /* ---- environment ----------------------------------------------------------- */
 
-int MPI_Init(int *argc, char ***argv)
-{
+int MPI_Init(int *argc, char ***argv) {
   m2s_mpi_thread_is_me();
   CALL;
   (void)argc, (void)argv;
@@ -94,8 +88,7 @@ int MPI_Init(int *argc, char ***argv)
   return (int)rp.ret;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   m2s_mpi_thread_is_me();
   CALL;
   (void)argc, (void)argv;
@@ -105,8 +98,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
   return (int)rp.ret;
 }
 
-int MPI_Get_version(int *version, int *subversion)
-{
+int MPI_Get_version(int *version, int *subversion) {
   CALL;
   SEND_CALL(GET_VERSION);
   *version = (int)rp.out[0];
@@ -114,8 +106,7 @@ int MPI_Get_version(int *version, int *subversion)
   return (int)rp.ret;
 }
 
-int MPI_Type_size(MPI_Datatype type, int *size)
-{
+int MPI_Type_size(MPI_Datatype type, int *size) {
   CALL;
   rq.a[0] = type;
   SEND_CALL(TYPE_SIZE);
@@ -123,8 +114,7 @@ int MPI_Type_size(MPI_Datatype type, int *size)
   return (int)rp.ret;
 }
 
-int MPI_Error_string(int code, char *string, int *resultlen)
-{
+int MPI_Error_string(int code, char *string, int *resultlen) {
   CALL;
   rq.a[0] = code;
   rq.a[1] = m2s_alloc(M2X_ERROR_STRING, string, "MPI_Error_string");
@@ -136,31 +126,27 @@ int MPI_Error_string(int code, char *string, int *resultlen)
   return (int)rp.ret;
 }
 
-int MPI_Initialized(int *flag)
-{
+int MPI_Initialized(int *flag) {
   CALL;
   SEND_CALL(INITIALIZED);
   *flag = (int)rp.out[0];
   return (int)rp.ret;
 }
 
-int MPI_Finalize(void)
-{
+int MPI_Finalize(void) {
   CALL;
   SEND_CALL(FINALIZE);
   return (int)rp.ret;
 }
 
-int MPI_Finalized(int *flag)
-{
+int MPI_Finalized(int *flag) {
   CALL;
   SEND_CALL(FINALIZED);
   *flag = (int)rp.out[0];
   return (int)rp.ret;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
-{
+int MPI_Abort(MPI_Comm comm, int errorcode) {
   CALL;
   rq.a[0] = comm, rq.a[1] = errorcode;
   SEND_CALL(ABORT);
@@ -168,8 +154,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
   _exit(errorcode ? errorcode : 1); /* the run ends; the simulator stops this process */
 }
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
-{
+int MPI_Comm_rank(MPI_Comm comm, int *rank) {
   CALL;
   rq.a[0] = comm;
   SEND_CALL(COMM_RANK);
@@ -177,8 +162,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
   return (int)rp.ret;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
-{
+int MPI_Comm_size(MPI_Comm comm, int *size) {
   CALL;
   rq.a[0] = comm;
   SEND_CALL(COMM_SIZE);
@@ -186,8 +170,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
   return (int)rp.ret;
 }
 
-int MPI_Get_processor_name(char *name, int *resultlen)
-{
+int MPI_Get_processor_name(char *name, int *resultlen) {
   CALL;
   rq.a[0] = m2s_alloc(M2X_PROCESSOR_NAME, name, "MPI_Get_processor_name");
   SEND_CALL(GET_PROCESSOR_NAME);
@@ -199,22 +182,19 @@ int MPI_Get_processor_name(char *name, int *resultlen)
   return (int)rp.ret;
 }
 
-static double bits_to_double(int64_t bits)
-{
+static double bits_to_double(int64_t bits) {
   double d;
   memcpy(&d, &bits, sizeof d);
   return d;
 }
 
-double MPI_Wtime(void)
-{
+double MPI_Wtime(void) {
   CALL;
   SEND_CALL(WTIME);
   return bits_to_double(rp.out[0]);
 }
 
-double MPI_Wtick(void)
-{
+double MPI_Wtick(void) {
   CALL;
   SEND_CALL(WTICK);
   return bits_to_double(rp.out[0]);
@@ -222,8 +202,7 @@ double MPI_Wtick(void)
 
 /* Errors then come back as return codes instead of ending the run (the
  * platform's library keeps the setting per host). */
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   CALL;
   rq.a[0] = comm, rq.a[1] = errhandler;
   SEND_CALL(COMM_SET_ERRHANDLER);
@@ -232,8 +211,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 
 /* The program's own memory, as MPICH gives without special memory: every
  * call stages its buffers into the host's arena anyway (shim.h). */
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
-{
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   m2s_check_thread(__func__);
   (void)info;
   void *p = size > 0 ? malloc((size_t)size) : NULL;
@@ -245,8 +223,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
   return MPI_SUCCESS;
 }
 
-int MPI_Free_mem(void *base)
-{
+int MPI_Free_mem(void *base) {
   m2s_check_thread(__func__);
   free(base);
   return MPI_SUCCESS;
@@ -254,9 +231,8 @@ int MPI_Free_mem(void *base)
 
 /* ---- point to point -------------------------------------------------------- */
 
-static int send_like(uint32_t fn, const char *name, const void *buf, int count, MPI_Datatype type, int dest,
-                     int tag, MPI_Comm comm, MPI_Request *request)
-{
+static int send_like(uint32_t fn, const char *name, const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request) {
   m2s_check_thread(name);
   CALL;
   const size_t bytes = payload(count, type, name);
@@ -273,23 +249,19 @@ static int send_like(uint32_t fn, const char *name, const void *buf, int count, 
   return (int)rp.ret;
 }
 
-int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return send_like(M2X_MPI_SEND, "MPI_Send", buf, count, type, dest, tag, comm, NULL);
 }
 
-int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   return send_like(M2X_MPI_SSEND, "MPI_Ssend", buf, count, type, dest, tag, comm, NULL);
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   return send_like(M2X_MPI_ISEND, "MPI_Isend", buf, count, type, dest, tag, comm, request);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status) {
   CALL;
   const size_t bytes = payload(count, type, "MPI_Recv");
   rq.a[0] = m2s_alloc(bytes, buf, "MPI_Recv");
@@ -301,8 +273,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   return (int)rp.ret;
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *request)
-{
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *request) {
   CALL;
   const size_t bytes = payload(count, type, "MPI_Irecv");
   rq.a[0] = m2s_alloc(bytes, buf, "MPI_Irecv");
@@ -314,8 +285,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
   return (int)rp.ret;
 }
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status)
-{
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   CALL;
   const MPI_Request before = *request;
   rq.a[0] = before;
@@ -326,8 +296,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
   return (int)rp.ret;
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   CALL;
   const MPI_Request before = *request;
   rq.a[0] = before;
@@ -341,8 +310,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
   return (int)rp.ret;
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
-{
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   CALL;
   const size_t n = count > 0 ? (size_t)count : 0;
   rq.a[0] = count;
@@ -364,8 +332,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   CALL;
   const size_t sbytes = payload(sendcount, sendtype, "MPI_Sendrecv");
   const size_t rbytes = payload(recvcount, recvtype, "MPI_Sendrecv");
@@ -380,8 +347,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
   return (int)rp.ret;
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
   CALL;
   rq.a[0] = source, rq.a[1] = tag, rq.a[2] = comm;
   SEND_CALL(PROBE);
@@ -389,8 +355,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
   return (int)rp.ret;
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
-{
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
   CALL;
   rq.a[0] = source, rq.a[1] = tag, rq.a[2] = comm;
   SEND_CALL(IPROBE);
@@ -399,8 +364,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   return (int)rp.ret;
 }
 
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
-{
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count) {
   CALL;
   const int *s = (const int *)status;
   for (int i = 0; i < M2X_STATUS_INTS; ++i) rq.a[i] = s[i];
@@ -412,16 +376,14 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
 
 /* ---- collectives ----------------------------------------------------------- */
 
-int MPI_Barrier(MPI_Comm comm)
-{
+int MPI_Barrier(MPI_Comm comm) {
   CALL;
   rq.a[0] = comm;
   SEND_CALL(BARRIER);
   return (int)rp.ret;
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   CALL;
   const size_t bytes = payload(count, type, "MPI_Bcast");
   rq.a[0] = m2s_stage(buf, bytes, "MPI_Bcast");
@@ -433,27 +395,23 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 }
 
 /* A collective's send side: MPI_IN_PLACE travels as NONE. */
-static int64_t stage_send(const void *buf, size_t bytes, const char *fn)
-{
+static int64_t stage_send(const void *buf, size_t bytes, const char *fn) {
   return buf == MPI_IN_PLACE ? NONE : m2s_stage(buf, bytes, fn);
 }
 
 /* Its receive side at a rank where it matters: in place, the buffer is input too. */
-static int64_t stage_recv(void *buf, size_t bytes, int in_place, const char *fn)
-{
+static int64_t stage_recv(void *buf, size_t bytes, int in_place, const char *fn) {
   return in_place ? m2s_stage(buf, bytes, fn) : m2s_alloc(bytes, buf, fn);
 }
 
-static void finish(void *buf, int64_t off, size_t bytes, int ok)
-{
+static void finish(void *buf, int64_t off, size_t bytes, int ok) {
   if (off == NONE) return;
   if (ok && buf && bytes) memcpy(buf, m2s_ptr(off), bytes);
   m2s_free(off);
 }
 
-static int reduce_like(uint32_t fn, const char *name, const void *sendbuf, void *recvbuf, int count,
-                       MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
-{
+static int reduce_like(uint32_t fn, const char *name, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, int root, MPI_Comm comm) {
   m2s_check_thread(name);
   CALL;
   const size_t bytes = payload(count, type, name);
@@ -470,19 +428,16 @@ static int reduce_like(uint32_t fn, const char *name, const void *sendbuf, void 
   return (int)rp.ret;
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
-{
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
   return reduce_like(M2X_MPI_REDUCE, "MPI_Reduce", sendbuf, recvbuf, count, type, op, root, comm);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   return reduce_like(M2X_MPI_ALLREDUCE, "MPI_Allreduce", sendbuf, recvbuf, count, type, op, 0, comm);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CALL;
   const int at_root = comm_rank(comm) == root;
   const size_t sbytes = sendbuf == MPI_IN_PLACE ? 0 : payload(sendcount, sendtype, "MPI_Gather");
@@ -498,8 +453,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm)
-{
+                 MPI_Datatype recvtype, MPI_Comm comm) {
   CALL;
   const size_t n = (size_t)comm_size(comm);
   const size_t rbytes = payload(recvcount, recvtype, "MPI_Alltoall") * n;
@@ -516,9 +470,12 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 /* ---- the profiling interface: PMPI_ names for every entry point ------------- */
 #define PMPI(name) __typeof__(MPI_##name) PMPI_##name __attribute__((alias("MPI_" #name)));
+/* A list of entries, laid out by hand (clang-format folds it into a staircase). */
+/* clang-format off */
 PMPI(Init) PMPI(Init_thread) PMPI(Get_version) PMPI(Type_size) PMPI(Error_string) PMPI(Initialized) PMPI(Finalize) PMPI(Finalized) PMPI(Abort)
 PMPI(Comm_rank) PMPI(Comm_size) PMPI(Get_processor_name) PMPI(Wtime) PMPI(Wtick)
 PMPI(Comm_set_errhandler) PMPI(Alloc_mem) PMPI(Free_mem)
 PMPI(Send) PMPI(Ssend) PMPI(Isend) PMPI(Recv) PMPI(Irecv) PMPI(Wait) PMPI(Test) PMPI(Waitall)
 PMPI(Sendrecv) PMPI(Probe) PMPI(Iprobe) PMPI(Get_count)
 PMPI(Barrier) PMPI(Bcast) PMPI(Reduce) PMPI(Allreduce) PMPI(Gather) PMPI(Alltoall)
+    /* clang-format on */

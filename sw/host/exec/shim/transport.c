@@ -31,8 +31,7 @@ static double g_cpu_scale;
  * g_local_ns (atomically) and read g_sim_ns. */
 static pid_t g_mpi_thread;
 
-static uint64_t cpu_ns(void)
-{
+static uint64_t cpu_ns(void) {
   struct timespec ts;
   /* The system call, not clock_gettime: this library interposes that one. */
   syscall(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -40,8 +39,7 @@ static uint64_t cpu_ns(void)
 }
 
 static void die(const char *why) __attribute__((noreturn));
-static void die(const char *why)
-{
+static void die(const char *why) {
   fprintf(stderr, "m2vp libmpich (%s): %s\n", g_node, why);
   fflush(NULL);
   _exit(70);
@@ -51,8 +49,7 @@ int m2s_connected(void) { return g_sock >= 0; }
 int m2s_world_rank(void) { return g_rank; }
 int m2s_world_size(void) { return g_size; }
 
-static void exchange(struct m2x_request *rq, struct m2x_reply *rp)
-{
+static void exchange(struct m2x_request *rq, struct m2x_reply *rp) {
   rq->compute_ns = cpu_ns() - g_cpu_at_reply;
   rq->local_ns = __atomic_load_n(&g_local_ns, __ATOMIC_RELAXED);
   ssize_t n;
@@ -68,8 +65,7 @@ static void exchange(struct m2x_request *rq, struct m2x_reply *rp)
   g_cpu_at_reply = cpu_ns();
 }
 
-void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp)
-{
+void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp) {
   if (g_sock < 0) {
     fprintf(stderr,
             "this libmpich.so.12 is the Maestro2 virtual platform's: the program runs as a simulated host "
@@ -81,14 +77,12 @@ void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp)
   exchange(rq, rp);
 }
 
-void m2s_mpi_thread_is_me(void)
-{
+void m2s_mpi_thread_is_me(void) {
   pid_t none = 0;
   __atomic_compare_exchange_n(&g_mpi_thread, &none, gettid(), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-void m2s_check_thread(const char *fn)
-{
+void m2s_check_thread(const char *fn) {
   const pid_t mpi = __atomic_load_n(&g_mpi_thread, __ATOMIC_SEQ_CST), me = gettid();
   if (mpi == 0 || mpi == me) return;
   fprintf(stderr,
@@ -111,8 +105,7 @@ void m2s_check_thread(const char *fn)
   _exit(70);
 }
 
-void m2s_unsupported(const char *name)
-{
+void m2s_unsupported(const char *name) {
   m2s_check_thread(name);
   if (g_sock >= 0) {
     struct m2x_request rq;
@@ -126,14 +119,12 @@ void m2s_unsupported(const char *name)
   die("unsupported MPI function");
 }
 
-static int env_int(const char *name, int fallback)
-{
+static int env_int(const char *name, int fallback) {
   const char *v = getenv(name);
   return v && *v ? atoi(v) : fallback;
 }
 
-__attribute__((constructor)) static void m2s_connect(void)
-{
+__attribute__((constructor)) static void m2s_connect(void) {
   const int sock = env_int(M2X_ENV_SOCKET, -1), arena = env_int(M2X_ENV_ARENA, -1);
   const char *bytes = getenv(M2X_ENV_ARENA_BYTES), *node = getenv(M2X_ENV_NODE);
   if (sock < 0 || arena < 0 || !bytes) return; /* not started by the simulator */
@@ -165,8 +156,7 @@ __attribute__((constructor)) static void m2s_connect(void)
 
 /* ---- clock ---------------------------------------------------------------- */
 
-uint64_t m2s_clock_read_ns(void)
-{
+uint64_t m2s_clock_read_ns(void) {
   const uint64_t local = __atomic_add_fetch(&g_local_ns, g_clock_read_ns, __ATOMIC_RELAXED);
   uint64_t own = 0;
   if (g_cpu_scale > 0) own = (uint64_t)((double)(cpu_ns() - g_cpu_at_reply) * g_cpu_scale);
@@ -183,7 +173,7 @@ struct range {
   uint64_t start, end;
   struct range *next;
 };
-static struct range *g_free;  /* sorted, coalesced */
+static struct range *g_free; /* sorted, coalesced */
 static int g_arena_ready;
 
 struct used { /* an allocation: the block [start, end) it took, found by its offset */
@@ -193,8 +183,7 @@ struct used { /* an allocation: the block [start, end) it took, found by its off
 };
 static struct used *g_blocks;
 
-static void arena_init(void)
-{
+static void arena_init(void) {
   g_free = malloc(sizeof *g_free);
   if (!g_free) die("out of memory");
   g_free->start = 0;
@@ -203,8 +192,7 @@ static void arena_init(void)
   g_arena_ready = 1;
 }
 
-int64_t m2s_alloc(size_t bytes, const void *like, const char *fn)
-{
+int64_t m2s_alloc(size_t bytes, const void *like, const char *fn) {
   if (!g_arena_ready) arena_init();
   const uint64_t want = bytes ? bytes : 1;
   const uint64_t phase = (uint64_t)(uintptr_t)like % PAGE;
@@ -234,8 +222,7 @@ int64_t m2s_alloc(size_t bytes, const void *like, const char *fn)
   die(why);
 }
 
-void m2s_free(int64_t off)
-{
+void m2s_free(int64_t off) {
   struct used **up = &g_blocks;
   while (*up && (*up)->off != off) up = &(*up)->next;
   struct used *u = *up;
@@ -271,8 +258,7 @@ void m2s_free(int64_t off)
 
 void *m2s_ptr(int64_t off) { return g_arena + off; }
 
-int64_t m2s_stage(const void *src, size_t bytes, const char *fn)
-{
+int64_t m2s_stage(const void *src, size_t bytes, const char *fn) {
   const int64_t off = m2s_alloc(bytes, src, fn);
   if (bytes) memcpy(g_arena + off, src, bytes);
   return off;
