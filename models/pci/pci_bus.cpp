@@ -42,7 +42,13 @@ PciBus::PciBus(sc_core::sc_module_name name, TimingStyle style)
                         Range<uint64_t>{0, 8}),
       m_style(style),
       m_map(this->name()),
-      m_request_peq(this, &PciBus::request_arrived) {
+      m_request_peq(this, &PciBus::request_arrived),
+      m_responses([this](unsigned port, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                         sc_time& d) { return target[port]->nb_transport_bw(t, phase, d); },
+                  [this](tlm::tlm_generic_payload& t) { finish(m_at.at(&t).get()); },
+                  [this](unsigned port, const std::string& what, const std::string& how) {
+                    protocol_error(what + " from master " + stats(port).name + " " + how);
+                  }) {
   if (width_bits.get() != 32 && width_bits.get() != 64)
     throw ConfigError(std::string(this->name()) + ".width_bits: expected 32 or 64, got " + width_bits.value_string());
   target.register_b_transport(this, &PciBus::b_transport);

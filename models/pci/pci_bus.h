@@ -35,6 +35,7 @@
 #include "core/ip_variant.h"
 #include "core/params.h"
 #include "core/protocol_checking.h"
+#include "core/response_exclusion.h"
 #include "core/tlm_protocol_checker.h"
 #include "core/signals.h"
 #include "core/stats.h"
@@ -170,7 +171,6 @@ class PciBus : public sc_core::sc_module {
   AtTransaction* next_owner(unsigned after_port);
   sc_core::sc_time call_target(AtTransaction& x, const sc_core::sc_time& at_target);
   void respond(AtTransaction* x);
-  void send_response(AtTransaction* x);
   void finish(AtTransaction* x);
   [[noreturn]] void protocol_error(const std::string& what) const;
 
@@ -200,10 +200,8 @@ class PciBus : public sc_core::sc_module {
   bool m_target_responded = false;
   sc_core::sc_time m_target_response_at;
   sc_core::sc_event m_target_event;
-  // Per master port: a response waiting for the master's END_RESP, and the
-  // responses queued behind it (response exclusion).
-  std::vector<AtTransaction*> m_in_response;
-  std::vector<std::deque<AtTransaction*>> m_response_queue;
+  // The masters' response phases (response exclusion per port).
+  ResponseExclusion m_responses;
 };
 
 }  // namespace m2

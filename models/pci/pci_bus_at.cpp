@@ -105,29 +105,17 @@ tlm::tlm_sync_enum PciBus::nb_transport_fw(int id, tlm::tlm_generic_payload& t, 
     return tlm::TLM_ACCEPTED;
   }
   if (phase == tlm::END_RESP) {
-    auto it = m_at.find(&t);
-    if (port >= m_in_response.size() || it == m_at.end() || m_in_response[port] != it->second.get())
-      protocol_error("END_RESP from master " + stats(port).name + " for a transaction not in its response phase");
-    m_in_response[port] = nullptr;
-    finish(it->second.get());
-    if (!m_response_queue[port].empty()) {
-      AtTransaction* next = m_response_queue[port].front();
-      m_response_queue[port].pop_front();
-      tlm::tlm_phase resp = tlm::BEGIN_RESP;
-      m_request_peq.notify(*next->t, resp, delay);  // after this response phase ends
-    }
+    if (!m_at.count(&t))
+      protocol_error("END_RESP from master " + stats(port).name + " for a transaction not on the bus");
+    m_responses.end_response(port, t, delay);
     return tlm::TLM_COMPLETED;
   }
   protocol_error(std::string(phase_name(phase)) + " from master " + stats(port).name +
                  " on the forward path: a master sends BEGIN_REQ and END_RESP only");
 }
 
-// m_request_peq: a master's request reaches the bus, or a queued response may go.
-void PciBus::request_arrived(tlm::tlm_generic_payload& t, const tlm::tlm_phase& phase) {
-  AtTransaction* x = m_at.at(&t).get();
-  if (phase == tlm::BEGIN_RESP) send_response(x);
-  else request_bus(x);
-}
+// m_request_peq: a master's request reaches the bus.
+void PciBus::request_arrived(tlm::tlm_generic_payload& t, const tlm::tlm_phase&) { request_bus(m_at.at(&t).get()); }
 
 void PciBus::request_bus(AtTransaction* x) {
   // A master that finds the bus busy arbitrates during the owner's burst.
@@ -250,36 +238,8 @@ tlm::tlm_sync_enum PciBus::nb_transport_bw(int, tlm::tlm_generic_payload& t, tlm
 }
 
 void PciBus::respond(AtTransaction* x) {
-  if (x->blocking) {
-    x->done.notify();
-    return;
-  }
-  if (m_in_response.size() <= x->port) {
-    m_in_response.resize(x->port + 1, nullptr);
-    m_response_queue.resize(x->port + 1);
-  }
-  if (m_in_response[x->port]) m_response_queue[x->port].push_back(x);  // response exclusion
-  else send_response(x);
-}
-
-void PciBus::send_response(AtTransaction* x) {
-  const unsigned port = x->port;
-  m_in_response[port] = x;
-  tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_time d = SC_ZERO_TIME;
-  const tlm::tlm_sync_enum s = target[port]->nb_transport_bw(*x->t, phase, d);
-  if (s == tlm::TLM_ACCEPTED) return;  // END_RESP comes on the forward path
-  if (s == tlm::TLM_UPDATED && phase != tlm::END_RESP)
-    protocol_error("master " + stats(port).name + " answered BEGIN_RESP with TLM_UPDATED and " + phase_name(phase) +
-                   " (END_RESP expected)");
-  m_in_response[port] = nullptr;
-  finish(x);
-  if (!m_response_queue[port].empty()) {
-    AtTransaction* next = m_response_queue[port].front();
-    m_response_queue[port].pop_front();
-    tlm::tlm_phase resp = tlm::BEGIN_RESP;
-    m_request_peq.notify(*next->t, resp, d);
-  }
+  if (x->blocking) x->done.notify();
+  else m_responses.respond(x->port, *x->t);  // BEGIN_RESP now, or after the port's current response
 }
 
 void PciBus::finish(AtTransaction* x) {

@@ -21,7 +21,13 @@ SwitchingBus::SwitchingBus(sc_core::sc_module_name name, TimingStyle style, uint
       m_width_bytes(width_bits / 8),
       m_clock_mhz(clock_mhz),
       m_setup(setup_cycles),
-      m_peq(this, &SwitchingBus::peq_arrived) {
+      m_peq(this, &SwitchingBus::peq_arrived),
+      m_responses([this](unsigned port, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
+                         sc_time& d) { return target[port]->nb_transport_bw(t, phase, d); },
+                  [this](tlm::tlm_generic_payload& t) { finish(m_at.at(&t).get()); },
+                  [this](unsigned port, const std::string& what, const std::string& how) {
+                    protocol_error(what + " from master " + stats(port).name + " " + how);
+                  }) {
   if (width_bits == 0 || width_bits % 8 != 0)
     throw ConfigError(std::string(this->name()) + ": bus width must be a whole number of bytes, got " +
                       std::to_string(width_bits) + " bits");

@@ -31,6 +31,7 @@
 
 #include "core/busy_log.h"
 #include "core/protocol_checking.h"
+#include "core/response_exclusion.h"
 #include "core/timing_style.h"
 #include "core/tlm_protocol_checker.h"
 
@@ -153,8 +154,6 @@ class SwitchingBus : public sc_core::sc_module {
   AtTransfer* next_owner(unsigned after_port);
   void sequencer();  // SC_THREAD: one transfer after the other
   void respond(AtTransfer* x);
-  void send_response(AtTransfer* x);
-  void response_ended(unsigned port, const sc_core::sc_time& delay);
   void finish(AtTransfer* x);
   bool request_open(unsigned port) const;
   [[noreturn]] void protocol_error(const std::string& what) const;
@@ -167,16 +166,14 @@ class SwitchingBus : public sc_core::sc_module {
   mutable sc_core::sc_time m_busy;
   BusyLog m_busy_log;
   // AT state.
-  tlm_utils::peq_with_cb_and_phase<SwitchingBus> m_peq;                   // late BEGIN_REQs, queued BEGIN_RESPs
+  tlm_utils::peq_with_cb_and_phase<SwitchingBus> m_peq;                   // late BEGIN_REQs
   std::map<tlm::tlm_generic_payload*, std::unique_ptr<AtTransfer>> m_at;  // in flight, by payload
   AtTransfer* m_owner = nullptr;       // holds the bus (set at the grant, kept through the hand-over)
   std::deque<AtTransfer*> m_requests;  // waiting for the grant, in order of asking
   sc_core::sc_event m_request_event;
   uint64_t m_next_seq = 0;
-  // Per master port: a response awaiting the master's END_RESP, and the
-  // responses queued behind it (response exclusion).
-  std::vector<AtTransfer*> m_in_response;
-  std::vector<std::deque<AtTransfer*>> m_response_queue;
+  // The masters' response phases (response exclusion per port).
+  ResponseExclusion m_responses;
 };
 
 }  // namespace m2

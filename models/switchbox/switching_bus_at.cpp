@@ -95,24 +95,17 @@ tlm::tlm_sync_enum SwitchingBus::nb_transport_fw_at(unsigned port, tlm::tlm_gene
     return tlm::TLM_ACCEPTED;
   }
   if (phase == tlm::END_RESP) {
-    auto it = m_at.find(&t);
-    if (port >= m_in_response.size() || it == m_at.end() || m_in_response[port] != it->second.get())
-      protocol_error("END_RESP from master " + stats(port).name + " for a transaction not in its response phase");
-    m_in_response[port] = nullptr;
-    finish(it->second.get());
-    response_ended(port, delay);
+    if (!m_at.count(&t))
+      protocol_error("END_RESP from master " + stats(port).name + " for a transaction not on the bus");
+    m_responses.end_response(port, t, delay);
     return tlm::TLM_COMPLETED;
   }
   protocol_error(std::string(phase_name(phase)) + " from master " + stats(port).name +
                  " on the forward path: a master sends BEGIN_REQ and END_RESP only");
 }
 
-// m_peq: a late request reaches the bus, or a queued response may go.
-void SwitchingBus::peq_arrived(tlm::tlm_generic_payload& t, const tlm::tlm_phase& phase) {
-  AtTransfer* x = m_at.at(&t).get();
-  if (phase == tlm::BEGIN_RESP) send_response(x);
-  else request_bus(x);
-}
+// m_peq: a late request reaches the bus.
+void SwitchingBus::peq_arrived(tlm::tlm_generic_payload& t, const tlm::tlm_phase&) { request_bus(m_at.at(&t).get()); }
 
 void SwitchingBus::request_bus(AtTransfer* x) {
   x->asked = sc_core::sc_time_stamp();
@@ -165,40 +158,8 @@ void SwitchingBus::sequencer() {
 
 void SwitchingBus::respond(AtTransfer* x) {
   x->t->set_response_status(tlm::TLM_OK_RESPONSE);
-  if (x->blocking) {
-    x->done.notify();  // the caller resumes in this delta
-    return;
-  }
-  if (m_in_response.size() <= x->port) {
-    m_in_response.resize(x->port + 1, nullptr);
-    m_response_queue.resize(x->port + 1);
-  }
-  if (m_in_response[x->port]) m_response_queue[x->port].push_back(x);  // response exclusion
-  else send_response(x);
-}
-
-void SwitchingBus::send_response(AtTransfer* x) {
-  const unsigned port = x->port;
-  m_in_response[port] = x;
-  tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_time d = SC_ZERO_TIME;
-  const tlm::tlm_sync_enum s = target[port]->nb_transport_bw(*x->t, phase, d);
-  if (s == tlm::TLM_ACCEPTED) return;  // END_RESP comes on the forward path
-  if (s == tlm::TLM_UPDATED && phase != tlm::END_RESP)
-    protocol_error("master " + stats(port).name + " answered BEGIN_RESP with TLM_UPDATED and " + phase_name(phase) +
-                   " (END_RESP expected)");
-  m_in_response[port] = nullptr;
-  finish(x);
-  response_ended(port, d);
-}
-
-void SwitchingBus::response_ended(unsigned port, const sc_time& delay) {
-  if (m_response_queue[port].empty()) return;
-  AtTransfer* next = m_response_queue[port].front();
-  m_response_queue[port].pop_front();
-  m_in_response[port] = next;  // reserved: a response ending meanwhile queues behind it
-  tlm::tlm_phase resp = tlm::BEGIN_RESP;
-  m_peq.notify(*next->t, resp, delay);  // once this response phase is over
+  if (x->blocking) x->done.notify();         // the caller resumes in this delta
+  else m_responses.respond(x->port, *x->t);  // BEGIN_RESP now, or after the port's current response
 }
 
 void SwitchingBus::finish(AtTransfer* x) {

@@ -43,7 +43,6 @@ constexpr uint64_t kDevBase = 0xC0000000, kDevSize = 0x1000;
 
 const sc_time k66 = sc_time(1000.0 / 66, SC_NS);
 sc_time clk(uint64_t n) { return k66 * static_cast<double>(n); }
-sc_time now() { return sc_core::sc_time_stamp(); }
 
 // One nb master, host-like memory (b_transport only: the simple socket
 // converts) and an nb-only device.
