@@ -9,6 +9,7 @@
 #include <cctype>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -38,6 +39,25 @@ inline std::unique_ptr<ProtocolChecker<>> make_protocol_checker(sc_core::sc_modu
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   ModuleScope inside(owner);
   return std::make_unique<ProtocolChecker<>>(n.c_str());
+}
+
+// The protocol checkers an interconnect put on its bindings, in binding order.
+using ProtocolCheckers = std::vector<std::unique_ptr<ProtocolChecker<>>>;
+
+// Binds `initiator` to `target`: directly, or with checking on through a new
+// checker of `owner` named after `binding`, kept in `checkers`. The bind
+// calls are the same in number and order, so a multi-socket's port numbers
+// do not change.
+template <typename Initiator, typename Target>
+void bind_checked(sc_core::sc_module& owner, const std::string& binding, Initiator& initiator, Target& target,
+                  ProtocolCheckers& checkers) {
+  if (!ProtocolChecking::enabled()) {
+    initiator.bind(target);
+    return;
+  }
+  checkers.push_back(make_protocol_checker(owner, binding));
+  initiator.bind(checkers.back()->target_socket);
+  checkers.back()->initiator_socket.bind(target);
 }
 
 }  // namespace m2

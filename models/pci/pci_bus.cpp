@@ -74,11 +74,6 @@ void PciBus::end_of_elaboration() {
     if (port >= m_master_stat_decls.size() || m_master_stat_decls[port].empty()) declare_master_stats(port);
 }
 
-ProtocolChecker<>& PciBus::add_checker(const std::string& binding) {
-  m_checkers.push_back(make_protocol_checker(*this, binding));  // node0.pci.check_bridge
-  return *m_checkers.back();
-}
-
 void PciBus::name_master(unsigned port, const std::string& name) {
   stats(port).name = name;
   declare_master_stats(port);

@@ -70,25 +70,13 @@ class PciBus : public sc_core::sc_module {
   template <typename TargetSocket>
   void attach(TargetSocket& socket, uint64_t base, uint64_t size, const std::string& name) {
     m_map.add(base, size, name);
-    if (ProtocolChecking::enabled()) {
-      ProtocolChecker<>& c = add_checker(name);
-      initiator.bind(c.target_socket);
-      c.initiator_socket.bind(socket);
-    } else {
-      initiator.bind(socket);
-    }
+    bind_checked(*this, name, initiator, socket, m_checkers);  // node0.pci.check_<name>
   }
   // Binds a master's initiator socket to `target` and names its port for the
   // statistics; returns the port. Masters bound directly are "master<port>".
   template <typename InitiatorSocket>
   unsigned bind_master(InitiatorSocket& socket, const std::string& name) {
-    if (ProtocolChecking::enabled()) {
-      ProtocolChecker<>& c = add_checker(name);
-      socket.bind(c.target_socket);
-      c.initiator_socket.bind(target);
-    } else {
-      socket.bind(target);
-    }
+    bind_checked(*this, name, socket, target, m_checkers);
     // After the bind: before the first one, size() counts the binder that
     // registering the callbacks created, which the first bind then takes.
     const unsigned port = target.size() - 1;
@@ -97,7 +85,7 @@ class PciBus : public sc_core::sc_module {
   }
   void name_master(unsigned port, const std::string& name);
   // The protocol checkers on the bus's bindings (sim.check_protocol), in binding order.
-  const std::vector<std::unique_ptr<ProtocolChecker<>>>& checkers() const { return m_checkers; }
+  const ProtocolCheckers& checkers() const { return m_checkers; }
 
   // Uncontended cost of one transaction, from the parameters alone.
   struct Plan {
@@ -130,8 +118,7 @@ class PciBus : public sc_core::sc_module {
 
  private:
   void end_of_elaboration() override;
-  ProtocolChecker<>& add_checker(const std::string& binding);
-  std::vector<std::unique_ptr<ProtocolChecker<>>> m_checkers;
+  ProtocolCheckers m_checkers;
   MasterStats& stats(unsigned port);
   uint64_t burst_overhead(bool read) const;  // clocks per burst besides arbitration and data
 

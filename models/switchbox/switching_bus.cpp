@@ -8,11 +8,6 @@ namespace m2 {
 
 using sc_core::sc_time;
 
-ProtocolChecker<>& SwitchingBus::add_checker(const std::string& master) {
-  m_checkers.push_back(make_protocol_checker(*this, master));  // sb0.switching_bus.check_analyzer0
-  return *m_checkers.back();
-}
-
 SwitchingBus::SwitchingBus(sc_core::sc_module_name name, TimingStyle style, uint64_t width_bits, double clock_mhz,
                            uint64_t setup_cycles)
     : sc_module(name),

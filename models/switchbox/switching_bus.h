@@ -58,15 +58,8 @@ class SwitchingBus : public sc_core::sc_module {
   // statistics; returns the port. Masters bound directly are "master<port>".
   template <typename InitiatorSocket>
   unsigned bind_master(InitiatorSocket& socket, const std::string& name) {
-    // With sim.check_protocol (core/protocol_checking.h) the binding gets a
-    // protocol checker, named check_<master>; port numbers are unchanged.
-    if (ProtocolChecking::enabled()) {
-      ProtocolChecker<>& c = add_checker(name);
-      socket.bind(c.target_socket);
-      c.initiator_socket.bind(target);
-    } else {
-      socket.bind(target);
-    }
+    // With sim.check_protocol (core/protocol_checking.h) through a checker.
+    bind_checked(*this, name, socket, target, m_checkers);  // sb0.switching_bus.check_<name>
     // After the bind: before the first one, size() counts the binder that
     // registering the callbacks created, which the first bind then takes.
     const unsigned port = target.size() - 1;
@@ -75,7 +68,7 @@ class SwitchingBus : public sc_core::sc_module {
   }
 
   // The protocol checkers on the bus's bindings (sim.check_protocol), in binding order.
-  const std::vector<std::unique_ptr<ProtocolChecker<>>>& checkers() const { return m_checkers; }
+  const ProtocolCheckers& checkers() const { return m_checkers; }
 
   // Uncontended cost of moving `bytes`: setup + ceil(bytes / width) clocks.
   uint64_t cycles(uint64_t bytes) const { return m_setup + (bytes + m_width_bytes - 1) / m_width_bytes; }
@@ -105,8 +98,7 @@ class SwitchingBus : public sc_core::sc_module {
   std::string describe() const;
 
  private:
-  ProtocolChecker<>& add_checker(const std::string& master);
-  std::vector<std::unique_ptr<ProtocolChecker<>>> m_checkers;
+  ProtocolCheckers m_checkers;
   void end_of_elaboration() override;
   MasterStats& stats(unsigned port);
   // A transfer is over: its figures go into the statistics.
