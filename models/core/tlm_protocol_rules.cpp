@@ -1,5 +1,7 @@
 #include "core/tlm_protocol_rules.h"
 
+#include "core/tlm_phase_name.h"
+
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>
@@ -17,16 +19,6 @@ constexpr const char* kClauseMemoryManager = "IEEE 1666-2011 14, memory manageme
 constexpr const char* kClauseBlocking = "IEEE 1666-2011 15.2, switching between b_transport and nb_transport";
 constexpr const char* kClauseDmi = "IEEE 1666-2011 11.2, direct memory interface";
 constexpr const char* kClauseDebug = "IEEE 1666-2011 11.3, debug transport interface";
-
-// By number: an ignorable phase's id lies outside tlm_phase_enum's range.
-const char* phase_name(const tlm::tlm_phase& phase) {
-  const unsigned int p = phase;
-  if (p == tlm::BEGIN_REQ) return "BEGIN_REQ";
-  if (p == tlm::END_REQ) return "END_REQ";
-  if (p == tlm::BEGIN_RESP) return "BEGIN_RESP";
-  if (p == tlm::END_RESP) return "END_RESP";
-  return "an ignorable phase";
-}
 
 const char* stage_text(int stage) {
   switch (stage) {

@@ -26,22 +26,12 @@
 
 #include "switchbox/switching_bus.h"
 
+#include "core/tlm_phase_name.h"
+
 namespace m2 {
 
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
-
-namespace {
-
-const char* phase_name(const tlm::tlm_phase& p) {
-  if (p == tlm::BEGIN_REQ) return "BEGIN_REQ";
-  if (p == tlm::END_REQ) return "END_REQ";
-  if (p == tlm::BEGIN_RESP) return "BEGIN_RESP";
-  if (p == tlm::END_RESP) return "END_RESP";
-  return "a phase outside the base protocol";
-}
-
-}  // namespace
 
 void SwitchingBus::protocol_error(const std::string& what) const {
   throw std::logic_error(std::string(name()) + ": base protocol violated: " + what);

@@ -166,7 +166,7 @@ struct Side {
   unsigned id;
   unsigned from, to;  // its half of each target's memory
   std::size_t accesses = 0, not_ok = 0, bytes_checked = 0, mismatches = 0;
-  std::string first_mismatch;
+  std::string first_mismatch = {};
   bool done = false;
 
   void compare(const uint8_t* got, uint64_t base, unsigned offset, unsigned len, const Side& writer) {

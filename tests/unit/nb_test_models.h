@@ -16,16 +16,11 @@
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
+#include "core/tlm_phase_name.h"
+
 namespace m2test {
 
 inline sc_core::sc_time now() { return sc_core::sc_time_stamp(); }
-
-inline std::string phase_name(const tlm::tlm_phase& p) {
-  if (p == tlm::BEGIN_REQ) return "BEGIN_REQ";
-  if (p == tlm::END_REQ) return "END_REQ";
-  if (p == tlm::BEGIN_RESP) return "BEGIN_RESP";
-  return "END_RESP";
-}
 
 // Counts the payloads it gets back.
 struct CountingMm : tlm::tlm_mm_interface {
@@ -70,7 +65,7 @@ struct NbMaster : sc_core::sc_module, tlm::tlm_bw_transport_if<> {
     return socket->nb_transport_fw(t, phase, delay);
   }
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_core::sc_time& d) override {
-    seen.push_back({phase_name(phase), &t, now() + d});
+    seen.push_back({m2::phase_name(phase), &t, now() + d});
     if (phase == tlm::END_REQ) {
       end_req.notify(d);
       return tlm::TLM_ACCEPTED;
