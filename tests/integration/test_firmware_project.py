@@ -10,6 +10,7 @@ the platform are refused with a message that says what to do.
   test_firmware_project.py M2VP_SIM
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -97,9 +98,11 @@ class FirmwareProjectTests(unittest.TestCase):
         main = os.path.join(proj, "main.c")
         with open(main) as f:
             text = f.read()
-        text = text.replace("int main(void)\n{", "unsigned extra_value(void);\n\n"
-                            "void fw_external_interrupt(void) { fw_exit(9); }\n\n"
-                            "int main(void)\n{\n  fw_result(2, extra_value());")
+        # main's opening line, whatever the template's layout (.clang-format).
+        text, n = re.subn(r"int main\(void\)\s*\{", "unsigned extra_value(void);\n\n"
+                          "void fw_external_interrupt(void) { fw_exit(9); }\n\n"
+                          "int main(void) {\n  fw_result(2, extra_value());", text, count=1)
+        self.assertEqual(n, 1, "the template's main() not found")
         with open(main, "w") as f:
             f.write(text)
         rc, _, err = run(SCRIPT, "build", proj)

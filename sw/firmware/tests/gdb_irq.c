@@ -15,7 +15,11 @@ void fw_decrementer_interrupt(void) {
 
 static __attribute__((noipa)) unsigned spin(unsigned n) {
   unsigned x = 1;
-  for (unsigned i = 0; i < n; i++) x = x * 3u + i;
+  /* The body on its own line: an interrupt returns to a line start (GDB
+     shows "spin (n=...) at"), as the GDB test expects. */
+  for (unsigned i = 0; i < n; i++) {
+    x = x * 3u + i;
+  }
   return x;
 }
 
