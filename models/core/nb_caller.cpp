@@ -26,6 +26,9 @@ void NbCaller::transport(tlm::tlm_fw_transport_if<>& target, tlm::tlm_generic_pa
     else sc_core::wait(m_request_free_at - sc_core::sc_time_stamp());
   }
   if (m_in_flight.count(&t)) protocol_error("a transaction object sent again while in flight");
+  const bool lent_mm = !t.has_mm();
+  if (lent_mm) t.set_mm(this);
+  if (t.has_mm()) t.acquire();
   InFlight f;
   m_in_flight[&t] = &f;
   m_request_open = true;
@@ -60,6 +63,16 @@ void NbCaller::transport(tlm::tlm_fw_transport_if<>& target, tlm::tlm_generic_pa
   while (!f.responded) sc_core::wait(f.event);
   m_in_flight.erase(&t);
   if (f.response_at > sc_core::sc_time_stamp()) sc_core::wait(f.response_at - sc_core::sc_time_stamp());
+  t.release();  // ours; with our manager, free() when it was the last
+  if (lent_mm) {
+    while (t.get_ref_count() > 0) sc_core::wait(m_payload_freed);
+    t.set_mm(nullptr);
+  }
+}
+
+void NbCaller::free(tlm::tlm_generic_payload*) {
+  // The payload is the caller's: nothing to give back but the news.
+  m_payload_freed.notify();
 }
 
 tlm::tlm_sync_enum NbCaller::nb_transport_bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_time& delay) {

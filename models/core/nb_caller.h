@@ -8,6 +8,10 @@
 //    one at a time, each after the previous one's END_REQ (or its response,
 //    which implies it).
 //  - The response is taken at once: BEGIN_RESP is answered TLM_COMPLETED.
+//  - A payload without a memory manager gets this one for the call (IEEE
+//    1666-2011 14.5: a payload passed through nb_transport has one), held
+//    by a reference until the response; transport() returns once every
+//    component has released it, and gives the payload back without one.
 // The owning module registers nb_transport_bw() on its socket (a one-line
 // forwarder: simple_initiator_socket wants a member of the owner).
 #pragma once
@@ -20,7 +24,7 @@
 
 namespace m2 {
 
-class NbCaller {
+class NbCaller : private tlm::tlm_mm_interface {
  public:
   explicit NbCaller(std::string owner) : m_owner(std::move(owner)) {}
 
@@ -38,6 +42,7 @@ class NbCaller {
     sc_core::sc_event event;
   };
   void end_request(InFlight& f, const sc_core::sc_time& at);
+  void free(tlm::tlm_generic_payload* t) override;  // the last reference went
   [[noreturn]] void protocol_error(const std::string& what) const;
 
   std::string m_owner;
@@ -45,6 +50,7 @@ class NbCaller {
   bool m_request_open = false;  // a BEGIN_REQ awaits its END_REQ
   sc_core::sc_time m_request_free_at;
   sc_core::sc_event m_request_free;
+  sc_core::sc_event m_payload_freed;
 };
 
 }  // namespace m2

@@ -49,7 +49,7 @@ tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& t, 
   }
   auto it = m_routes.find(&t);
   if (it == m_routes.end()) {
-    t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    // Reported, the payload left alone: its transaction may be over already.
     m_log.error("a forward call for a transaction the bus has not routed (no BEGIN_REQ)");
     return tlm::TLM_COMPLETED;
   }
@@ -73,7 +73,12 @@ tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& t, tlm
   return s;
 }
 
-void Router::end_route(tlm::tlm_generic_payload& t) { m_routes.erase(&t); }
+void Router::end_route(tlm::tlm_generic_payload& t) {
+  auto it = m_routes.find(&t);
+  if (it == m_routes.end()) return;
+  t.set_address(it->second.address);  // however it ended, the initiator's own address
+  m_routes.erase(it);
+}
 
 bool Router::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
   const AddressMap::Range* r = m_map.decode(t.get_address());

@@ -138,7 +138,7 @@ class PciBus : public sc_core::sc_module {
     const AddressMap::Range* range = nullptr;
     uint64_t phases_left = 0;  // data phases still to move
     uint64_t bursts_done = 0;
-    uint64_t seq = 0;        // order of the current bus request (round-robin tie-break)
+    uint64_t seq = 0;        // order of asking, kept across bursts (round-robin tie-break)
     bool waited = false;     // the bus was busy when it asked: its arbitration is hidden
     bool blocking = false;   // came by b_transport: `done` wakes the caller
     sc_core::sc_time asked;  // when the current bus request was made
@@ -182,6 +182,7 @@ class PciBus : public sc_core::sc_module {
   bool m_owned = false;       // a burst is on the bus
   unsigned m_last_owner = 0;  // port of the last burst (round-robin)
   uint64_t m_next_seq = 0;
+  std::vector<AtTransaction*> m_request_open;  // per port: a BEGIN_REQ not yet answered by END_REQ
   // The target's answer to the transaction on the bus (one at a time).
   tlm::tlm_generic_payload* m_at_target = nullptr;
   bool m_target_responded = false;

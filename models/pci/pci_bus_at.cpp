@@ -70,6 +70,7 @@ PciBus::AtTransaction* PciBus::admit(unsigned port, tlm::tlm_generic_payload& t,
   x->range = r;
   x->phases_left = p.data_phases;
   x->blocking = blocking;
+  x->seq = m_next_seq++;        // kept across its bursts: one port's transactions stay in order
   if (t.has_mm()) t.acquire();  // the bus holds it until its response is taken
   AtTransaction* raw = x.get();
   m_at[&t] = std::move(x);
@@ -90,7 +91,13 @@ void PciBus::b_transport_at(unsigned port, tlm::tlm_generic_payload& t, sc_time&
 tlm::tlm_sync_enum PciBus::nb_transport_fw(int id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_time& delay) {
   const unsigned port = static_cast<unsigned>(id);
   if (phase == tlm::BEGIN_REQ) {
-    if (!admit(port, t, false)) return tlm::TLM_COMPLETED;  // answered at once, status set
+    if (m_request_open.size() <= port) m_request_open.resize(port + 1, nullptr);
+    if (m_request_open[port] && !m_at.count(&t))  // (a payload sent again: admit() names that)
+      protocol_error("request exclusion: BEGIN_REQ from master " + stats(port).name +
+                     " while its previous request has had no END_REQ (IEEE 1666-2011, 15.2.6)");
+    AtTransaction* x = admit(port, t, false);
+    if (!x) return tlm::TLM_COMPLETED;  // answered at once, status set
+    m_request_open[port] = x;
     m_request_peq.notify(t, phase, delay);
     return tlm::TLM_ACCEPTED;
   }
@@ -111,7 +118,6 @@ void PciBus::request_bus(AtTransaction* x) {
   // A master that finds the bus busy arbitrates during the owner's burst.
   x->waited = m_owned || !m_requests.empty();
   x->asked = sc_core::sc_time_stamp();
-  x->seq = m_next_seq++;
   m_requests.push_back(x);
   m_request_event.notify();
 }
@@ -152,6 +158,7 @@ void PciBus::sequencer() {
     if (arbitration != SC_ZERO_TIME) sc_core::wait(arbitration);
     const bool first = x->bursts_done == 0;
     if (first && !x->blocking) {
+      m_request_open[x->port] = nullptr;  // the port may send its next request
       tlm::tlm_phase phase = tlm::END_REQ;
       sc_time d = SC_ZERO_TIME;
       if (target[x->port]->nb_transport_bw(*x->t, phase, d) != tlm::TLM_ACCEPTED)

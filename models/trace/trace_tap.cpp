@@ -40,11 +40,14 @@ tlm::tlm_sync_enum TraceTap::nb_transport_fw(tlm::tlm_generic_payload& t, tlm::t
   const bool begin = phase == tlm::BEGIN_REQ;
   const uint64_t start = (sc_core::sc_time_stamp() + delay).value();
   const uint64_t address = t.get_address();
+  // Open before forwarding: the target may send BEGIN_RESP from inside the call.
+  if (begin) m_open[&t] = {start, address};
   const tlm::tlm_sync_enum s = out->nb_transport_fw(t, phase, delay);
-  if (!begin) return s;
-  if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP))
-    record(t, start, address, (sc_core::sc_time_stamp() + delay).value());
-  else m_open[&t] = {start, address};
+  auto it = m_open.find(&t);
+  if (it != m_open.end() && (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP))) {
+    record(t, it->second.start_ps, it->second.address, (sc_core::sc_time_stamp() + delay).value());
+    m_open.erase(it);
+  }
   return s;
 }
 

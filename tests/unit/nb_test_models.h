@@ -101,6 +101,7 @@ struct NbTarget : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
   sc_core::sc_time accept;                                     // END_REQ after it acts
   std::vector<uint8_t> mem = std::vector<uint8_t>(0x1000, 0);  // 4 KB
   std::vector<sc_core::sc_time> acted;
+  std::vector<int> ref_counts;  // each payload's, when it acted (0: no memory manager)
   bool got_end_resp = false;
   tlm_utils::peq_with_cb_and_phase<NbTarget> peq{this, &NbTarget::act};
 
@@ -117,6 +118,7 @@ struct NbTarget : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
   }
   void act(tlm::tlm_generic_payload& t, const tlm::tlm_phase&) {
     acted.push_back(now());
+    ref_counts.push_back(t.has_mm() ? t.get_ref_count() : 0);
     tlm::tlm_phase phase = tlm::END_REQ;
     sc_core::sc_time d = accept;
     REQUIRE(socket->nb_transport_bw(t, phase, d) == tlm::TLM_ACCEPTED);

@@ -19,8 +19,10 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/memory.h"
+#include "core/nb_caller.h"
 #include "core/protocol_checking.h"
 #include "pci/pci_bus.h"
 
@@ -271,4 +273,67 @@ TEST_CASE("pci bus AT: the checker on a master's binding names a payload sent ag
   REQUIRE_FALSE(rules.empty());
   CHECK(rules[0] == m2::kRuleTransactionReuse);
   CHECK_THAT(bus_error, Contains("still in flight"));  // and the bus refuses it as well
+}
+
+TEST_CASE("pci bus AT: a second BEGIN_REQ of a port before the first one's END_REQ is named", "[model][pci][at]") {
+  Bench b;
+  std::vector<uint8_t> data(8, 2);
+  tlm::tlm_generic_payload t1, t2;
+  std::string error;
+  b.master.body = [&](NbMaster& m) {
+    setup(t1, tlm::TLM_WRITE_COMMAND, kMemBase, data.data(), 8);
+    m.begin(t1);
+    setup(t2, tlm::TLM_WRITE_COMMAND, kMemBase + 8, data.data(), 8);
+    try {
+      m.begin(t2);  // no END_REQ for t1 yet
+    } catch (const std::logic_error& e) {
+      error = e.what();
+    }
+    sc_core::wait(m.responded);
+  };
+  sc_core::sc_start();
+  CHECK_THAT(error, Contains("request exclusion") && Contains("master m"));
+  CHECK(t1.get_response_status() == tlm::TLM_OK_RESPONSE);
+}
+
+namespace {
+
+// A sequential master (core/nb_caller.h) with a payload of its own, without a
+// memory manager.
+struct CallerMaster : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<CallerMaster> socket{"socket"};
+  m2::NbCaller caller{"caller"};
+  std::vector<uint8_t> data = std::vector<uint8_t>(16, 0x77);
+  bool mm_after = true;
+  SC_HAS_PROCESS(CallerMaster);
+  explicit CallerMaster(sc_core::sc_module_name n) : sc_module(n) {
+    socket.register_nb_transport_bw(this, &CallerMaster::bw);
+    SC_THREAD(run);
+  }
+  tlm::tlm_sync_enum bw(tlm::tlm_generic_payload& t, tlm::tlm_phase& p, sc_time& d) {
+    return caller.nb_transport_bw(t, p, d);
+  }
+  void run() {
+    tlm::tlm_generic_payload t;
+    setup(t, tlm::TLM_WRITE_COMMAND, kDevBase, data.data(), 16);
+    sc_time d = SC_ZERO_TIME;
+    caller.transport(*socket.operator->(), t, d);
+    mm_after = t.has_mm();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("nb caller: a payload without a memory manager gets one for the call and is given back without",
+          "[model][pci][at]") {
+  m2::PciBus bus{"bus", TimingStyle::AT};
+  CallerMaster m("m");
+  NbTarget dev("dev", clk(1));
+  bus.bind_master(m.socket, "m");
+  bus.attach(dev.socket, kDevBase, kDevSize, "dev");
+  sc_core::sc_start();
+  REQUIRE(dev.ref_counts.size() == 1);
+  CHECK(dev.ref_counts[0] == 2);  // the caller's reference and the bus's, while in flight (IEEE 1666-2011 14.5)
+  CHECK_FALSE(m.mm_after);
+  CHECK(std::memcmp(dev.mem.data(), m.data.data(), 16) == 0);
 }
