@@ -20,11 +20,13 @@ struct SimSettings {
                            "ns",
                            "global quantum: how far a CPU may run ahead of SystemC time",
                            Range<double>{1, 1e9}};
-  Param<std::string> timing{"sim",
-                            "timing",
-                            "lt",
-                            "timing style: lt (loosely timed, fast) or at (shared buses and links contend)",
-                            {"lt", "at"}};
+  Param<std::string> timing{
+      "sim",
+      "timing",
+      "lt",
+      "timing style: lt (loosely timed, fast) or at (approximately timed: the shared buses speak the "
+      "TLM-2.0 base protocol's phases and contend; docs/usage.md, LT and AT)",
+      {"lt", "at"}};
   TimingStyle timing_style() const { return timing.get() == "at" ? TimingStyle::AT : TimingStyle::LT; }
   Param<bool> check_protocol{
       "sim", "check_protocol", false, "",
