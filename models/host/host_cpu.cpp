@@ -276,6 +276,18 @@ void HostCpu::wait_for(const sc_core::sc_event& e, double timeout_us) {
   m_qk.reset();
 }
 
+void HostCpu::leave_blocking() {
+  g_current = this;
+  m_qk.reset();
+}
+
+bool HostCpu::wait_event(const sc_core::sc_event& e, double timeout_us) {
+  sync();
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
+  wait_for(e, timeout_us);
+  return timeout_us < 0 || sc_core::sc_time_stamp() - start < sc_core::sc_time(timeout_us, sc_core::SC_US);
+}
+
 void HostCpu::charge(const sc_core::sc_time& t) {
   m_qk.set(m_qk.offset() + t);
   if (m_qk.need_sync()) sync();

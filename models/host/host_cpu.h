@@ -31,6 +31,8 @@
 
 namespace m2 {
 
+class HostSockets;
+
 class HostCpu : public sc_core::sc_module {
  public:
   // Programmed I/O: PCI bus addresses, bound to the host bridge.
@@ -88,6 +90,10 @@ class HostCpu : public sc_core::sc_module {
   };
   Activity activity() const;
 
+  // The host's TCP/IP sockets (docs/tcpip.md); nullptr: the host has no stack.
+  void set_sockets(HostSockets* sockets) { m_sockets = sockets; }
+  HostSockets* sockets() const { return m_sockets; }
+
   // ---- the host environment (host_env.h), for the running host ----------
   static HostCpu& current();
   int id() const { return m_id; }
@@ -103,6 +109,13 @@ class HostCpu : public sc_core::sc_module {
   bool poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
   bool wait_interrupt(double timeout_us);
   void result(const std::string& key, int64_t value);
+  // Around a call into a model that may wait in SystemC time itself (the
+  // TCP/IP stack): brings the thread to this host's local time first, and
+  // makes this host the current one again afterwards.
+  void enter_blocking() { sync(); }
+  void leave_blocking();
+  // Sleeps until `e` or timeout_us (< 0: no limit); true when `e` came.
+  bool wait_event(const sc_core::sc_event& e, double timeout_us);
   // Ends the whole run (m2host_abort); the host's thread never returns.
   [[noreturn]] void abort_run(int code, const std::string& why);
 
@@ -160,6 +173,7 @@ class HostCpu : public sc_core::sc_module {
   bool m_in_wait = false;
   bool m_started = false;
   int m_arena_fd = -1;  // the host's memory as a file, with `exec`
+  HostSockets* m_sockets = nullptr;
   // The application's arguments. Members, not locals of run(): a thread
   // stopped by a stall never returns, and its coroutine stack is not
   // scanned by LeakSanitizer (docs/sanitizers.md).

@@ -160,6 +160,16 @@ int m2host_param(const char* name, double* value) {
   return 0;
 }
 
+int m2host_param_text(const char* name, char* buf, size_t n) {
+  if (!name || !buf) return -1;
+  const m2::ParamBase* p = m2::ParamRegistry::instance().find(std::string(HostCpu::current().name()) + "." + name);
+  if (!p) return -1;
+  const std::string v = p->value_string();
+  if (v.size() + 1 > n) return -1;
+  std::memcpy(buf, v.c_str(), v.size() + 1);
+  return 0;
+}
+
 int m2host_output_path(const char* name, char* buf, size_t n) {
   const std::string& dir = HostCpu::output_dir();
   if (dir.empty() || !name || !buf) return -1;

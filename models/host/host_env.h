@@ -63,6 +63,27 @@ int m2host_poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, 
  * interrupt-to-process wake-up latency. */
 int m2host_wait_interrupt(double timeout_us);
 
+/* ---- TCP/IP: the host's own stack (docs/tcpip.md) ------------------------
+ * Sockets of the host's TCP/IP stack for host software (MPI's TCP device).
+ * A host has a stack when its NI runs the Ethernet-emulation firmware
+ * (node*.ni.firmware: eth); without one, a call ends the run naming itself.
+ * Each call costs one system call (syscall_ns) besides what the stack
+ * charges (the copy between user and kernel, protocol work). Results: >= 0,
+ * or -errno (Linux values: -ECONNREFUSED, -EAGAIN, -ECONNRESET, ...). */
+int m2host_tcp_socket(void);
+int m2host_tcp_listen(int sd, uint16_t port, int backlog); /* binds to any address, then listens */
+int m2host_tcp_accept(int sd, int* peer_node);             /* blocks for a connection */
+int m2host_tcp_connect(int sd, int node, uint16_t port);   /* blocks until connected */
+long m2host_tcp_send(int sd, const void* data, size_t bytes, int nonblocking);
+long m2host_tcp_recv(int sd, void* data, size_t bytes, int nonblocking); /* 0: end of file */
+int m2host_tcp_setopt(int sd, int level, int name, int value);           /* setsockopt with an int value */
+int m2host_tcp_close(int sd);
+/* As poll(2): revents[i] gets the bits of events[i] (POLLIN, POLLOUT) that
+ * hold for sds[i], and POLLERR / POLLHUP; waits up to timeout_us (< 0: no
+ * limit) until one does. Returns how many sockets are ready; with n = 0 it
+ * sleeps timeout_us. */
+int m2host_tcp_poll(const int* sds, const short* events, short* revents, int n, double timeout_us);
+
 /* ---- output and results ------------------------------------------------- */
 /* Prints to the host's console (lines prefixed with the host's name). */
 void m2host_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -82,6 +103,9 @@ void m2host_abort(int code, const char* fmt, ...) __attribute__((format(printf, 
  * "mpi.eager_limit" for node0.host.mpi.eager_limit); booleans read 0 / 1.
  * Returns 0, or -1 when the platform has no such parameter. */
 int m2host_param(const char* name, double* value);
+/* The same for a text parameter: its value into buf (n bytes, terminated).
+ * Returns 0, or -1 when there is no such parameter or buf is too small. */
+int m2host_param_text(const char* name, char* buf, size_t n);
 
 /* ---- message tracing (virtual platform only) ------------------------------
  * Where only software knows a message's boundaries, the MMP library reports

@@ -9,7 +9,11 @@ namespace m2 {
 // messages) and pinning are charged by the host model itself
 // (node*.host.memcpy_mbyte_per_s, node*.host.pin_us_per_page).
 MpiParams::MpiParams(const std::string& owner)
-    : eager_limit(owner, "eager_limit", 1952, "bytes",
+    : device(owner, "device", "mmp",
+             "what carries MPI's messages: mmp (the NI's MMP firmware, as ch_maestro2) or tcp (TCP connections "
+             "through the host's TCP/IP stack, as MPICH's ch_p4; needs node*.ni.firmware: eth; docs/mpi.md)",
+             {"mmp", "tcp"}),
+      eager_limit(owner, "eager_limit", 1952, "bytes",
                   "largest message sent eagerly (one control message with its data); longer ones use the "
                   "rendezvous (request to send, clear to send, data); 1952 B is ch_maestro2's default (spec)",
                   Range<uint64_t>{0, 1u << 20}),

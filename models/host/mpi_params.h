@@ -15,6 +15,7 @@ namespace m2 {
 struct MpiParams {
   explicit MpiParams(const std::string& owner);  // "node0.host.mpi"
 
+  Param<std::string> device;
   Param<uint64_t> eager_limit;
   Param<uint64_t> zcopy_threshold;
   Param<bool> pin_cache;

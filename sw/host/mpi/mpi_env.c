@@ -99,6 +99,9 @@ static void read_params(struct mpi_params *p) {
   p->match_cycles = (uint64_t)param("mpi.match_cycles", 25);
   p->memcpy_mbyte_per_s = param("memcpy_mbyte_per_s", 300);
   p->poll_us = param("mpi.progress_poll_us", 5);
+  char device[16] = "mmp";
+  if (m2host_param_text("mpi.device", device, sizeof device) != 0) strcpy(device, "mmp");
+  p->tcp = strcmp(device, "tcp") == 0;
 }
 
 /* ---- init and finalize ---------------------------------------------------------- */
@@ -113,12 +116,15 @@ int MPI_Init(int *argc, char ***argv) {
   /* World: every host of the platform, rank = host number. */
   H->rank = m2host_id();
   H->size = m2host_count();
-  H->me = MMP_initialize(MMP_Make_connect(0, MPI_MMP_PORT), NULL);
-  if (!H->me)
-    return mpi_fail(H, "MPI_Init", MPI_ERR_INTERN, "MMP_initialize failed: %s", MMP_strerror(MMP_last_error()));
-  H->peers = calloc((size_t)H->size, sizeof *H->peers);
-  if (!H->peers) return mpi_fail(H, "MPI_Init", MPI_ERR_NO_MEM, "out of memory");
-  for (int r = 0; r < H->size; r++) H->peers[r] = MMP_Make_connect(MMP_PNA(r), MPI_MMP_PORT);
+  H->dev = H->p.tcp ? &mpi_tcp_device : &mpi_mmp_device;
+  if (!H->p.tcp) {
+    H->me = MMP_initialize(MMP_Make_connect(0, MPI_MMP_PORT), NULL);
+    if (!H->me)
+      return mpi_fail(H, "MPI_Init", MPI_ERR_INTERN, "MMP_initialize failed: %s", MMP_strerror(MMP_last_error()));
+    H->peers = calloc((size_t)H->size, sizeof *H->peers);
+    if (!H->peers) return mpi_fail(H, "MPI_Init", MPI_ERR_NO_MEM, "out of memory");
+    for (int r = 0; r < H->size; r++) H->peers[r] = MMP_Make_connect(MMP_PNA(r), MPI_MMP_PORT);
+  }
   const int rc = mpi_engine_start(H);
   if (rc != MPI_SUCCESS) return mpi_fail(H, "MPI_Init", rc, "cannot set up the control channels");
   H->initialized = 1;
@@ -154,7 +160,7 @@ int MPI_Finalize(void) {
   MPI_Barrier(MPI_COMM_WORLD);
   mpi_engine_stop(H);
   mpi_buffers_free(H);
-  MMP_finalize(H->me);
+  if (H->me) MMP_finalize(H->me);
   H->finalized = 1;
   return MPI_SUCCESS;
 }
@@ -256,7 +262,9 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
   struct mpi_host *H = mpi_ready("MPI_Alloc_mem");
   if (size <= 0 || !baseptr) return mpi_fail(H, "MPI_Alloc_mem", MPI_ERR_ARG, "size %ld", (long)size);
   struct alloc_mem *a = calloc(1, sizeof *a);
-  void *p = a ? MMP_Pindown_malloc((size_t)size, H->me) : NULL;
+  /* Over MMP the memory is pinned once (the zero-copy path's advantage); the
+   * TCP device has nothing to pin: the stack copies. */
+  void *p = !a ? NULL : H->me ? MMP_Pindown_malloc((size_t)size, H->me) : malloc((size_t)size);
   if (!p) {
     free(a);
     return mpi_fail(H, "MPI_Alloc_mem", MPI_ERR_NO_MEM, "cannot pin %ld bytes", (long)size);
@@ -273,7 +281,8 @@ int MPI_Free_mem(void *base) {
     if ((*a)->p != base) continue;
     struct alloc_mem *dead = *a;
     *a = dead->next;
-    MMP_Pindown_free(base, H->me);
+    if (H->me) MMP_Pindown_free(base, H->me);
+    else free(base);
     free(dead);
     return MPI_SUCCESS;
   }

@@ -1,6 +1,6 @@
 /* Internals of the MPI library shared by its files: the per-host state, the
- * wire header of MPI's control messages over MMP, requests and the protocol
- * engine's entry points. Design: docs/mpi.md.
+ * wire header of MPI's control messages, requests, the devices that move
+ * messages (MMP, TCP) and what they share. Design: docs/mpi.md.
  *
  * All hosts run in one process (one SystemC thread each): every piece of
  * state lives in the host's struct mpi_host (mpi_self()), never in globals. */
@@ -14,6 +14,7 @@
 #include "mpi.h"
 
 #define MPI_MMP_PORT 0x4D50 /* the MMP port every rank's MPI uses ("MP")      */
+#define MPI_TCP_PORT 19792  /* the TCP port every rank's MPI listens on (0x4D50) */
 #define CTRL_TAG 0u         /* MMP tag of the control/eager channel per pair   */
 #define HDR_BYTES 32u       /* control header in front of eager data          */
 #define SEND_SLOTS 32       /* pinned buffers for outgoing control messages   */
@@ -27,7 +28,13 @@
 #define CTX_SELF 2
 #define CTX_SELF_COLL 3
 
-enum msg_type { MSG_EAGER = 1, MSG_RTS = 2, MSG_CTS = 3 };
+enum msg_type {
+  MSG_EAGER = 1,
+  MSG_RTS = 2,
+  MSG_CTS = 3,
+  MSG_SYNC = 4,    /* TCP: a synchronous send's message, with its data          */
+  MSG_SYNC_ACK = 5 /* TCP: its receive was matched (sreq: the sender's request)  */
+};
 
 /* The control header (host byte order: every host is the same PC). */
 struct mpi_hdr {
@@ -104,12 +111,31 @@ struct alloc_mem {
   struct alloc_mem *next;
 };
 
+struct mpi_host;
+struct mpi_tcp; /* the TCP device's state (mpi_tcp_device.c) */
+
+/* A device moves MPI's messages between ranks (node*.host.mpi.device). */
+struct mpi_device {
+  const char *name;
+  int (*start)(struct mpi_host *H); /* at MPI_Init: MPI_SUCCESS or an error code */
+  void (*stop)(struct mpi_host *H);
+  int (*isend)(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync);
+  int (*irecv)(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx);
+  void (*progress)(struct mpi_host *H); /* takes what has arrived, without waiting */
+  /* One step towards completing request r; with may_wait, waits a while. */
+  void (*advance)(struct mpi_host *H, int r, int may_wait);
+  /* Waits a while for something from `peer` (MPI_ANY_SOURCE: anyone). */
+  void (*wait_peer)(struct mpi_host *H, int peer);
+};
+extern const struct mpi_device mpi_mmp_device, mpi_tcp_device;
+
 struct mpi_params {
   size_t eager_limit, zcopy_threshold, pin_cache_bytes;
   int pin_cache, eager_slots;
   uint64_t call_cycles, match_cycles;
   double memcpy_mbyte_per_s; /* the host's copy bandwidth: reductions stream their data at it */
   double poll_us;
+  int tcp; /* node*.host.mpi.device is tcp */
 };
 
 struct mpi_host {
@@ -117,6 +143,8 @@ struct mpi_host {
   int rank, size;
   int errors_return; /* MPI_ERRORS_RETURN set on a communicator           */
   struct mpi_params p;
+  const struct mpi_device *dev;
+  struct mpi_tcp *tcp; /* the TCP device's connections (device tcp only) */
   struct MMP_connect *me;
   struct MMP_connect **peers; /* by world rank                            */
   size_t slot_bytes;
@@ -155,7 +183,22 @@ int mpi_reduce_apply(MPI_Op op, MPI_Datatype t, const void *in, void *inout, siz
 int mpi_comm_check(struct mpi_host *H, const char *fn, MPI_Comm comm, int *ctx, int *size, int *my_rank);
 int mpi_world_rank(MPI_Comm comm, struct mpi_host *H, int rank);
 
-/* Protocol engine (mpi_p2p_engine.c). */
+/* Requests, matching and waiting, shared by the devices (mpi_requests.c). */
+int mpi_req_alloc(struct mpi_host *H); /* a fresh request's index, or -1 (out of requests) */
+void mpi_complete(struct mpi_req *R, int error);
+/* The first posted receive an arriving header matches, taken off the queue; -1: none. */
+int mpi_take_posted(struct mpi_host *H, const struct mpi_hdr *h);
+void mpi_post_recv(struct mpi_host *H, int r); /* appends r to the posted-receive queue */
+/* Queues an unmatched message; eager data is copied (the device's buffer is free again). */
+void mpi_queue_unexpected(struct mpi_host *H, const struct mpi_hdr *h, const void *data);
+/* The same for a message whose data (malloc'd, or NULL) the queue takes over without a copy. */
+void mpi_queue_unexpected_owned(struct mpi_host *H, const struct mpi_hdr *h, void *data);
+/* The first unexpected message matching src/tag/ctx, taken off the queue (the caller frees it and its data). */
+struct unexpected *mpi_take_unexpected(struct mpi_host *H, int src, int tag, int ctx);
+/* Copies eager data into a matched receive (truncating) and completes it. */
+void mpi_deliver_eager(struct mpi_req *R, const struct mpi_hdr *h, const void *data);
+
+/* The device's entry points for the MPI calls (through H->dev). */
 int mpi_engine_start(struct mpi_host *H);
 void mpi_engine_stop(struct mpi_host *H);
 /* Starts a send / receive; the request index, or -1 (out of requests). */

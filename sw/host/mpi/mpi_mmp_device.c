@@ -1,4 +1,4 @@
-/* The MPI protocol engine over MMP: per-pair control/eager channels, eager and
+/* The MPI device over MMP (node*.host.mpi.device: mmp): per-pair control/eager channels, eager and
  * rendezvous protocols, matching with wildcards, progress and waiting.
  *
  * MMP matches on (sender, ports, tag) and has no wildcards, so every rank
@@ -15,24 +15,6 @@
 
 #include "host/host_env.h"
 #include "mpi_internal.h"
-
-/* ---- requests ------------------------------------------------------------- */
-
-static int req_alloc(struct mpi_host *H) {
-  for (int i = 0; i < MAX_REQS; i++) {
-    if (H->reqs[i].state != RS_FREE) continue;
-    memset(&H->reqs[i], 0, sizeof H->reqs[i]);
-    H->reqs[i].next = -1;
-    return i;
-  }
-  mpi_fail(H, "MPI", MPI_ERR_INTERN, "more than %d outstanding requests", MAX_REQS);
-  return -1;
-}
-
-static void complete(struct mpi_req *R, int error) {
-  R->st_error = error;
-  R->state = RS_DONE;
-}
 
 /* ---- control messages ---------------------------------------------------------- */
 
@@ -121,7 +103,7 @@ static void finish_rendezvous_recv(struct mpi_host *H, struct mpi_req *R, int rc
   }
   data_release(H, R);
   R->rh = NULL;
-  complete(R, err);
+  mpi_complete(R, err);
 }
 
 static void on_cts(struct mpi_host *H, const struct mpi_hdr *h) {
@@ -143,61 +125,18 @@ static void on_cts(struct mpi_host *H, const struct mpi_hdr *h) {
 static void finish_rendezvous_send(struct mpi_host *H, struct mpi_req *R, int rc) {
   data_release(H, R);
   R->sh = NULL;
-  complete(R, rc == MMP_OK ? MPI_SUCCESS : MPI_ERR_INTERN);
+  mpi_complete(R, rc == MMP_OK ? MPI_SUCCESS : MPI_ERR_INTERN);
 }
 
 /* ---- matching --------------------------------------------------------------------- */
 
-static int matches(int want_src, int want_tag, int want_ctx, const struct mpi_hdr *h) {
-  return (int)h->ctx == want_ctx && (want_src == MPI_ANY_SOURCE || want_src == h->src) &&
-         (want_tag == MPI_ANY_TAG || want_tag == h->tag);
-}
-
-/* Delivers eager data into a matched receive. */
-static void deliver_eager(struct mpi_host *H, struct mpi_req *R, const struct mpi_hdr *h, const void *data) {
-  R->st_source = h->src;
-  R->st_tag = h->tag;
-  const size_t n = h->len <= R->bytes ? (size_t)h->len : R->bytes;
-  if (n) m2host_memcpy(R->buf, data, n);
-  R->st_len = n;
-  complete(R, h->len > R->bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS);
-  (void)H;
-}
-
 /* An arriving EAGER or RTS header: the first posted receive it matches, or the
  * unexpected queue. */
 static void on_message(struct mpi_host *H, const struct mpi_hdr *h, const uint8_t *data) {
-  int prev = -1;
-  for (int r = H->posted_head; r >= 0; prev = r, r = H->reqs[r].next) {
-    m2host_compute_cycles(H->p.match_cycles);
-    struct mpi_req *R = &H->reqs[r];
-    if (!matches(R->peer, R->tag, R->ctx, h)) continue;
-    if (prev < 0) H->posted_head = R->next;
-    else H->reqs[prev].next = R->next;
-    if (H->posted_tail == r) H->posted_tail = prev;
-    R->next = -1;
-    if (h->type == MSG_EAGER) deliver_eager(H, R, h, data);
-    else start_rendezvous_recv(H, r, h);
-    return;
-  }
-  struct unexpected *u = calloc(1, sizeof *u);
-  if (!u) {
-    mpi_fail(H, "MPI", MPI_ERR_NO_MEM, "out of memory for an unexpected message");
-    return;
-  }
-  u->h = *h;
-  if (h->type == MSG_EAGER && h->len) {
-    u->data = malloc((size_t)h->len);
-    if (!u->data) {
-      free(u);
-      mpi_fail(H, "MPI", MPI_ERR_NO_MEM, "out of memory for an unexpected message");
-      return;
-    }
-    m2host_memcpy(u->data, data, (size_t)h->len); /* frees the slot for the next message */
-  }
-  if (H->unexp_tail) H->unexp_tail->next = u;
-  else H->unexp_head = u;
-  H->unexp_tail = u;
+  const int r = mpi_take_posted(H, h);
+  if (r < 0) mpi_queue_unexpected(H, h, data);
+  else if (h->type == MSG_EAGER) mpi_deliver_eager(&H->reqs[r], h, data);
+  else start_rendezvous_recv(H, r, h);
 }
 
 /* ---- control channels --------------------------------------------------------------- */
@@ -239,18 +178,8 @@ static int poll_chan(struct mpi_host *H, int peer, double timeout_us) {
   }
 }
 
-void mpi_progress(struct mpi_host *H) {
+static void mmp_progress(struct mpi_host *H) {
   for (int p = 0; p < H->size; p++) poll_chan(H, p, 0);
-}
-
-/* What the stall and deadlock reports say this host waits in: set for the
- * whole of a blocking call's wait (its progress polls included, which are
- * where a report may catch it), cleared when the call returns. */
-static void say_waiting(int peer) {
-  char what[64];
-  if (peer == MPI_ANY_SOURCE) snprintf(what, sizeof what, "MPI, waiting for a message from any rank");
-  else snprintf(what, sizeof what, "MPI, waiting for a message from rank %d", peer);
-  m2host_activity(M2HOST_LAYER_MPI, what);
 }
 
 /* Waits a while for something a pending request needs from `peer`
@@ -264,7 +193,7 @@ static void wait_chan(struct mpi_host *H, int peer) {
   }
 }
 
-int mpi_engine_start(struct mpi_host *H) {
+static int mmp_start(struct mpi_host *H) {
   H->slot_bytes = (HDR_BYTES + H->p.eager_limit + 63) / 64 * 64;
   const size_t n_recv = (size_t)H->size * (size_t)H->p.eager_slots;
   H->pool = MMP_Pindown_malloc((n_recv + SEND_SLOTS) * H->slot_bytes, H->me);
@@ -281,11 +210,10 @@ int mpi_engine_start(struct mpi_host *H) {
     }
   }
   for (int s = 0; s < SEND_SLOTS; s++) H->send_slot[s] = H->pool + (n_recv + (size_t)s) * H->slot_bytes;
-  H->posted_head = H->posted_tail = -1;
   return MPI_SUCCESS;
 }
 
-void mpi_engine_stop(struct mpi_host *H) {
+static void mmp_stop(struct mpi_host *H) {
   for (int s = 0; s < SEND_SLOTS; s++)
     if (H->send_h[s]) MMP_Wait_send_for(H->send_h[s], -1);
   /* The posted control receives end with MMP (no cancel in MMP). */
@@ -295,18 +223,12 @@ void mpi_engine_stop(struct mpi_host *H) {
   }
   free(H->chans);
   H->chans = NULL;
-  for (struct unexpected *u = H->unexp_head, *n; u; u = n) {
-    n = u->next;
-    free(u->data);
-    free(u);
-  }
-  H->unexp_head = H->unexp_tail = NULL;
 }
 
 /* ---- starting operations ---------------------------------------------------------------- */
 
-int mpi_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync) {
-  const int r = req_alloc(H);
+static int mmp_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync) {
+  const int r = mpi_req_alloc(H);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
   R->is_send = 1;
@@ -320,7 +242,7 @@ int mpi_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int t
     /* Eager: the data goes with the header; the user's buffer is free again now. */
     const struct mpi_hdr h = {MSG_EAGER, H->rank, tag, (uint32_t)ctx, bytes, 0, 0};
     send_ctrl(H, dest, &h, buf, bytes);
-    complete(R, MPI_SUCCESS);
+    mpi_complete(R, MPI_SUCCESS);
     return r;
   }
   const struct mpi_hdr h = {MSG_RTS, H->rank, tag, (uint32_t)ctx, bytes, (uint32_t)r, 0};
@@ -329,8 +251,8 @@ int mpi_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int t
   return r;
 }
 
-int mpi_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx) {
-  const int r = req_alloc(H);
+static int mmp_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx) {
+  const int r = mpi_req_alloc(H);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
   R->buf = buf;
@@ -338,32 +260,15 @@ int mpi_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int
   R->peer = src;
   R->tag = tag;
   R->ctx = ctx;
-  struct unexpected *prev = NULL;
-  for (struct unexpected *u = H->unexp_head; u; prev = u, u = u->next) {
-    m2host_compute_cycles(H->p.match_cycles);
-    if (!matches(src, tag, ctx, &u->h)) continue;
-    if (prev) prev->next = u->next;
-    else H->unexp_head = u->next;
-    if (H->unexp_tail == u) H->unexp_tail = prev;
-    if (u->h.type == MSG_EAGER) deliver_eager(H, R, &u->h, u->data);
+  struct unexpected *u = mpi_take_unexpected(H, src, tag, ctx);
+  if (u) {
+    if (u->h.type == MSG_EAGER) mpi_deliver_eager(R, &u->h, u->data);
     else start_rendezvous_recv(H, r, &u->h);
     free(u->data);
     free(u);
     return r;
   }
-  R->state = RS_RECV_POSTED;
-  if (H->posted_tail >= 0) H->reqs[H->posted_tail].next = r;
-  else H->posted_head = r;
-  H->posted_tail = r;
-  return r;
-}
-
-int mpi_null_req(struct mpi_host *H) {
-  const int r = req_alloc(H);
-  if (r < 0) return -1;
-  H->reqs[r].peer = H->reqs[r].st_source = MPI_PROC_NULL;
-  H->reqs[r].st_tag = MPI_ANY_TAG;
-  complete(&H->reqs[r], MPI_SUCCESS);
+  mpi_post_recv(H, r);
   return r;
 }
 
@@ -371,8 +276,14 @@ int mpi_null_req(struct mpi_host *H) {
 
 /* One step towards completing request r: waits for its data transfer, or a
  * while for its peer's channel. */
-static void advance(struct mpi_host *H, int r, double data_timeout_us) {
+static void mmp_advance(struct mpi_host *H, int r, int may_wait) {
   struct mpi_req *R = &H->reqs[r];
+  /* Never an unbounded wait on one transfer: this host may owe another rank
+   * a clear-to-send (or take its data) while it waits, and two ranks each
+   * waiting for the other's data would deadlock. So the wait on this
+   * request's word (which wakes at once when it is written) gives up after
+   * progress_poll_us and every channel is looked at again. */
+  const double data_timeout_us = may_wait ? H->p.poll_us : 0;
   int rc;
   switch (R->state) {
     case RS_RECV_DATA:
@@ -392,54 +303,5 @@ static void advance(struct mpi_host *H, int r, double data_timeout_us) {
   }
 }
 
-void mpi_wait_req(struct mpi_host *H, int r) {
-  say_waiting(H->reqs[r].peer);
-  for (;;) {
-    mpi_progress(H);
-    if (H->reqs[r].state == RS_DONE) break;
-    /* Never an unbounded wait on one transfer: this host may owe another rank
-     * a clear-to-send (or take its data) while it waits, and two ranks each
-     * waiting for the other's data would deadlock. So the wait on this
-     * request's word (which wakes at once when it is written) gives up after
-     * progress_poll_us and every channel is looked at again. */
-    advance(H, r, H->p.poll_us);
-    if (H->reqs[r].state == RS_DONE) break;
-  }
-  m2host_activity(M2HOST_LAYER_MPI, NULL);
-}
-
-int mpi_test_req(struct mpi_host *H, int r) {
-  mpi_progress(H);
-  if (H->reqs[r].state != RS_DONE) advance(H, r, 0);
-  return H->reqs[r].state == RS_DONE;
-}
-
-int mpi_req_finish(struct mpi_host *H, int r, MPI_Status *status) {
-  struct mpi_req *R = &H->reqs[r];
-  const int err = R->st_error;
-  if (status && status != MPI_STATUS_IGNORE && !R->is_send) {
-    status->MPI_SOURCE = R->comm_self ? 0 : R->st_source;
-    status->MPI_TAG = R->st_tag;
-    status->MPI_ERROR = err;
-    status->count_lo = (int)(R->st_len & 0xFFFFFFFFu);
-    status->count_hi_and_cancelled = (int)((R->st_len >> 32) << 1);
-  }
-  R->state = RS_FREE;
-  return err;
-}
-
-const struct mpi_hdr *mpi_probe(struct mpi_host *H, int src, int tag, int ctx, int wait) {
-  if (wait) say_waiting(src);
-  for (;;) {
-    mpi_progress(H);
-    for (struct unexpected *u = H->unexp_head; u; u = u->next) {
-      m2host_compute_cycles(H->p.match_cycles);
-      if (matches(src, tag, ctx, &u->h)) {
-        if (wait) m2host_activity(M2HOST_LAYER_MPI, NULL);
-        return &u->h;
-      }
-    }
-    if (!wait) return NULL;
-    wait_chan(H, src);
-  }
-}
+const struct mpi_device mpi_mmp_device = {"mmp",     mmp_start,    mmp_stop,    mmp_isend,
+                                          mmp_irecv, mmp_progress, mmp_advance, wait_chan};
