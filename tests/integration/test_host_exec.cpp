@@ -334,7 +334,7 @@ TEST_CASE("host.exec: a program that writes garbage on its request socket is nam
   CHECK(r.exited(65));
   CHECK(contains(r.err,
                  "sent a message of 10 bytes on its request socket (fd 3), where the platform's "
-                 "libmpich.so.12 sends requests of "));
+                 "libm2vp_exec.so sends requests of "));
   CHECK(processes_in(r.out_dir).empty());
 }
 

@@ -460,7 +460,7 @@ int fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   const long arg = va_arg(ap, long);
   va_end(ap);
-  if (!is_sock(fd)) return get_fcntl64()(fd, cmd, arg);
+  if (!is_sock(fd)) return (get_fcntl64() ? get_fcntl64() : get_fcntl())(fd, cmd, arg); /* fcntl64: glibc 2.28+ */
   return sock_fcntl(fd, cmd, arg);
 }
 
