@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -27,17 +28,29 @@
 
 namespace {
 
+// A node with only its host ("node0.host", as in the platform), its memory
+// and a memory standing for the PCI bus behind the host's programmed I/O.
+struct HostOnlyNode : sc_core::sc_module {
+  m2::Memory mem{"mem", 128 << 20}, dev{"dev", 0x1000};
+  m2test::TestInitiator dma{"dma"};  // the host memory's PCI side (unused here)
+  m2::HostCpu host;
+  HostOnlyNode(sc_core::sc_module_name name, m2::RunControl& run, int id)
+      : sc_module(name), host("host", run, mem, 0, id, 2) {
+    host.pio.bind(dev.socket);
+    dma.socket.bind(mem.socket);
+  }
+};
+
 // Two hosts, node0 and node1, each running sock_probe (node0 "server CASE",
 // node1 "client CASE"), joined by the loopback double unless `tcpip` is false.
 struct TwoHosts {
   TempDir out{"m2vp-sockets"};
   m2test::LogCapture log{"exec-sockets"};
   m2::RunControl run;
-  m2::Memory mem0{"mem0", 128 << 20}, mem1{"mem1", 128 << 20};
-  m2::Memory dev0{"dev0", 0x1000}, dev1{"dev1", 0x1000};
   m2test::LoopbackNetwork net;
   m2test::LoopbackSocketsDouble sockets0{net, 0}, sockets1{net, 1};
-  std::unique_ptr<m2::HostCpu> host0, host1;
+  std::unique_ptr<HostOnlyNode> node0, node1;
+  m2::HostCpu *host0 = nullptr, *host1 = nullptr;
 
   explicit TwoHosts(const std::string& test, bool tcpip = true) {
     ::setenv("M2VP_LIB_DIR", M2VP_TEST_LIB_DIR, 1);
@@ -47,10 +60,10 @@ struct TwoHosts {
     reg.preset("node1.host.exec", M2VP_SOCK_PROBE, {"test"});
     reg.preset("node1.host.args", "client " + test, {"test"});
     m2::HostCpu::set_output_dir(out.path.string());
-    host0 = std::make_unique<m2::HostCpu>("node0.host", run, mem0, 0, 0, 2);
-    host1 = std::make_unique<m2::HostCpu>("node1.host", run, mem1, 0, 1, 2);
-    host0->pio.bind(dev0.socket);
-    host1->pio.bind(dev1.socket);
+    node0 = std::make_unique<HostOnlyNode>("node0", run, 0);
+    node1 = std::make_unique<HostOnlyNode>("node1", run, 1);
+    host0 = &node0->host;
+    host1 = &node1->host;
     host0->configure_program("");
     host1->configure_program("");
     if (tcpip) {
@@ -71,6 +84,15 @@ struct TwoHosts {
     std::string s;
     for (const std::string& l : h.console.lines()) s += l;
     return s;
+  }
+  // The programs' pids, after the platform is gone (as at the simulator's
+  // end: each host's program is stopped with it).
+  std::vector<int> end_programs() {
+    const std::vector<int> pids{pid(0), pid(1)};
+    host0 = host1 = nullptr;
+    node0.reset();
+    node1.reset();
+    return pids;
   }
   int pid(int node) const {
     std::ifstream f(out.path / ("node" + std::to_string(node)) / "pid");
@@ -102,8 +124,7 @@ TEST_CASE("sockets of outside programs: connect, accept, data both ways, names, 
   CHECK(t.said(*t.host1, "ok transfer"));
   // 200000 bytes each way at 10 us per send of the double: time passed.
   CHECK(t.run.last_exit_time() > sc_core::sc_time(1, sc_core::SC_MS));
-  CHECK_FALSE(TwoHosts::running(t.pid(0)));
-  CHECK_FALSE(TwoHosts::running(t.pid(1)));
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
 
 TEST_CASE("sockets of outside programs: ECONNREFUSED, EADDRINUSE, one port on two hosts", "[exec][sockets]") {
@@ -114,6 +135,7 @@ TEST_CASE("sockets of outside programs: ECONNREFUSED, EADDRINUSE, one port on tw
   CHECK(t.run.exit_code() == 0);
   CHECK(t.said(*t.host0, "ok errors"));
   CHECK(t.said(*t.host1, "ok errors"));
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
 
 TEST_CASE("sockets of outside programs: a program that exits leaves its peer end of file", "[exec][sockets]") {
@@ -124,6 +146,7 @@ TEST_CASE("sockets of outside programs: a program that exits leaves its peer end
   CHECK(t.run.exit_code() == 0);
   CHECK(t.said(*t.host0, "ok eof"));
   CHECK(t.sockets1.closes == 1);  // the simulator closed what the client left open
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
 
 TEST_CASE("sockets of outside programs: data left unread resets the peer (ECONNRESET)", "[exec][sockets]") {
@@ -134,6 +157,7 @@ TEST_CASE("sockets of outside programs: data left unread resets the peer (ECONNR
   CHECK(t.run.exit_code() == 0);
   CHECK(t.said(*t.host1, "ok reset"));
   CHECK(t.sockets0.closes == 2);  // the listener and the accepted socket
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
 
 TEST_CASE("sockets of outside programs: a program killed mid-transfer is reported, its sockets closed",
@@ -147,8 +171,7 @@ TEST_CASE("sockets of outside programs: a program killed mid-transfer is reporte
   CHECK(log.find("node1.host: program sock_probe (") != std::string::npos);
   CHECK(log.find("was killed by signal 9 (Killed) (the 1 socket(s) it left open were closed)") != std::string::npos);
   CHECK(t.sockets1.closes == 1);
-  CHECK_FALSE(TwoHosts::running(t.pid(0)));
-  CHECK_FALSE(TwoHosts::running(t.pid(1)));
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
 
 TEST_CASE("sockets of outside programs: an unsupported call ends the run naming it", "[exec][sockets]") {
@@ -162,8 +185,7 @@ TEST_CASE("sockets of outside programs: an unsupported call ends the run naming 
   CHECK(log.find("called socket(AF_INET, type 2) (only SOCK_STREAM: TCP), which the platform's socket layer does "
                  "not support") != std::string::npos);
   CHECK_FALSE(t.said(*t.host1, "a UDP socket ends the run"));
-  CHECK_FALSE(TwoHosts::running(t.pid(0)));
-  CHECK_FALSE(TwoHosts::running(t.pid(1)));
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
 
 TEST_CASE("sockets of outside programs: a host without TCP/IP says so", "[exec][sockets]") {
@@ -174,6 +196,5 @@ TEST_CASE("sockets of outside programs: a host without TCP/IP says so", "[exec][
   REQUIRE(t.run.finished());
   CHECK(t.run.exit_code() != 0);
   CHECK(log.find("this host has no TCP/IP: set node*.ni.firmware: eth") != std::string::npos);
-  CHECK_FALSE(TwoHosts::running(t.pid(0)));
-  CHECK_FALSE(TwoHosts::running(t.pid(1)));
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }
