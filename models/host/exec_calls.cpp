@@ -3,12 +3,18 @@
 namespace m2 {
 namespace {
 
-ExecCallHandler g_handler;  // registered from a static constructor: plain data, no order problem
+// Registered from static constructors: plain data, no order problem.
+constexpr uint32_t kKinds = 8;
+ExecCallHandler g_handlers[kKinds];
 
 }  // namespace
 
-void register_exec_handler(const ExecCallHandler& handler) { g_handler = handler; }
+void register_exec_handler(uint32_t kind, const ExecCallHandler& handler) {
+  if (kind < kKinds) g_handlers[kind] = handler;
+}
 
-const ExecCallHandler* exec_handler() { return g_handler.run ? &g_handler : nullptr; }
+const ExecCallHandler* exec_handler(uint32_t kind) {
+  return kind < kKinds && g_handlers[kind].run ? &g_handlers[kind] : nullptr;
+}
 
 }  // namespace m2

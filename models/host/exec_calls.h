@@ -1,16 +1,20 @@
 // Who carries out an outside program's library calls on its simulated host
-// (M2X_CALL requests, models/host/exec_protocol.h). The host model only
-// moves requests; the library that runs them registers itself here (the MPI
-// calls: sw/host/exec/mpi_calls.cpp), so that the model does not depend on
-// the software it runs.
+// (M2X_CALL and M2X_SOCKET requests, models/host/exec_protocol.h). The host
+// model only moves requests; the software that runs them registers itself
+// here, one handler per request kind (the MPI calls:
+// sw/host/exec/mpi_calls.cpp; the socket calls: sw/host/exec/socket_calls.cpp),
+// so that the model does not depend on the software it runs.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "host/exec_protocol.h"
 
 namespace m2 {
+
+class HostSockets;
 
 struct ExecCall {
   const m2x_request& req;
@@ -18,6 +22,11 @@ struct ExecCall {
   uint8_t* arena;  // the shared arena, as the simulator maps it
   uint64_t arena_bytes;
   std::string error;  // set with Outcome::Failed: what was wrong with the request
+  // Socket calls: the host's TCP sockets (nullptr: the host has no TCP/IP),
+  // and the stack sockets the program holds open, which the handler keeps up
+  // to date (the host closes them when the program ends, however it ends).
+  HostSockets* sockets = nullptr;
+  std::set<int>* open_sockets = nullptr;
 };
 
 struct ExecCallHandler {
@@ -34,8 +43,9 @@ struct ExecCallHandler {
   std::string (*describe)(const m2x_request& req) = nullptr;
 };
 
-void register_exec_handler(const ExecCallHandler& handler);
-// The registered handler; nullptr when the build has none.
-const ExecCallHandler* exec_handler();
+// `kind`: the requests it serves (M2X_CALL, M2X_SOCKET).
+void register_exec_handler(uint32_t kind, const ExecCallHandler& handler);
+// The handler registered for `kind`; nullptr when the build has none.
+const ExecCallHandler* exec_handler(uint32_t kind);
 
 }  // namespace m2

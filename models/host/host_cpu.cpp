@@ -57,9 +57,10 @@ HostCpu::HostCpu(sc_core::sc_module_name name, RunControl& run, Memory& memory, 
       pio("pio"),
       app(this->name(), "app", "", "host application to run (empty: none; the choices are the registered applications)",
           app_choices()),
-      exec(this->name(), "exec", "", "",
-           "outside Linux program to run as this host's software instead of an app (a name found through PATH, "
-           "or a path relative to the config); its MPI calls run on this host (docs/models/host-process.md)"),
+      exec(
+          this->name(), "exec", "", "",
+          "outside Linux program to run as this host's software instead of an app (a name found through PATH, "
+          "or a path relative to the config); its MPI and socket calls run on this host (docs/models/host-process.md)"),
       args(this->name(), "args", "", "",
            "the application's (or program's) command-line arguments, separated by spaces"),
       exec_cpu_scale(this->name(), "exec_cpu_scale", 0.0, "factor",
@@ -172,14 +173,14 @@ void HostCpu::configure_program(const std::string& config_dir) {
   // names), and our libmpich.so.12 before the system's.
   const std::string rank = std::to_string(m_id), size = std::to_string(m_count);
   const char* old_path = std::getenv("LD_LIBRARY_PATH");
-  o.env = {"PMI_RANK=" + rank,
-           "PMI_SIZE=" + size,
-           "MPI_LOCALRANKID=0",
-           "MPI_LOCALNRANKS=1",
-           "OMPI_COMM_WORLD_RANK=" + rank,
-           "OMPI_COMM_WORLD_SIZE=" + size,
-           std::string(M2X_ENV_NODE) + "=" + o.node,
-           "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : "")};
+  const char* old_preload = std::getenv("LD_PRELOAD");
+  o.env = {"PMI_RANK=" + rank, "PMI_SIZE=" + size, "MPI_LOCALRANKID=0", "MPI_LOCALNRANKS=1",
+           "OMPI_COMM_WORLD_RANK=" + rank, "OMPI_COMM_WORLD_SIZE=" + size, std::string(M2X_ENV_NODE) + "=" + o.node,
+           "LD_LIBRARY_PATH=" + library_dir() + (old_path && *old_path ? std::string(":") + old_path : ""),
+           // Every program, MPI or not, gets the line to this host, the
+           // simulated clocks and the sockets (docs/models/host-process.md).
+           "LD_PRELOAD=" + library_dir() + "/" + M2X_PRELOAD +
+               (old_preload && *old_preload ? std::string(":") + old_preload : "")};
   o.cpu_scale = exec_cpu_scale.get();
   o.arena_bytes = exec_arena_mb.get() << 20;
   // The arena is part of the host's physical memory, as a program's pages
@@ -366,6 +367,12 @@ bool HostCpu::poll32(const volatile uint32_t* word, uint32_t mask, uint32_t valu
   }
   m_doing = kRunning;
   return true;
+}
+
+void HostCpu::wait_event(const sc_core::sc_event& e, double timeout_us, const char* doing) {
+  m_doing = doing;
+  wait_for(e, timeout_us);
+  m_doing = kRunning;
 }
 
 bool HostCpu::wait_interrupt(double timeout_us) {

@@ -70,6 +70,12 @@ class HostCpu : public sc_core::sc_module {
   void memory_written(const sc_core::sc_time& after = sc_core::SC_ZERO_TIME);
 
   bool has_app() const { return m_app != nullptr || !exec.get().empty(); }
+  // The host's TCP sockets (its TCP/IP stack), which its outside program's
+  // socket calls use; nullptr (the default): the host has no TCP/IP, and
+  // every socket call of its program ends the run saying so. Set by the
+  // host node before the simulation starts; not owned.
+  void set_sockets(HostSockets* sockets) { m_sockets = sockets; }
+  HostSockets* sockets() const { return m_sockets; }
   // Resolves `exec` (an outside program, docs/models/host-process.md): a
   // name with a '/' relative to `config_dir`, else through PATH. Throws
   // ConfigError naming the parameter and the path when there is no such
@@ -108,6 +114,11 @@ class HostCpu : public sc_core::sc_module {
   bool pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len);
   bool poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
   bool wait_interrupt(double timeout_us);
+  // Brings SystemC time up to the host's own (before a call into a model
+  // that waits in SystemC time, such as the TCP/IP stack).
+  void sync_time() { sync(); }
+  // Sleeps until `e` or `timeout_us` (< 0: none), `doing` meanwhile in state().
+  void wait_event(const sc_core::sc_event& e, double timeout_us, const char* doing);
   void result(const std::string& key, int64_t value);
   // Around a call into a model that may wait in SystemC time itself (the
   // TCP/IP stack): brings the thread to this host's local time first, and
@@ -160,6 +171,7 @@ class HostCpu : public sc_core::sc_module {
   int m_id, m_count;
   const HostAppInfo* m_app = nullptr;
   std::unique_ptr<HostProgram> m_program;  // with `exec`
+  HostSockets* m_sockets = nullptr;
   PhysAllocator m_alloc;
   LocalTime m_qk;
   bool m_inta = false;

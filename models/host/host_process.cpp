@@ -263,7 +263,7 @@ bool HostProcess::next(m2x_request& req) {
       // Not a request of the platform's library (MSG_TRUNC: its real size).
       m_malformed = "a message of " + std::to_string(n) +
                     " bytes on its request socket (fd 3), where the "
-                    "platform's libmpich.so.12 sends requests of " +
+                    "platform's libm2vp_exec.so sends requests of " +
                     std::to_string(sizeof req) + " bytes";
     }
     // Closed (or a malformed message): the program is ending.

@@ -9,6 +9,7 @@
 #include "host/exec_calls.h"
 #include "host/host_cpu.h"
 #include "host/netpipe_table.h"
+#include "host/tcpip/host_sockets.h"
 
 namespace m2 {
 namespace {
@@ -64,35 +65,31 @@ void HostProgram::start() {
     m_phase = "starting";
   } catch (const std::exception& e) {
     m_start_error = e.what();
-    return;
   }
-  handshake();
 }
 
-void HostProgram::handshake() {
-  // The library's first message comes from its constructor, before the
-  // program's main. Answered here, before the simulation runs, so that every
-  // program gets to its main at once: a program's start never waits for
-  // another host's thread (the simulation serves one program at a time).
-  m2x_request req;
-  if (!m_proc->next(req)) return;  // it ended without loading the library: run() says so
-  if (req.kind != M2X_HELLO) {
-    m_start_error = "sent request kind " + std::to_string(req.kind) + " before the library's greeting";
-    return;
-  }
+bool HostProgram::greet(m2x_request& req, m2x_reply& rep) {
+  // The library's first message, at the program's first call that needs its
+  // host: the protocol version, whether it is an MPI program, its pid.
   req.name[M2X_NAME_BYTES - 1] = '\0';
-  if (std::strcmp(req.name, std::to_string(M2X_VERSION).c_str()) != 0) {
-    m_start_error = std::string("loaded a library of another protocol version (") + req.name + ", expected " +
-                    std::to_string(M2X_VERSION) + "): rebuild the project";
-    return;
+  if (m_hello) {
+    close_sockets();
+    fail("has a second process (pid " + std::to_string(req.a[1]) +
+         ") that called its simulated host: one process per host makes the MPI, socket and clock calls (the "
+         "first one that does)");
+    return false;
   }
-  m2x_reply rep{};
+  if (std::strcmp(req.name, std::to_string(M2X_VERSION).c_str()) != 0) {
+    fail(std::string("loaded a library of another protocol version (") + req.name + ", expected " +
+         std::to_string(M2X_VERSION) + "): rebuild the project");
+    return false;
+  }
   rep.clock_read_ns = static_cast<uint64_t>(m_host.syscall_ns.get());
   rep.epoch_s = kEpochSeconds;
   rep.cpu_scale = m_opt.cpu_scale;
-  rep.now_ns = 0;
   m_hello = true;
-  m_proc->reply(rep);
+  m_mpi = req.a[0] != 0;
+  return true;
 }
 
 int HostProgram::run() {
@@ -108,9 +105,6 @@ int HostProgram::run() {
 }
 
 int HostProgram::serve() {
-  const ExecCallHandler* handler = exec_handler();
-  const char* init = M2X_INIT_NAME;
-  const char* finalize = M2X_FINALIZE_NAME;
   m2x_request req;
   for (;;) {
     m_phase = "running its own code";
@@ -129,75 +123,114 @@ int HostProgram::serve() {
     const double ns = static_cast<double>(req.compute_ns) * m_opt.cpu_scale + static_cast<double>(req.local_ns);
     m_host.charge_ns(std::min(ns, kLongestRunNs));
     m2x_reply rep{};
-    switch (req.kind) {
-      case M2X_UNSUPPORTED:
-        req.name[M2X_NAME_BYTES - 1] = '\0';
-        fail(std::string("called ") + req.name + ", which the platform's MPI library does not implement");
-        return -1;
-      case M2X_WRONG_THREAD:
-        fail(wrong_thread(req));
-        return -1;
-      case M2X_CALL: {
-        if (!handler) {
-          fail("made a library call but this simulator has no library for outside programs");
-          return -1;
-        }
-        m_pending = handler->describe(req);
-        m_phase = "in " + m_pending;
-        ExecCall call{req, rep, m_proc->arena(), m_proc->arena_bytes(), {}};
-        const ExecCallHandler::Outcome o = handler->run(call);
-        const std::string done = m_pending;
-        m_pending.clear();
-        if (m_run.finished()) {  // the run ended meanwhile (another host's failure)
-          m_proc->stop();
-          return -1;
-        }
-        switch (o) {
-          case ExecCallHandler::Outcome::Initialized:
-            m_initialized = true;
-            break;
-          case ExecCallHandler::Outcome::Finalized:
-            m_finalized = true;
-            break;
-          case ExecCallHandler::Outcome::Aborted:
-            fail(call.error);
-            return -1;
-          case ExecCallHandler::Outcome::Failed:
-            fail("made a call the library cannot carry out: " + done + ": " + call.error);
-            return -1;
-          case ExecCallHandler::Outcome::Done:
-            break;
-        }
-        break;
-      }
-      default:
-        fail("sent a request the simulator does not know (kind " + std::to_string(req.kind) + ")");
-        return -1;
-    }
+    if (!carry_out(req, rep)) return -1;
     rep.now_ns = to_ns(m_host.now());
     m_proc->reply(rep);  // a program gone meanwhile shows at the next wait
   }
+  return finish_program();
+}
+
+bool HostProgram::carry_out(m2x_request& req, m2x_reply& rep) {
+  switch (req.kind) {
+    case M2X_HELLO:
+      return greet(req, rep);
+    case M2X_UNSUPPORTED:
+      req.name[M2X_NAME_BYTES - 1] = '\0';
+      close_sockets();
+      if (req.a[0] == M2X_LAYER_SOCKETS)
+        fail(std::string("called ") + req.name + ", which the platform's socket layer does not support");
+      else fail(std::string("called ") + req.name + ", which the platform's MPI library does not implement");
+      return false;
+    case M2X_WRONG_THREAD:
+      close_sockets();
+      fail(wrong_thread(req));
+      return false;
+    case M2X_CALL:
+    case M2X_SOCKET: {
+      const ExecCallHandler* handler = exec_handler(req.kind);
+      if (!handler) {
+        close_sockets();
+        fail(req.kind == M2X_CALL ? "made a library call but this simulator has no library for outside programs"
+                                  : "made a socket call but this simulator has no socket layer for outside programs");
+        return false;
+      }
+      m_pending = handler->describe(req);
+      m_phase = "in " + m_pending;
+      ExecCall call{req, rep, m_proc->arena(), m_proc->arena_bytes(), {}};
+      call.sockets = m_host.sockets();
+      call.open_sockets = &m_sockets;
+      const ExecCallHandler::Outcome o = handler->run(call);
+      const std::string done = m_pending;
+      m_pending.clear();
+      if (m_run.finished()) {  // the run ended meanwhile (another host's failure)
+        m_proc->stop();
+        return false;
+      }
+      switch (o) {
+        case ExecCallHandler::Outcome::Initialized:
+          m_initialized = true;
+          break;
+        case ExecCallHandler::Outcome::Finalized:
+          m_finalized = true;
+          break;
+        case ExecCallHandler::Outcome::Aborted:
+          close_sockets();
+          fail(call.error);
+          return false;
+        case ExecCallHandler::Outcome::Failed:
+          close_sockets();
+          fail("made a call the " + std::string(req.kind == M2X_CALL ? "library" : "socket layer") +
+               " cannot carry out: " + done + ": " + call.error);
+          return false;
+        case ExecCallHandler::Outcome::Done:
+          break;
+      }
+      return true;
+    }
+    default:
+      close_sockets();
+      fail("sent a request the simulator does not know (kind " + std::to_string(req.kind) + ")");
+      return false;
+  }
+}
+
+void HostProgram::close_sockets() {
+  HostSockets* s = m_host.sockets();
+  if (!s || m_sockets.empty() || m_run.finished()) return;
+  m_phase = "ended: closing the sockets it left open";
+  m_host.sync_time();
+  const std::set<int> open = std::move(m_sockets);
+  m_sockets.clear();
+  for (int sd : open) s->close(sd);
+}
+
+int HostProgram::finish_program() {
   // The program ended (or broke the protocol: then it was stopped).
+  const size_t left_open = m_sockets.size();
+  close_sockets();
+  const std::string closed =
+      left_open ? " (the " + std::to_string(left_open) + " socket(s) it left open were closed)" : std::string();
   if (!m_proc->protocol_error().empty()) {
-    fail("sent " + m_proc->protocol_error() + "; it was stopped (" + m_proc->end() + ")");
+    fail("sent " + m_proc->protocol_error() + "; it was stopped (" + m_proc->end() + ")" + closed);
     return -1;
   }
   const std::string how = m_proc->end();
   if (!m_hello) {
-    fail(how + " without loading the platform's " M2X_LIBRARY
-               " (is it a dynamically linked MPI program? the platform runs programs built against the MPICH ABI)");
+    fail(how + " without a call to its simulated host (no MPI, socket or clock call through the platform's " M2X_PRELOAD
+               "; a statically linked program cannot load it: the platform runs dynamically linked programs, MPI "
+               "programs built against the MPICH ABI)");
     return -1;
   }
-  if (!m_initialized) {
-    fail(how + " before " + init);
+  if (m_mpi && !m_initialized) {
+    fail(how + " before " + std::string(M2X_INIT_NAME) + closed);
     return -1;
   }
-  if (!m_finalized) {
-    fail(how + " before " + finalize);
+  if (m_mpi && !m_finalized) {
+    fail(how + " before " + std::string(M2X_FINALIZE_NAME) + closed);
     return -1;
   }
   if (m_proc->exit_status() < 0) {
-    fail(how + " after " + finalize);
+    fail(how + (m_mpi ? " after " + std::string(M2X_FINALIZE_NAME) : std::string()) + closed);
     return -1;
   }
   m_phase = how;

@@ -7,11 +7,14 @@
 // (exec_calls.h) carry out the call on this host in simulated time, and
 // answers with the results and the host's time. It ends the run with a
 // clear error when the program dies, exits before finishing the library or
-// calls something the platform lacks. docs/models/host-process.md.
+// calls something the platform lacks. A program that is not an MPI program
+// (NPtcp) needs no MPI_Init: it ends when it exits. Its sockets are closed
+// when it ends, however it ends. docs/models/host-process.md.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,7 @@ class HostProgram {
 
   // Starts the program (before the simulation runs, so that every host's
   // program is up before any is waited for); a failure is reported by run().
+  // The program connects at its first call that needs its host.
   void start();
   // On the host's thread: the program's whole life. Returns its exit status
   // once it finished the library and exited; -1 when it failed (the run is
@@ -54,11 +58,17 @@ class HostProgram {
 
  private:
   void fail(const std::string& what);
-  void handshake();
+  bool greet(m2x_request& req, m2x_reply& rep);  // the library's first message
   std::string workdir() const;
-  std::string wrong_thread(m2x_request& req)
-      const;  // the message for an M2X_WRONG_THREAD report  // the library's greeting, answered at start()
+  std::string wrong_thread(m2x_request& req) const;  // the message for an M2X_WRONG_THREAD report
   int serve();
+  // The program's call of `kind` (M2X_CALL, M2X_SOCKET) on this host; false
+  // when it ended the program's run (failed or aborted: reported).
+  bool carry_out(m2x_request& req, m2x_reply& rep);
+  // The stack sockets the program left open are closed (its peers see end
+  // of file or a reset), as the kernel does for a process that ends.
+  void close_sockets();
+  int finish_program();  // after the program's end: its exit status, or -1 (reported)
 
   HostCpu& m_host;
   RunControl& m_run;
@@ -69,6 +79,8 @@ class HostProgram {
   std::string m_pending;  // the call being served ("" between calls)
   std::string m_phase = "not started";
   bool m_hello = false, m_initialized = false, m_finalized = false;
+  bool m_mpi = false;       // it loaded the platform's libmpich.so.12 (its greeting says)
+  std::set<int> m_sockets;  // the host stack's sockets it holds open
 };
 
 }  // namespace m2

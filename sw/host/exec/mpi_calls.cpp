@@ -299,7 +299,7 @@ __attribute__((constructor)) void register_mpi_calls() {
   m2::ExecCallHandler h;
   h.run = run;
   h.describe = describe;
-  m2::register_exec_handler(h);
+  m2::register_exec_handler(M2X_CALL, h);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
  * clock_gettime on the wall and monotonic clocks. Each read costs what the
  * system call cost the real host (hostN.syscall_ns, Linux 2.4 had no vDSO),
  * charged at the next call; so a loop that waits for the clock to move
- * does move it. Sleeps pass in simulated time at once. Process and thread
+ * does move it. Sleeps pass in simulated time at once (once the program
+ * has connected: a sleep before its first call is a real one). Process and thread
  * CPU-time clocks stay the real ones. Outside the simulator every clock is
  * the real one. */
 #include <errno.h>
@@ -55,7 +56,7 @@ time_t time(time_t *t) {
 }
 
 int nanosleep(const struct timespec *req, struct timespec *rem) {
-  if (!m2s_connected()) return (int)syscall(SYS_nanosleep, req, rem);
+  if (!m2s_line_open()) return (int)syscall(SYS_nanosleep, req, rem);
   if (!req || req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0) {
     errno = EINVAL;
     return -1;

@@ -1,7 +1,9 @@
-/* The program's side of the platform's libmpich.so.12 (docs/models/host-process.md):
- * what the MPI entry points (mpi_entry.c), the clocks (clocks.c) and the
- * loud stubs (unsupported.c) share. Everything here runs in the outside
- * program's process, never in the simulator. */
+/* The program's side of an outside program on a simulated host
+ * (docs/models/host-process.md): what the preloaded libm2vp_exec.so (the
+ * line to the simulator: transport.c; clocks.c; the sockets: sockets.c,
+ * host_names.c) and the platform's libmpich.so.12 on top of it (mpi_entry.c,
+ * unsupported.c) share. Everything here runs in the outside program's
+ * process, never in the simulator. */
 #ifndef M2_SHIM_H
 #define M2_SHIM_H
 
@@ -9,15 +11,22 @@
 #include <stdint.h>
 
 #include "exec/mpi_calls.h"
+#include "exec/socket_calls.h"
 #include "host/exec_protocol.h"
 
-/* 1 when the simulator started this process (else the clocks are the real
- * ones and every MPI call says how to run the program). */
+/* 1 when the simulator started this process, connecting to its simulated
+ * host at the first such question (else the clocks are the real ones and
+ * every MPI call says how to run the program). */
 int m2s_connected(void);
+/* 1 when connected already (never connects: for sleeps, which a program's
+ * helper processes such as sleep(1) make without being the host's program). */
+int m2s_line_open(void);
 
 /* One call to the simulated host: fills in the accounting fields, sends,
  * blocks until the reply. Never returns when the simulator is gone. */
 void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp);
+/* The same for a socket call (socket_calls.h); only when m2s_connected(). */
+void m2s_socket_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp);
 
 /* Shared-arena buffers (offsets). A buffer keeps the address of `like`
  * modulo the page size, so that the host's library sees the program's
@@ -46,6 +55,9 @@ void m2s_check_thread(const char *fn);
 
 /* The program called `name`, which the platform lacks: the run ends. */
 void m2s_unsupported(const char *name) __attribute__((noreturn));
+/* The program made a socket call the platform's socket layer lacks (`what`
+ * names the call and the argument): the run ends. */
+void m2s_unsupported_socket(const char *what) __attribute__((noreturn));
 
 /* Rank and size in MPI_COMM_WORLD (from the launcher's variables). */
 int m2s_world_rank(void);

@@ -1,7 +1,14 @@
 /* The connection to the simulated host: the request socket, the shared
  * arena and its allocator, the program's CPU-time accounting and its
- * simulated clock. Set up by a constructor, before the program's main. */
+ * simulated clock. Made at the program's first call that needs its host (an
+ * MPI call, a socket call, a clock read, a host name), not before: a wrapper
+ * script that runs the real program, and whatever else loads this library
+ * without such a call (a shell, cat, sleep), leaves the line to the process
+ * that uses it. The process that connects takes the line for itself: its
+ * children do not inherit it. This library interposes the socket calls
+ * (sockets.c): its own line to the simulator uses the system calls directly. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,39 +47,65 @@ static uint64_t cpu_ns(void) {
 
 static void die(const char *why) __attribute__((noreturn));
 static void die(const char *why) {
-  fprintf(stderr, "m2vp libmpich (%s): %s\n", g_node, why);
+  fprintf(stderr, "m2vp libm2vp_exec (%s): %s\n", g_node, why);
   fflush(NULL);
   _exit(70);
 }
 
-int m2s_connected(void) { return g_sock >= 0; }
+static void m2s_connect(void);
+static pthread_once_t g_connect_once = PTHREAD_ONCE_INIT;
+static int g_started_by_simulator; /* the environment names a request socket */
+
+int m2s_connected(void) {
+  if (g_sock < 0 && g_started_by_simulator) pthread_once(&g_connect_once, m2s_connect);
+  return g_sock >= 0;
+}
+
+int m2s_line_open(void) { return g_sock >= 0; }
 int m2s_world_rank(void) { return g_rank; }
 int m2s_world_size(void) { return g_size; }
 
+/* send() and recv() of this library are the program's sockets (sockets.c). */
+static ssize_t raw_send(const void *buf, size_t len) {
+  return syscall(SYS_sendto, g_sock, buf, len, MSG_NOSIGNAL, NULL, 0);
+}
+static ssize_t raw_recv(void *buf, size_t len) { return syscall(SYS_recvfrom, g_sock, buf, len, 0, NULL, NULL); }
+
+/* One request, one reply: threads that call at once take turns. */
+static pthread_mutex_t g_line = PTHREAD_MUTEX_INITIALIZER;
+
 static void exchange(struct m2x_request *rq, struct m2x_reply *rp) {
+  pthread_mutex_lock(&g_line);
   rq->compute_ns = cpu_ns() - g_cpu_at_reply;
   rq->local_ns = __atomic_load_n(&g_local_ns, __ATOMIC_RELAXED);
   ssize_t n;
-  while ((n = send(g_sock, rq, sizeof *rq, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  while ((n = raw_send(rq, sizeof *rq)) < 0 && errno == EINTR) {
   }
   if (n != (ssize_t)sizeof *rq) die("the simulator is gone");
-  while ((n = recv(g_sock, rp, sizeof *rp, 0)) < 0 && errno == EINTR) {
+  while ((n = raw_recv(rp, sizeof *rp)) < 0 && errno == EINTR) {
   }
   /* No reply: the simulator ended the run (this program is stopped anyway). */
   if (n != (ssize_t)sizeof *rp) _exit(70);
   __atomic_store_n(&g_sim_ns, rp->now_ns, __ATOMIC_RELAXED);
   __atomic_store_n(&g_local_ns, 0, __ATOMIC_RELAXED);
   g_cpu_at_reply = cpu_ns();
+  pthread_mutex_unlock(&g_line);
 }
 
 void m2s_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp) {
-  if (g_sock < 0) {
+  if (!m2s_connected()) {
     fprintf(stderr,
             "this libmpich.so.12 is the Maestro2 virtual platform's: the program runs as a simulated host "
             "(a config's hostN.exec, ./m2vp run CONFIG), not on its own\n");
     exit(1);
   }
   rq->kind = M2X_CALL;
+  rq->fn = fn;
+  exchange(rq, rp);
+}
+
+void m2s_socket_call(uint32_t fn, struct m2x_request *rq, struct m2x_reply *rp) {
+  rq->kind = M2X_SOCKET;
   rq->fn = fn;
   exchange(rq, rp);
 }
@@ -99,43 +132,71 @@ void m2s_check_thread(const char *fn) {
     rq.a[0] = me;
     rq.a[1] = mpi;
     strncpy(rq.name, fn, sizeof rq.name - 1);
-    while (send(g_sock, &rq, sizeof rq, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+    while (raw_send(&rq, sizeof rq) < 0 && errno == EINTR) {
     }
   }
   _exit(70);
 }
 
+static void report_unsupported(int layer, const char *name) {
+  if (g_sock < 0) return;
+  struct m2x_request rq;
+  struct m2x_reply rp;
+  memset(&rq, 0, sizeof rq);
+  rq.kind = M2X_UNSUPPORTED;
+  rq.a[0] = layer;
+  strncpy(rq.name, name, sizeof rq.name - 1);
+  exchange(&rq, &rp);
+}
+
 void m2s_unsupported(const char *name) {
   m2s_check_thread(name);
-  if (g_sock >= 0) {
-    struct m2x_request rq;
-    struct m2x_reply rp;
-    memset(&rq, 0, sizeof rq);
-    rq.kind = M2X_UNSUPPORTED;
-    strncpy(rq.name, name, sizeof rq.name - 1);
-    exchange(&rq, &rp);
-  }
+  report_unsupported(M2X_LAYER_MPI, name);
   fprintf(stderr, "%s is not implemented by the Maestro2 virtual platform's MPI library\n", name);
   die("unsupported MPI function");
 }
+
+void m2s_unsupported_socket(const char *what) {
+  report_unsupported(M2X_LAYER_SOCKETS, what);
+  fprintf(stderr, "%s is not supported by the Maestro2 virtual platform's socket layer\n", what);
+  die("unsupported socket call");
+}
+
+/* Defined by the platform's libmpich.so.12 (mpi_entry.c) when the program
+ * loaded it: the simulator then expects MPI_Init and MPI_Finalize. */
+extern const int m2s_mpi_library __attribute__((weak));
 
 static int env_int(const char *name, int fallback) {
   const char *v = getenv(name);
   return v && *v ? atoi(v) : fallback;
 }
 
-__attribute__((constructor)) static void m2s_connect(void) {
+__attribute__((constructor)) static void m2s_note_simulator(void) {
+  const char *sock = getenv(M2X_ENV_SOCKET);
+  g_started_by_simulator = sock && *sock && getenv(M2X_ENV_ARENA) && getenv(M2X_ENV_ARENA_BYTES);
+  /* The program's own CPU time counts from here, as its first call will say. */
+  if (g_started_by_simulator) g_cpu_at_reply = cpu_ns();
+}
+
+static void m2s_connect(void) {
   const int sock = env_int(M2X_ENV_SOCKET, -1), arena = env_int(M2X_ENV_ARENA, -1);
   const char *bytes = getenv(M2X_ENV_ARENA_BYTES), *node = getenv(M2X_ENV_NODE);
   if (sock < 0 || arena < 0 || !bytes) return; /* not started by the simulator */
+
   if (node) g_node = node;
   g_rank = env_int("PMI_RANK", 0);
   g_size = env_int("PMI_SIZE", 1);
   g_arena_bytes = strtoull(bytes, NULL, 10);
-  const char *offset = getenv(M2X_ENV_ARENA_OFFSET);
+  const char *offset_text = getenv(M2X_ENV_ARENA_OFFSET);
+  const off_t offset = offset_text ? (off_t)strtoull(offset_text, NULL, 10) : 0;
+  /* Programs this one starts load this library too (LD_PRELOAD is
+   * inherited) but are not the simulated host's: they find none of these. */
+  unsetenv(M2X_ENV_SOCKET);
+  unsetenv(M2X_ENV_ARENA);
+  unsetenv(M2X_ENV_ARENA_BYTES);
+  unsetenv(M2X_ENV_ARENA_OFFSET);
   /* The arena is a window of the simulated host's physical memory. */
-  void *map = mmap(NULL, g_arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena,
-                   offset ? (off_t)strtoull(offset, NULL, 10) : 0);
+  void *map = mmap(NULL, g_arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena, offset);
   if (map == MAP_FAILED) die("cannot map the shared arena");
   g_arena = map;
   close(arena);
@@ -146,8 +207,9 @@ __attribute__((constructor)) static void m2s_connect(void) {
   struct m2x_reply rp;
   memset(&rq, 0, sizeof rq);
   rq.kind = M2X_HELLO;
+  rq.a[0] = &m2s_mpi_library != NULL;
+  rq.a[1] = getpid();
   snprintf(rq.name, sizeof rq.name, "%d", M2X_VERSION);
-  g_cpu_at_reply = cpu_ns();
   exchange(&rq, &rp);
   g_clock_read_ns = rp.clock_read_ns;
   g_epoch_s = rp.epoch_s;

@@ -3,16 +3,19 @@
  * in the shared arena, sends the call to the simulated host, which runs the
  * platform's MPI library (sw/host/mpi) in simulated time, and copies the
  * results back. Nothing of MPI is implemented here: only the move of
- * arguments and data. Argument layout: ../mpi_calls.h. */
+ * arguments and data. Argument layout: ../../mpi_calls.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 
 #include "mpi.h"
-#include "shim.h"
+#include "../shim.h"
 
 #define NONE (-1)
+
+/* Tells the preloaded library (transport.c) that this is an MPI program. */
+const int m2s_mpi_library = 1;
 
 /* ---- helpers --------------------------------------------------------------- */
 

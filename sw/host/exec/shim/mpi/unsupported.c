@@ -3,7 +3,7 @@
  * node, the program and the function (rather than the dynamic linker's
  * "undefined symbol", or worse, a silent wrong result). No prototypes (this
  * file does not include mpi.h): the arguments are never looked at. */
-#include "shim.h"
+#include "../shim.h"
 
 #define STUB(name)                                        \
   int MPI_##name(void) { m2s_unsupported("MPI_" #name); } \
