@@ -27,6 +27,7 @@
 #include "host/host_apps.h"
 #include "host/host_program.h"
 #include "host/phys_allocator.h"
+#include "host/tcpip/ip_packet_port.h"
 #include "trace/message_tag.h"
 
 namespace m2 {
@@ -73,6 +74,17 @@ class HostCpu : public sc_core::sc_module {
   // ConfigError naming the parameter and the path when there is no such
   // program, it is not a regular file or not executable, or `app` is set too.
   void configure_program(const std::string& config_dir);
+  // Memory for a kernel driver set up at boot (elaboration): page-aligned,
+  // contiguous, free of charge; *bus_addr gets its bus address. Null when
+  // the host memory has no room.
+  uint8_t* reserve_memory(size_t bytes, uint64_t* bus_addr);
+  // The host's network device (the NI's Ethernet emulation driver), when its
+  // NI runs the eth firmware; else null.
+  void set_ip_port(IpPacketPort* port) { m_ip_port = port; }
+  IpPacketPort* ip_port() const { return m_ip_port; }
+  // Run on the host's thread when its software ends, before the host counts
+  // as finished (a driver bringing its interface down).
+  void at_exit(std::function<void()> f) { m_at_exit.push_back(std::move(f)); }
   // One line for stall reports: what the host is doing.
   std::string state() const;
 
@@ -102,6 +114,14 @@ class HostCpu : public sc_core::sc_module {
   bool pci_access(bool is_write, uint64_t addr, uint8_t* data, size_t len);
   bool poll32(const volatile uint32_t* word, uint32_t mask, uint32_t value, double timeout_us);
   bool wait_interrupt(double timeout_us);
+  // Looks at `ready` (one poll_ns each time) until it holds, sleeping until
+  // the next DMA write into host memory in between: for kernel code that
+  // waits on a shared count rather than one word's value. False after
+  // timeout_us (< 0: none).
+  bool poll_until(const std::function<bool()>& ready, double timeout_us);
+  // Sleeps until `ready` holds, looking at it (free) each time `e` (a
+  // driver's or another thread's event) is notified.
+  void wait_until(const std::function<bool()>& ready, const sc_core::sc_event& e);
   void result(const std::string& key, int64_t value);
   // Ends the whole run (m2host_abort); the host's thread never returns.
   [[noreturn]] void abort_run(int code, const std::string& why);
@@ -171,6 +191,8 @@ class HostCpu : public sc_core::sc_module {
   std::string m_msg_phase;
   std::string m_activity[2];  // MMP library, the layer above (MPI)
   ModuleLog m_log{this};      // messages named after this module, at its sim.log level
+  IpPacketPort* m_ip_port = nullptr;
+  std::vector<std::function<void()>> m_at_exit;
 };
 
 }  // namespace m2
