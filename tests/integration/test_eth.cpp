@@ -135,3 +135,15 @@ TEST_CASE("eth: a host without the eth firmware has no network device, and says 
   CHECK_FALSE(r.exited(0));
   CHECK(contains(r.out + r.err + r.file("run.log"), "has no network device (set its ni.firmware to eth)"));
 }
+
+TEST_CASE("eth: bad firmware arguments end the run with the firmware's message", "[integration][eth]") {
+  Sandbox sb;
+  const SimResult r = sb.run({"run", config(), "--quiet", "--set", "node*.ni.simctrl.args=100"});
+  INFO(r.describe());
+  CHECK(r.exited(3));
+  CHECK(contains(r.file("run.log"),
+                 "eth: bad arguments: chunk 100 bytes (a multiple of 32 above 32, at most the "
+                 "2048-byte channel)"));
+  // The hosts say what they wait in.
+  CHECK(contains(r.file("run.log"), "waiting for the interface to come up"));
+}

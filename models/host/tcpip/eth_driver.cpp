@@ -226,7 +226,11 @@ void EthDriver::handle_interrupt() {
 
 void EthDriver::transmit(int dst_node, const uint8_t* packet, size_t len) {
   if (m_closed) m_host.abort_run(70, std::string(name()) + ": transmit after the interface went down");
-  m_host.wait_until([this] { return m_ready || m_failed; }, m_ready_event);
+  if (!m_ready && !m_failed) {
+    m_host.set_activity(0, "the eth driver's transmit, waiting for the interface to come up");
+    m_host.wait_until([this] { return m_ready || m_failed; }, m_ready_event);
+    m_host.set_activity(0, nullptr);
+  }
   if (m_failed)
     m_host.abort_run(70, std::string(name()) + ": transmit on an interface that did not come up (the log says why)");
   if (len == 0 || len > kMtu)
@@ -241,7 +245,9 @@ void EthDriver::transmit(int dst_node, const uint8_t* packet, size_t len) {
     // Ring full: as a 2.4 driver stops its queue, the caller waits until the
     // NI has sent a frame and handed its slot back.
     ++m_stats.tx_ring_full;
+    m_host.set_activity(0, "the eth driver's transmit, waiting for a free transmit slot");
     m_host.poll_until([this] { return m_tx_posted - shared(ETH_STAT_TX_DONE) < m_tx_slots; }, -1.0);
+    m_host.set_activity(0, nullptr);
   }
   const uint32_t slot = m_tx_posted % m_tx_slots;
   const uint32_t buf = ETH_TX_BUFS(m_tx_slots, m_rx_slots) + slot * ETH_BUF_BYTES;
