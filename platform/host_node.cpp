@@ -34,7 +34,14 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
   pci.attach(ni.pci.bar0, PCI_NI_BAR0(0), PCI_NI_BAR0_SIZE, "ni BAR0 (SDRAM)");
   pci.attach(ni.pci.bar1, PCI_NI_BAR1(0), PCI_NI_BAR1_SIZE, "ni BAR1 (registers)");
   bind_traced(ni.pci.pci_master, me + ".pci.ni", m_taps, [this](auto& s) { pci.bind_master(s, "ni"); });
-  ni.pci.inta.connect([this](bool level) { host.pci_interrupt(level); });
+  if (runs_eth_firmware(ni.firmware.get())) {
+    eth = std::make_unique<EthDriver>("eth", host, id);
+    host.set_ip_port(eth.get());
+  }
+  ni.pci.inta.connect([this](bool level) {
+    host.pci_interrupt(level);
+    if (eth) eth->interrupt(level);
+  });
   // Message tracing: everything on this node reports for it.
   MessageLedger& ledger = MessageLedger::instance();
   if (ledger.enabled()) {

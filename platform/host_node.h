@@ -14,6 +14,7 @@
 #include "host/host_bridge.h"
 #include "host/host_cpu.h"
 #include "host/mpi_params.h"
+#include "host/tcpip/eth_driver.h"
 #include "pci/pci_bus.h"
 #include "platform/ni_node.h"
 #include "platform/platform.h"
@@ -29,6 +30,9 @@ class HostNode : public sc_core::sc_module {
   HostCpu host;
   MpiParams mpi;  // the MPI library's knobs, as nodeN.host.mpi.*
   NiNode ni;
+  // The host's network driver when the NI runs the Ethernet emulation
+  // (ni.firmware: eth); else null. The host finds it as host.ip_port().
+  std::unique_ptr<EthDriver> eth;
 
   // `id`/`count`: this node's number and the number of nodes (for the host
   // software); `config_dir` resolves relative firmware paths.
@@ -37,8 +41,12 @@ class HostNode : public sc_core::sc_module {
            const std::string& config_dir, bool with_link = false);
 
   // The models whose statistics a run reports: the PCI bus, the bridge and
-  // the NI's DMA engine, in that order.
-  std::vector<std::string> statistics_models() const { return {pci.name(), bridge.name(), ni.dma.name()}; }
+  // the NI's DMA engine, in that order; then the network driver, if any.
+  std::vector<std::string> statistics_models() const {
+    std::vector<std::string> m{pci.name(), bridge.name(), ni.dma.name()};
+    if (eth) m.push_back(eth->name());
+    return m;
+  }
 
  private:
   std::vector<std::unique_ptr<TraceTap>> m_taps;  // on traced bindings only

@@ -252,6 +252,7 @@ void HostCpu::run() {
 }
 
 void HostCpu::finish(int rc) {
+  for (auto& f : m_at_exit) f();
   sync();
   console.flush();
   m_exit_code = rc;
@@ -277,16 +278,9 @@ void HostCpu::wait_for(const sc_core::sc_event& e, double timeout_us) {
   m_qk.reset();
 }
 
-void HostCpu::leave_blocking() {
+void HostCpu::after_blocking() {
   g_current = this;
   m_qk.reset();
-}
-
-bool HostCpu::wait_event(const sc_core::sc_event& e, double timeout_us) {
-  sync();
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
-  wait_for(e, timeout_us);
-  return timeout_us < 0 || sc_core::sc_time_stamp() - start < sc_core::sc_time(timeout_us, sc_core::SC_US);
 }
 
 void HostCpu::charge(const sc_core::sc_time& t) {
@@ -369,10 +363,53 @@ bool HostCpu::poll32(const volatile uint32_t* word, uint32_t mask, uint32_t valu
   return true;
 }
 
-void HostCpu::wait_event(const sc_core::sc_event& e, double timeout_us, const char* doing) {
+bool HostCpu::wait_event(const sc_core::sc_event& e, double timeout_us, const char* doing) {
   m_doing = doing;
+  sync();
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
   wait_for(e, timeout_us);
   m_doing = kRunning;
+  return timeout_us < 0 || sc_core::sc_time_stamp() - start < sc_core::sc_time(timeout_us, sc_core::SC_US);
+}
+
+bool HostCpu::poll_until(const std::function<bool()>& ready, double timeout_us) {
+  const sc_core::sc_time deadline = now() + sc_core::sc_time(timeout_us < 0 ? 0 : timeout_us, sc_core::SC_US);
+  const char* const before = m_doing;
+  m_doing = "polling host memory";
+  for (;;) {
+    charge_ns(poll_ns.get());
+    sync();  // the memory as it is at the current time
+    if (ready()) break;
+    if (timeout_us >= 0 && now() >= deadline) {
+      m_doing = before;
+      return false;
+    }
+    wait_for(m_memory_event, timeout_us < 0 ? -1.0 : (deadline - now()).to_seconds() * 1e6);
+  }
+  m_doing = before;
+  return true;
+}
+
+void HostCpu::wait_until(const std::function<bool()>& ready, const sc_core::sc_event& e) {
+  sync();
+  // From here to each wait nothing yields: a notification cannot slip in
+  // between the look and the wait.
+  while (!ready()) {
+    m_in_wait = true;
+    m_wait_since = sc_core::sc_time_stamp();
+    wait(e);
+    m_in_wait = false;
+    m_waited += sc_core::sc_time_stamp() - m_wait_since;
+    g_current = this;
+    m_qk.reset();
+  }
+}
+
+uint8_t* HostCpu::reserve_memory(size_t bytes, uint64_t* bus_addr) {
+  const auto off = m_alloc.allocate(bytes);
+  if (!off) return nullptr;
+  *bus_addr = m_bus_base + *off;
+  return m_memory.host() + *off;
 }
 
 bool HostCpu::wait_interrupt(double timeout_us) {

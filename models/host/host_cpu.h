@@ -27,6 +27,7 @@
 #include "host/host_apps.h"
 #include "host/host_program.h"
 #include "host/phys_allocator.h"
+#include "host/tcpip/ip_packet_port.h"
 #include "trace/message_tag.h"
 
 namespace m2 {
@@ -81,6 +82,17 @@ class HostCpu : public sc_core::sc_module {
   // ConfigError naming the parameter and the path when there is no such
   // program, it is not a regular file or not executable, or `app` is set too.
   void configure_program(const std::string& config_dir);
+  // Memory for a kernel driver set up at boot (elaboration): page-aligned,
+  // contiguous, free of charge; *bus_addr gets its bus address. Null when
+  // the host memory has no room.
+  uint8_t* reserve_memory(size_t bytes, uint64_t* bus_addr);
+  // The host's network device (the NI's Ethernet emulation driver), when its
+  // NI runs the eth firmware; else null.
+  void set_ip_port(IpPacketPort* port) { m_ip_port = port; }
+  IpPacketPort* ip_port() const { return m_ip_port; }
+  // Run on the host's thread when its software ends, before the host counts
+  // as finished (a driver bringing its interface down).
+  void at_exit(std::function<void()> f) { m_at_exit.push_back(std::move(f)); }
   // One line for stall reports: what the host is doing.
   std::string state() const;
 
@@ -95,10 +107,6 @@ class HostCpu : public sc_core::sc_module {
     sc_core::sc_time waited;  // asleep in a poll or an interrupt wait, so far
   };
   Activity activity() const;
-
-  // The host's TCP/IP sockets (docs/tcpip.md); nullptr: the host has no stack.
-  void set_sockets(HostSockets* sockets) { m_sockets = sockets; }
-  HostSockets* sockets() const { return m_sockets; }
 
   // ---- the host environment (host_env.h), for the running host ----------
   static HostCpu& current();
@@ -117,16 +125,21 @@ class HostCpu : public sc_core::sc_module {
   // Brings SystemC time up to the host's own (before a call into a model
   // that waits in SystemC time, such as the TCP/IP stack).
   void sync_time() { sync(); }
-  // Sleeps until `e` or `timeout_us` (< 0: none), `doing` meanwhile in state().
-  void wait_event(const sc_core::sc_event& e, double timeout_us, const char* doing);
+  // After such a call: the model may have waited, so this host becomes the
+  // current one again, its local time the kernel's.
+  void after_blocking();
+  // Sleeps until `e` or `timeout_us` (< 0: none), `doing` meanwhile in
+  // state(); true when `e` came.
+  bool wait_event(const sc_core::sc_event& e, double timeout_us, const char* doing);
+  // Looks at `ready` (one poll_ns each time) until it holds, sleeping until
+  // the next DMA write into host memory in between: for kernel code that
+  // waits on a shared count rather than one word's value. False after
+  // timeout_us (< 0: none).
+  bool poll_until(const std::function<bool()>& ready, double timeout_us);
+  // Sleeps until `ready` holds, looking at it (free) each time `e` (a
+  // driver's or another thread's event) is notified.
+  void wait_until(const std::function<bool()>& ready, const sc_core::sc_event& e);
   void result(const std::string& key, int64_t value);
-  // Around a call into a model that may wait in SystemC time itself (the
-  // TCP/IP stack): brings the thread to this host's local time first, and
-  // makes this host the current one again afterwards.
-  void enter_blocking() { sync(); }
-  void leave_blocking();
-  // Sleeps until `e` or timeout_us (< 0: no limit); true when `e` came.
-  bool wait_event(const sc_core::sc_event& e, double timeout_us);
   // Ends the whole run (m2host_abort); the host's thread never returns.
   [[noreturn]] void abort_run(int code, const std::string& why);
 
@@ -185,7 +198,6 @@ class HostCpu : public sc_core::sc_module {
   bool m_in_wait = false;
   bool m_started = false;
   int m_arena_fd = -1;  // the host's memory as a file, with `exec`
-  HostSockets* m_sockets = nullptr;
   // The application's arguments. Members, not locals of run(): a thread
   // stopped by a stall never returns, and its coroutine stack is not
   // scanned by LeakSanitizer (docs/sanitizers.md).
@@ -197,6 +209,8 @@ class HostCpu : public sc_core::sc_module {
   std::string m_msg_phase;
   std::string m_activity[2];  // MMP library, the layer above (MPI)
   ModuleLog m_log{this};      // messages named after this module, at its sim.log level
+  IpPacketPort* m_ip_port = nullptr;
+  std::vector<std::function<void()>> m_at_exit;
 };
 
 }  // namespace m2

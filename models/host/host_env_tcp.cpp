@@ -27,7 +27,7 @@ HostSockets& enter(const char* call) {
     h.abort_run(1, std::string(call) + ": " + h.name() +
                        " has no TCP/IP stack (its NI must run the Ethernet-emulation firmware: "
                        "node*.ni.firmware: eth; docs/tcpip.md)");
-  h.enter_blocking();
+  h.sync_time();
   return *h.sockets();
 }
 
@@ -37,7 +37,7 @@ auto call(const char* name, F&& f) {
   HostCpu& h = HostCpu::current();
   HostSockets& s = enter(name);
   auto r = f(s);
-  h.leave_blocking();
+  h.after_blocking();
   return r;
 }
 
@@ -94,7 +94,7 @@ int m2host_tcp_close(int sd) {
 int m2host_tcp_poll(const int* sds, const short* events, short* revents, int n, double timeout_us) {
   HostCpu& h = HostCpu::current();
   HostSockets& s = enter("m2host_tcp_poll");
-  h.leave_blocking();
+  h.after_blocking();
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   for (;;) {
     int ready = 0;
@@ -108,7 +108,7 @@ int m2host_tcp_poll(const int* sds, const short* events, short* revents, int n, 
       left = timeout_us - (sc_core::sc_time_stamp() - start).to_seconds() * 1e6;
       if (left <= 0) return 0;
     }
-    h.wait_event(s.readiness_changed(), left);
+    h.wait_event(s.readiness_changed(), left, "waiting in poll for its TCP connections");
   }
 }
 

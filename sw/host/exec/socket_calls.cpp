@@ -144,9 +144,11 @@ Outcome run(ExecCall& c) {
   try {
     c.rep.ret = carry_out(c, host);
   } catch (const BadRequest& e) {
+    host.after_blocking();
     c.error = e.what();
     return Outcome::Failed;
   }
+  host.after_blocking();  // the stack may have waited: this host is the current one again
   return Outcome::Done;
 }
 
