@@ -2,6 +2,7 @@
 
 #include <ip/pci_map.h>
 
+#include "host/tcpip/host_stack_factory.h"
 #include "trace/message_ledger.h"
 
 namespace m2 {
@@ -37,6 +38,10 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
   if (runs_eth_firmware(ni.firmware.get())) {
     eth = std::make_unique<EthDriver>("eth", host, id);
     host.set_ip_port(eth.get());
+    // The host's TCP/IP stack over that driver: its programs' sockets and
+    // MPI's TCP device use it (docs/tcpip.md).
+    tcp = make_host_sockets("tcp", *eth, host);
+    host.set_sockets(tcp.get());
   }
   ni.pci.inta.connect([this](bool level) {
     host.pci_interrupt(level);

@@ -15,6 +15,7 @@
 #include "host/host_cpu.h"
 #include "host/mpi_params.h"
 #include "host/tcpip/eth_driver.h"
+#include "host/tcpip/host_sockets.h"
 #include "pci/pci_bus.h"
 #include "platform/ni_node.h"
 #include "platform/platform.h"
@@ -33,6 +34,8 @@ class HostNode : public sc_core::sc_module {
   // The host's network driver when the NI runs the Ethernet emulation
   // (ni.firmware: eth); else null. The host finds it as host.ip_port().
   std::unique_ptr<EthDriver> eth;
+  // Its TCP/IP stack over that driver (nodeN.tcp); null without eth.
+  std::unique_ptr<HostSockets> tcp;
 
   // `id`/`count`: this node's number and the number of nodes (for the host
   // software); `config_dir` resolves relative firmware paths.
