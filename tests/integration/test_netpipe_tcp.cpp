@@ -51,8 +51,9 @@ TEST_CASE("NPtcp (Debian netpipe-tcp) runs unmodified over TCP/IP up to 64 KB, T
   }
   REQUIRE(access("/usr/bin/NPtcp", X_OK) == 0);  // ./m2vp installs netpipe-tcp
   Sandbox sb;
-  const std::vector<std::string> args = {"run", kConfigs + "netpipe-tcp.yaml", "--quiet", "--set",
-                                         "node0.host.args=-h node1 -n 10 -u 65536 -o np.out"};
+  const std::vector<std::string> args = {
+      "run",   kConfigs + "netpipe-tcp.yaml", "--quiet", "--set", "node0.host.args=-h node1 -n 10 -u 65536 -o np.out",
+      "--set", "node1.host.args=-u 65536"};
   const SimResult tcp = sb.run(args, true, 300);
   INFO(tcp.describe());
   REQUIRE(tcp.exited(0));

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <fstream>
@@ -52,13 +53,17 @@ struct TwoHosts {
   std::unique_ptr<HostOnlyNode> node0, node1;
   m2::HostCpu *host0 = nullptr, *host1 = nullptr;
 
-  explicit TwoHosts(const std::string& test, bool tcpip = true) {
+  explicit TwoHosts(const std::string& test, bool tcpip = true)
+      : TwoHosts(M2VP_SOCK_PROBE, "server " + test, "client " + test, tcpip) {}
+
+  // Any program: node0 runs `program args0`, node1 `program args1`.
+  TwoHosts(const std::string& program, const std::string& args0, const std::string& args1, bool tcpip = true) {
     ::setenv("M2VP_LIB_DIR", M2VP_TEST_LIB_DIR, 1);
     auto& reg = m2::ParamRegistry::instance();
-    reg.preset("node0.host.exec", M2VP_SOCK_PROBE, {"test"});
-    reg.preset("node0.host.args", "server " + test, {"test"});
-    reg.preset("node1.host.exec", M2VP_SOCK_PROBE, {"test"});
-    reg.preset("node1.host.args", "client " + test, {"test"});
+    reg.preset("node0.host.exec", program, {"test"});
+    reg.preset("node0.host.args", args0, {"test"});
+    reg.preset("node1.host.exec", program, {"test"});
+    reg.preset("node1.host.args", args1, {"test"});
     m2::HostCpu::set_output_dir(out.path.string());
     node0 = std::make_unique<HostOnlyNode>("node0", run, 0);
     node1 = std::make_unique<HostOnlyNode>("node1", run, 1);
@@ -196,5 +201,34 @@ TEST_CASE("sockets of outside programs: a host without TCP/IP says so", "[exec][
   REQUIRE(t.run.finished());
   CHECK(t.run.exit_code() != 0);
   CHECK(log.find("this host has no TCP/IP: set node*.ni.firmware: eth") != std::string::npos);
+  for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
+}
+
+TEST_CASE("sockets of outside programs: Debian's NPtcp runs unmodified through the layer", "[exec][sockets]") {
+  // The program the layer is for (./m2vp installs netpipe-tcp), over the test
+  // double: node1 receives (listens), node0 transmits (-h node1) and writes
+  // np.out. Its figures are the double's, not a prediction: only that it runs
+  // and measures in simulated time is checked here.
+  REQUIRE(::access("/usr/bin/NPtcp", X_OK) == 0);
+  // Both ends step through the same sizes (-p, -u); the transmitter tells the
+  // receiver the repetitions.
+  TwoHosts t("/usr/bin/NPtcp", "-h node1 -n 2 -p 0 -u 1024 -o np.out", "-p 0 -u 1024");
+  t.simulate();
+  INFO("node0: " << t.host0->state() << "\nnode1: " << t.host1->state());
+  INFO("node0: " << t.output(*t.host0) << "\nnode1: " << t.output(*t.host1) << "\nlog: " << t.log.text());
+  REQUIRE(t.run.finished());
+  CHECK(t.run.exit_code() == 0);
+  std::ifstream np(t.out.path / "node0" / "np.out");
+  long long bytes = 0, last = 0;
+  double mbps = 0, seconds = 0;
+  size_t lines = 0;
+  while (np >> bytes >> mbps >> seconds) {
+    ++lines;
+    last = bytes;
+    // The double's fixed 10 us per crossing: a one-way time of at least that.
+    CHECK(seconds >= 10e-6);
+  }
+  CHECK(lines >= 10);
+  CHECK(last == 1024);
   for (int p : t.end_programs()) CHECK_FALSE(TwoHosts::running(p));
 }

@@ -21,6 +21,11 @@ int m2s_connected(void);
 /* 1 when connected already (never connects: for sleeps, which a program's
  * helper processes such as sleep(1) make without being the host's program). */
 int m2s_line_open(void);
+/* An MPI program greets its host from libmpich.so.12's constructor, as soon
+ * as it starts, without waiting for the answer (so that its start never
+ * waits for its host's turn): the simulator then knows it for an MPI program
+ * from the start, whatever it does before MPI_Init. */
+void m2s_greet_early(void);
 
 /* One call to the simulated host: fills in the accounting fields, sends,
  * blocks until the reply. Never returns when the simulator is gone. */

@@ -55,6 +55,7 @@ static void die(const char *why) {
 static void m2s_connect(void);
 static pthread_once_t g_connect_once = PTHREAD_ONCE_INIT;
 static int g_started_by_simulator; /* the environment names a request socket */
+static int g_greet_early;          /* m2s_greet_early: do not wait for the answer */
 
 int m2s_connected(void) {
   if (g_sock < 0 && g_started_by_simulator) pthread_once(&g_connect_once, m2s_connect);
@@ -74,10 +75,30 @@ static ssize_t raw_recv(void *buf, size_t len) { return syscall(SYS_recvfrom, g_
 /* One request, one reply: threads that call at once take turns. */
 static pthread_mutex_t g_line = PTHREAD_MUTEX_INITIALIZER;
 
+/* A greeting sent without waiting for its answer (an MPI program's, from
+ * its constructor: its start must not wait for its host's turn), read before
+ * anything else needs the line or the clock constants. Under g_line. */
+static int g_hello_pending;
+
+static void settle_hello(void) {
+  if (!g_hello_pending) return;
+  struct m2x_reply rp;
+  ssize_t n;
+  while ((n = raw_recv(&rp, sizeof rp)) < 0 && errno == EINTR) {
+  }
+  if (n != (ssize_t)sizeof rp) _exit(70); /* the simulator ended the run */
+  g_clock_read_ns = rp.clock_read_ns;
+  g_epoch_s = rp.epoch_s;
+  g_cpu_scale = rp.cpu_scale;
+  __atomic_store_n(&g_sim_ns, rp.now_ns, __ATOMIC_RELAXED);
+  g_hello_pending = 0;
+}
+
 static void exchange(struct m2x_request *rq, struct m2x_reply *rp) {
   pthread_mutex_lock(&g_line);
   rq->compute_ns = cpu_ns() - g_cpu_at_reply;
   rq->local_ns = __atomic_load_n(&g_local_ns, __ATOMIC_RELAXED);
+  settle_hello();
   ssize_t n;
   while ((n = raw_send(rq, sizeof *rq)) < 0 && errno == EINTR) {
   }
@@ -210,15 +231,39 @@ static void m2s_connect(void) {
   rq.a[0] = &m2s_mpi_library != NULL;
   rq.a[1] = getpid();
   snprintf(rq.name, sizeof rq.name, "%d", M2X_VERSION);
+  if (g_greet_early) {
+    /* Sent now, answered whenever the host's thread gets to it: read later. */
+    pthread_mutex_lock(&g_line);
+    rq.compute_ns = cpu_ns() - g_cpu_at_reply;
+    ssize_t n;
+    while ((n = raw_send(&rq, sizeof rq)) < 0 && errno == EINTR) {
+    }
+    if (n != (ssize_t)sizeof rq) die("the simulator is gone");
+    g_cpu_at_reply = cpu_ns();
+    g_hello_pending = 1;
+    pthread_mutex_unlock(&g_line);
+    return;
+  }
   exchange(&rq, &rp);
   g_clock_read_ns = rp.clock_read_ns;
   g_epoch_s = rp.epoch_s;
   g_cpu_scale = rp.cpu_scale;
 }
 
+void m2s_greet_early(void) {
+  g_greet_early = 1;
+  m2s_connected();
+  g_greet_early = 0;
+}
+
 /* ---- clock ---------------------------------------------------------------- */
 
 uint64_t m2s_clock_read_ns(void) {
+  if (__atomic_load_n(&g_hello_pending, __ATOMIC_SEQ_CST)) {
+    pthread_mutex_lock(&g_line);
+    settle_hello();
+    pthread_mutex_unlock(&g_line);
+  }
   const uint64_t local = __atomic_add_fetch(&g_local_ns, g_clock_read_ns, __ATOMIC_RELAXED);
   uint64_t own = 0;
   if (g_cpu_scale > 0) own = (uint64_t)((double)(cpu_ns() - g_cpu_at_reply) * g_cpu_scale);

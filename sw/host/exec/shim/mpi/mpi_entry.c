@@ -17,6 +17,8 @@
 /* Tells the preloaded library (transport.c) that this is an MPI program. */
 const int m2s_mpi_library = 1;
 
+__attribute__((constructor)) static void m2s_mpi_program_starts(void) { m2s_greet_early(); }
+
 /* ---- helpers --------------------------------------------------------------- */
 
 /* Bytes of `count` elements of `type`; a type the platform lacks ends the run. */
