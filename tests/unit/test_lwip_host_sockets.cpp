@@ -358,6 +358,7 @@ TEST_CASE("tcpip: Nagle holds small writes back until the ACK, TCP_NODELAY sends
       h[0].connect(s, node_ip(1), port);
       const auto data = make_data(1000, 5);
       for (size_t i = 0; i < 10; ++i) h[0].send(s, data.data() + i * 100, 100, false);
+      sc_core::wait(sc_time(200, SC_MS));  // a close would send the FIN and what Nagle holds at once
       h[0].close(s);
     });
   }
@@ -388,6 +389,7 @@ TEST_CASE("tcpip: a lone segment is acknowledged by the delayed-ACK timer within
     h[1].listen(s, 1);
     const int c = h[1].accept(s, nullptr, nullptr, false);
     got = recv_all(h[1], c, 100);
+    sc_core::wait(sc_time(100, SC_MS));  // its FIN would carry the ACK
     h[1].close(c);
     h[1].close(s);
   });

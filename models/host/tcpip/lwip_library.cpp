@@ -54,8 +54,9 @@ LwipLibrary::LwipLibrary(const std::string& library, const std::string& output_d
   m_api = entry();
 }
 
-LwipLibrary::~LwipLibrary() {
-  if (m_handle) dlclose(m_handle);
-}
+// The copy stays loaded until the process ends (no dlclose): what lwIP still
+// holds (its timeout list, buffers) stays reachable for LeakSanitizer, and no
+// code of it is unmapped while anything might still point into it.
+LwipLibrary::~LwipLibrary() = default;
 
 }  // namespace m2

@@ -3,7 +3,8 @@
 // them, so each host loads a copy of the file of its own: the copy is made in
 // a temporary folder inside the run's output folder, loaded with
 // RTLD_NOW | RTLD_LOCAL, and removed at once (the mapping stays), so a run
-// leaves nothing behind and writes nothing outside its folder.
+// leaves nothing behind and writes nothing outside its folder. A loaded copy
+// is never unloaded: it lives until the process ends.
 #pragma once
 
 #include <string>
