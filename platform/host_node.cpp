@@ -40,7 +40,7 @@ HostNode::HostNode(sc_core::sc_module_name name, RunControl& run, TimingStyle ti
     host.set_ip_port(eth.get());
     // The host's TCP/IP stack over that driver: its programs' sockets and
     // MPI's TCP device use it (docs/tcpip.md).
-    tcp = make_host_sockets("tcp", *eth, host);
+    tcp = make_host_sockets("tcpip", *eth, host);
     host.set_sockets(tcp.get());
   }
   ni.pci.inta.connect([this](bool level) {

@@ -34,7 +34,7 @@ class HostNode : public sc_core::sc_module {
   // The host's network driver when the NI runs the Ethernet emulation
   // (ni.firmware: eth); else null. The host finds it as host.ip_port().
   std::unique_ptr<EthDriver> eth;
-  // Its TCP/IP stack over that driver (nodeN.tcp); null without eth.
+  // Its TCP/IP stack over that driver (nodeN.tcpip); null without eth.
   std::unique_ptr<HostSockets> tcp;
 
   // `id`/`count`: this node's number and the number of nodes (for the host

@@ -58,7 +58,7 @@ class EthDriver : public sc_core::sc_module, public IpPacketPort {
   int node() const override { return m_node; }
 
   struct Stats {
-    uint64_t tx_packets = 0, tx_bytes = 0, tx_ring_full = 0;
+    uint64_t tx_packets = 0, tx_bytes = 0, tx_ring_full = 0, tx_dropped_down = 0;
     uint64_t rx_packets = 0, rx_bytes = 0, interrupts = 0;
   };
   const Stats& stats() const { return m_stats; }
@@ -98,6 +98,10 @@ class EthDriver : public sc_core::sc_module, public IpPacketPort {
                             [this] { return double(m_stats.tx_bytes); }};
   StatProbe m_stat_full{this, "tx_ring_full", "count", "transmits that waited for a free transmit slot",
                         [this] { return double(m_stats.tx_ring_full); }};
+  StatProbe m_stat_down{this, "tx_dropped_down", "count",
+                        "packets the stack sent after the host's software ended and the interface went down "
+                        "(dropped, as Linux drops them for a down interface)",
+                        [this] { return double(m_stats.tx_dropped_down); }};
   StatProbe m_stat_rx{this, "rx_packets", "count", "packets received and handed to the stack",
                       [this] { return double(m_stats.rx_packets); }};
   StatProbe m_stat_rx_bytes{this, "rx_bytes", "bytes", "bytes of the packets received",
