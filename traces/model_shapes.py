@@ -10,6 +10,7 @@ k-ary n-tree with k = P/2 and d-mod-k up*/down* routes. A hop count is the
 number of switch boxes a message passes (1: sender and receiver on one box).
 """
 import collections
+import functools
 import math
 
 SHAPES = ("chain", "tree", "fat-tree")
@@ -287,6 +288,7 @@ def alltoall_by_cuts(sh):
     return hist, max((m * (n - m) for m in sh.cut_sizes()), default=0)
 
 
+@functools.lru_cache(maxsize=None)  # the projections ask for each several times
 def traffic_summary(shape, nodes, pattern, ports=8):
     """Mean hop count, hop histogram, flows per round and the largest
     channel load (flows per round on the busiest inter-box channel)."""
