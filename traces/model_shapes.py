@@ -11,7 +11,6 @@ number of switch boxes a message passes (1: sender and receiver on one box).
 """
 import collections
 import functools
-import math
 
 SHAPES = ("chain", "tree", "fat-tree")
 
@@ -374,4 +373,3 @@ if __name__ == "__main__":
     for a in sys.argv[1:] or ["16", "64", "256"]:
         for shp in SHAPES:
             print(describe(shp, int(a)))
-
