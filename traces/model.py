@@ -21,7 +21,7 @@ import sys
 import model_fit
 import model_shapes
 from model_predict import PATTERNS, predict
-from output_files import OutputError, output_folder
+from output_files import OutputError, output_folder, replacing
 from runs import EXIT_USAGE, UsageParser, print_aligned, run_parallel, write_tsv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -291,7 +291,7 @@ def main(argv):
         write_tsv(os.path.join(a.out, "validation.tsv"), [[fmt(c) for c in r] for r in val])
         proj = projection(model, a)
         write_tsv(os.path.join(a.out, "projection.tsv"), [[fmt(c) for c in r] for r in proj])
-        with open(os.path.join(a.out, "projection.md"), "w", encoding="utf-8") as f:
+        with replacing(os.path.join(a.out, "projection.md")) as f:
             f.write(markdown(proj))
         plots(proj, a.out)
     except (model_fit.ModelInputError, OutputError) as e:
