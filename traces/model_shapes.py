@@ -319,7 +319,7 @@ def links_string(sh):
     ends = []
     P = sh.ports
     if sh.name == "tree":
-        a = P - 1
+        a = P - 1 if sh.sbs > 1 else P  # one box: every port takes a node
         for i in range(sh.nodes):
             ends.append(f"node{i}:sb{i // a}.{i % a}")
         # Parents from routes: a leaf's first up channel, and so on level by level.

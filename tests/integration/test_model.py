@@ -84,12 +84,15 @@ class ShapeTests(unittest.TestCase):
         self.assertEqual(r[0], (0, 16 + 3))  # up port by digit 0 of the destination leaf
 
     def test_generated_cabling_uses_each_port_once(self):
-        for shape, n in (("tree", 64), ("fat-tree", 64), ("tree", 16)):
+        for shape, n in (("tree", 64), ("fat-tree", 64), ("tree", 16), ("tree", 8)):
             with self.subTest(shape=shape):
                 ends = [e for link in model_shapes.links_string(model_shapes.build(shape, n)).split()
                         for e in link.split(":")]
                 self.assertEqual(len(ends), len(set(ends)))
                 self.assertEqual(sum(e.startswith("node") for e in ends), n)
+                boxes = {int(e[2:].split(".")[0]) for e in ends if e.startswith("sb")}
+                self.assertEqual(boxes, set(range(model_shapes.build(shape, n).sbs)))
+                self.assertTrue(all(int(e.split(".")[1]) < 8 for e in ends if e.startswith("sb")))
 
     def test_shapes_that_cannot_be_built_are_errors(self):
         with self.assertRaisesRegex(model_shapes.ShapeError, "even port count"):
