@@ -33,6 +33,12 @@ struct TopologySettings {
                                "boxes",
                                "switch boxes (0: as few as the ports allow, cascaded in a chain)",
                                Range<uint64_t>{0, 64}};
+  Param<std::string> shape{"topology",
+                           "shape",
+                           "chain",
+                           "switch-box layout: chain (cascaded), tree (P-1 children per box) or fat-tree "
+                           "(k-ary n-tree, k = P/2); P = ports per switch box",
+                           {"chain", "tree", "fat-tree"}};
   Param<std::string> links{"topology", "links", "", "",
                            "explicit cabling, e.g. 'node0:sb0.0 node1:sb0.1 sb0.7:sb1.7' (empty: automatic)"};
   Param<std::string> routing{"topology",
@@ -91,6 +97,12 @@ class ClusterPlatform : public Platform {
     spec.nodes = static_cast<int>(m_settings.nodes.get());
     spec.switch_boxes = static_cast<int>(m_settings.switch_boxes.get());
     spec.links = m_settings.links.get();
+    // Only a shape that was set conflicts with explicit links.
+    const ValueOrigin& shape_from = m_settings.shape.origin();
+    if (shape_from.where != "default") {
+      spec.shape = m_settings.shape.get();
+      spec.shape_origin = shape_from.where;
+    }
     spec.routing = m_settings.routing.get();
     spec.groups = parse_groups(m_settings.groups);
     // Explicit cabling without a count: as many switch boxes as the cables name.

@@ -11,10 +11,6 @@
 
 namespace m2 {
 
-std::string LinkEnd::str() const {
-  return is_node() ? "node" + std::to_string(node) : "sb" + std::to_string(sb) + "." + std::to_string(port);
-}
-
 Topology::Topology(const TopologySpec& spec)
     : m_nodes(spec.nodes), m_ports(spec.ports_per_sb), m_origin(spec.origin), m_groups(spec.groups) {
   if (m_nodes < 1) fail("a cluster needs at least one node (topology.nodes = " + std::to_string(m_nodes) + ")");
@@ -22,9 +18,17 @@ Topology::Topology(const TopologySpec& spec)
   if (spec.routing != "updown" && spec.routing != "shortest")
     fail("topology.routing must be updown or shortest, not '" + spec.routing + "'");
   m_sbs = spec.switch_boxes;
-  if (spec.links.empty()) {
+  m_shape = spec.shape.empty() ? (spec.links.empty() ? "chain" : "links") : spec.shape;
+  if (!spec.shape.empty() && spec.shape != "chain") {
+    build_shape(spec);
+  } else if (spec.links.empty()) {
     build_automatic();
   } else {
+    if (!spec.shape.empty())
+      throw ConfigError(
+          (spec.shape_origin.empty() ? m_origin : spec.shape_origin) +
+          ": impossible topology: topology.links (explicit cabling) cannot be given together with topology.shape: " +
+          spec.shape + " (an automatic layout); drop one of them");
     if (m_sbs <= 0) fail("explicit topology.links need topology.switch_boxes > 0");
     m_port_peer.assign(static_cast<size_t>(m_sbs), std::vector<LinkEnd>(static_cast<size_t>(m_ports)));
     m_attach.assign(static_cast<size_t>(m_nodes), LinkEnd{});
@@ -43,6 +47,48 @@ Topology::Topology(const TopologySpec& spec)
 
 void Topology::fail(const std::string& what) const {
   throw ConfigError((m_origin.empty() ? std::string() : m_origin + ": ") + "impossible topology: " + what);
+}
+
+// A tree or fat tree (platform/topology_shapes.h): checks what the shape
+// needs, then cables it. Errors name topology.shape and where it was set.
+void Topology::build_shape(const TopologySpec& spec) {
+  const std::string& shape = spec.shape;
+  auto refuse = [&](const std::string& what) {
+    throw ConfigError((spec.shape_origin.empty() ? m_origin : spec.shape_origin) +
+                      ": impossible topology: topology.shape: " + shape + ": " + what);
+  };
+  if (shape != "tree" && shape != "fat-tree")
+    throw ConfigError((spec.shape_origin.empty() ? m_origin : spec.shape_origin) +
+                      ": impossible topology: topology.shape must be chain, tree or fat-tree, not '" + shape + "'");
+  if (!spec.links.empty())
+    refuse(
+        "the shape cables the switch boxes itself; topology.links (explicit cabling) cannot be given with it "
+        "(drop one of them)");
+  if (spec.switch_boxes > 0)
+    refuse("the shape decides the number of switch boxes from topology.nodes and the ports; topology.switch_boxes = " +
+           std::to_string(spec.switch_boxes) + " is for a chain (leave it 0)");
+  if (spec.routing != "updown")
+    refuse("the shape has its own deadlock-free routes; topology.routing = " + spec.routing +
+           " is for a chain or explicit links (expected updown)");
+  if (m_nodes > kMaxNodes)
+    refuse("topology.nodes = " + std::to_string(m_nodes) + " is more than the " + std::to_string(kMaxNodes) +
+           " nodes the network addresses (the MMP firmware's node table, MMP_MAX_NODES)");
+  if (shape == "tree" && m_ports < 3)
+    refuse("a tree needs switch boxes of at least 3 ports (an up port and two down ports), these have " +
+           std::to_string(m_ports) + " (sb*.ports)");
+  if (shape == "fat-tree" && (m_ports < 4 || m_ports % 2 != 0))
+    refuse(
+        "a fat tree needs an even number of ports per switch box, at least 4 (k = ports/2 down, k up), these "
+        "have " +
+        std::to_string(m_ports) + " (sb*.ports)");
+  const ShapeLayout layout = shape == "tree" ? tree_layout(m_nodes, m_ports) : fat_tree_layout(m_nodes, m_ports);
+  m_sbs = layout.switch_boxes;
+  m_root = layout.root;
+  m_shape_depth = layout.depth;
+  m_fat_tree = layout.fat_tree;
+  m_port_peer.assign(static_cast<size_t>(m_sbs), std::vector<LinkEnd>(static_cast<size_t>(m_ports)));
+  m_attach.assign(static_cast<size_t>(m_nodes), LinkEnd{});
+  for (const Cable& c : layout.cables) connect(c.a, c.b);
 }
 
 // A chain of switch boxes: sb j's last port is cabled to sb j+1's
@@ -171,17 +217,17 @@ void Topology::check_connected() const {
       fail("sb" + std::to_string(s) + " is not connected to sb0 (its nodes could not reach the others)");
 }
 
-// updown: routes along a BFS spanning tree of the switch boxes rooted at sb0
+// updown: routes along a BFS spanning tree of the switch boxes rooted at m_root
 // (up to the common ancestor, then down), which never turns from a down link
 // back to an up link: deadlock-free on any graph, and destination-based, as
 // the switch boxes' tables need. shortest: plain shortest paths (can deadlock
 // on cyclic graphs; check_deadlock_free() then says so).
 void Topology::compute_routes(bool updown) {
   const size_t S = static_cast<size_t>(m_sbs);
-  // Tree edges: BFS from sb0, lowest port first.
+  // Tree edges: BFS from the root (sb0 but in a tree or fat tree), lowest port first.
   m_level.assign(S, -1);
-  m_level[0] = 0;
-  std::deque<int> q{0};
+  m_level[static_cast<size_t>(m_root)] = 0;
+  std::deque<int> q{m_root};
   std::set<std::pair<int, int>> tree_ports;  // (sb, port) on a tree edge
   while (!q.empty()) {
     const int s = q.front();
@@ -195,6 +241,9 @@ void Topology::compute_routes(bool updown) {
       q.push_back(peer.sb);
     }
   }
+  // A fat tree's up ports are those towards its top level, whichever top
+  // box the spanning tree starts from.
+  if (!m_shape_depth.empty()) m_level = m_shape_depth;
   // Next hop towards each switch box: BFS from the destination over the
   // allowed edges (tree edges for updown, all switch-box cables otherwise).
   m_next_port.assign(S, std::vector<int>(S, -1));
@@ -229,8 +278,10 @@ void Topology::compute_routes(bool updown) {
     t.unicast.assign(static_cast<size_t>(m_nodes), -1);
     for (int n = 0; n < m_nodes; ++n) {
       const LinkEnd& at = m_attach[static_cast<size_t>(n)];
-      t.unicast[static_cast<size_t>(n)] =
-          at.sb == s ? at.port : m_next_port[static_cast<size_t>(s)][static_cast<size_t>(at.sb)];
+      if (m_fat_tree.k > 0) t.unicast[static_cast<size_t>(n)] = m_fat_tree.next_port(s, n);
+      else
+        t.unicast[static_cast<size_t>(n)] =
+            at.sb == s ? at.port : m_next_port[static_cast<size_t>(s)][static_cast<size_t>(at.sb)];
     }
     // What lies behind each port of s: a node, or the nodes of a tree subtree.
     std::vector<std::set<int>> behind(static_cast<size_t>(m_ports));
@@ -332,7 +383,10 @@ void Topology::check_deadlock_free() const {
 
 std::string Topology::describe() const {
   std::ostringstream os;
-  os << m_nodes << " nodes, " << m_sbs << " switch box(es) of " << m_ports << " ports\n";
+  os << m_nodes << " nodes, " << m_sbs << " switch box(es) of " << m_ports << " ports, shape " << m_shape;
+  if (m_fat_tree.k > 0) os << " (" << m_fat_tree.k << "-ary " << m_fat_tree.n << "-tree)";
+  if (m_shape == "tree" || m_fat_tree.k > 0) os << ", root sb" << m_root;
+  os << "\n";
   for (const Cable& c : m_cables) os << "  cable " << c.a.str() << " - " << c.b.str() << "\n";
   for (int s = 0; s < m_sbs; ++s) {
     os << "  sb" << s << " unicast:";

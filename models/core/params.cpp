@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 #include <tuple>
 #include <cctype>
 #include <charconv>
@@ -369,6 +370,19 @@ template class Param<std::string>;
 
 // ----------------------------------------------------------- ParamRegistry
 
+namespace {
+
+// The keys of the registry's presets that have a '*' (few; the registry is
+// the one instance()). A parameter's lookup scans these and finds its exact
+// key directly: elaborating thousands of parameters against thousands of
+// per-instance presets (the variants', 256 nodes) is then not quadratic.
+std::set<std::string>& pattern_keys() {
+  static std::set<std::string>* const keys = new std::set<std::string>;  // outlives static parameters, as the registry
+  return *keys;
+}
+
+}  // namespace
+
 ParamRegistry& ParamRegistry::instance() {
   // Deliberately never destroyed: parameters with static storage duration
   // may unregister after a function-local static registry would be gone.
@@ -378,6 +392,7 @@ ParamRegistry& ParamRegistry::instance() {
 
 void ParamRegistry::preset(const std::string& name, const std::string& text, ValueOrigin origin, bool list) {
   m_presets[name] = Preset{text, std::move(origin), false, list};
+  if (name.find('*') != std::string::npos) pattern_keys().insert(name);
 }
 
 bool ParamRegistry::has_preset(const std::string& name) const {
@@ -388,9 +403,9 @@ bool ParamRegistry::has_preset(const std::string& name) const {
 // specific) matching pattern wins, and an exact key beats every pattern.
 std::map<std::string, Preset>::iterator ParamRegistry::find_pattern_preset(const std::string& name) {
   auto best = m_presets.end();
-  for (auto it = m_presets.begin(); it != m_presets.end(); ++it) {
-    if (it->first.find('*') == std::string::npos || !glob_match(it->first, name)) continue;
-    if (best == m_presets.end() || it->first.size() > best->first.size()) best = it;
+  for (const std::string& key : pattern_keys()) {  // in m_presets' order: ties go to the first, as before
+    if (!glob_match(key, name)) continue;
+    if (best == m_presets.end() || key.size() > best->first.size()) best = m_presets.find(key);
   }
   return best;
 }
@@ -405,9 +420,12 @@ std::map<std::string, Preset>::iterator ParamRegistry::best_preset(const std::st
     const bool exact = it->first.find('*') == std::string::npos;
     return std::make_tuple(command_line, exact, it->first.size());
   };
-  for (auto it = m_presets.begin(); it != m_presets.end(); ++it) {
-    const bool exact = it->first == name;
-    if (!exact && (it->first.find('*') == std::string::npos || !glob_match(it->first, name))) continue;
+  // The exact key (a name has no '*'), then the matching patterns in key
+  // order: the same winner as a scan of every preset.
+  best = m_presets.find(name);
+  for (const std::string& key : pattern_keys()) {
+    if (!glob_match(key, name)) continue;
+    const auto it = m_presets.find(key);
     if (best == m_presets.end() || rank(it) > rank(best)) best = it;
   }
   return best;
@@ -554,6 +572,7 @@ std::string ParamRegistry::nearest(const std::string& name) const {
 void ParamRegistry::clear() {
   m_params.clear();
   m_presets.clear();
+  pattern_keys().clear();
 }
 
 void ParamRegistry::add(ParamBase* p) {

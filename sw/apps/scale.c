@@ -59,6 +59,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ip/mmp_protocol.h>
+
 #include "app_args.h"
 #include "host/host_env.h"
 #include "mmp.h"
@@ -67,7 +69,7 @@
 #define TAG_DATA_BASE 0x100 /* + phase number */
 #define TAG_GATHER 0x10
 #define TAG_START 0x11
-#define MAX_NODES 64
+#define MAX_NODES ((int)MMP_MAX_NODES) /* 256: every node MMP addresses (configs/cluster-256.yaml) */
 #define MAX_SIZES 32
 #define MAX_PHASES 64 /* patterns in --patterns: a soak repeats them (bench/soak.cpp) */
 #define MAX_SIZE (16u << 20)
@@ -470,7 +472,7 @@ static int scale(int argc, char **argv) {
   const int n = m2host_count(), me = m2host_id();
   if (n_patterns <= 0)
     return usage_error("--patterns: expected a comma-separated list of alltoall, neighbour, hotspot");
-  if (n < 2 || n > MAX_NODES) return usage_error("needs 2..64 hosts");
+  if (n < 2 || n > MAX_NODES) return usage_error("needs 2..256 hosts");
   if (hot < 0 || hot >= n) return usage_error("--hot: not a node of the platform");
   if (msgs < 1 || (long)msgs * (n - 1) > MAX_RECVS)
     return usage_error("--msgs: at least 1 and at most 256 / (nodes - 1) (all receives of a phase are posted at once)");

@@ -1,0 +1,125 @@
+// Integration tests of the switch-box shapes (topology.shape, issue 29): experiment
+// 6's application (sw/apps/scale.c) over MMP on 64 nodes cabled as a fat tree, a tree
+// and the chain: every message arrives with its payload checked, and the shapes'
+// latencies rank as their cabling says.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "run_sim.h"
+
+using namespace m2it;
+
+namespace {
+
+const std::string kConfig = std::string(M2VP_SOURCE_DIR) + "/configs/cluster-64.yaml";
+
+struct Row {
+  double nodes, messages, p50, p99;
+};
+
+// results.tsv keyed by (pattern, bytes), after checking its header.
+std::map<std::pair<std::string, int>, Row> rows_of(const SimResult& r) {
+  const auto tsv = read_tsv(r.out_dir / "results.tsv");
+  REQUIRE(!tsv.empty());
+  REQUIRE(tsv[0] == std::vector<std::string>{"pattern", "nodes", "bytes", "messages", "min_us", "mean_us", "p50_us",
+                                             "p99_us", "max_us", "mbps", "mbps_min"});
+  std::map<std::pair<std::string, int>, Row> rows;
+  for (size_t i = 1; i < tsv.size(); ++i) {
+    REQUIRE(tsv[i].size() == 11);
+    rows[{tsv[i][0], std::stoi(tsv[i][2])}] = {std::stod(tsv[i][1]), std::stod(tsv[i][3]), std::stod(tsv[i][6]),
+                                               std::stod(tsv[i][7])};
+  }
+  return rows;
+}
+
+// Exit 0 (the application fails on a wrong byte or a missing message), and
+// node 0, which gathers every node's records, found none missing or wrong.
+void check_every_message_intact(const SimResult& r) {
+  REQUIRE(r.exited(0));
+  CHECK(r.result("node0.host", "missing") == std::optional<std::string>("0"));
+  CHECK(r.result("node0.host", "payload_errors_all") == std::optional<std::string>("0"));
+  for (int n : {0, 1, 37, 63}) {
+    INFO("node" << n);
+    CHECK(r.result("node" + std::to_string(n) + ".host", "payload_errors") == std::optional<std::string>("0"));
+    CHECK(r.result("node" + std::to_string(n) + ".host", "failures") == std::optional<std::string>("0"));
+  }
+}
+
+SimResult run_shape(Sandbox& sb, const std::string& shape, const std::string& args) {
+  return sb.run({"run", kConfig, "--quiet", "--set", "topology.shape=" + shape, "--set", "node*.host.args=" + args},
+                true, 300);
+}
+
+}  // namespace
+
+TEST_CASE("cluster shapes: 64 nodes on a fat tree run experiment 6's patterns with every payload checked",
+          "[integration][scale][topology]") {
+  Sandbox sb;
+  const SimResult r = run_shape(sb, "fat-tree", "--sizes 16,256 --msgs 1");
+  INFO(r.describe());
+  check_every_message_intact(r);
+  const auto rows = rows_of(r);
+  REQUIRE(rows.size() == 6);
+  // Messages per phase: all-to-all 64 x 63, the ring 64 x 2, the hot spot 63 senders.
+  const std::map<std::string, double> messages{{"alltoall", 64 * 63}, {"neighbour", 128}, {"hotspot", 63}};
+  for (const auto& [key, row] : rows) {
+    INFO(key.first << " " << key.second << " bytes");
+    REQUIRE(messages.count(key.first) == 1);
+    CHECK(row.nodes == 64);
+    CHECK(row.messages == messages.at(key.first));
+    CHECK(row.p50 <= row.p99);
+    CHECK(row.p50 > 3.0);  // through NIs, links and at least one switch box
+  }
+  // A ring neighbour is on the same leaf or a few boxes away, an all-to-all
+  // message queues behind 62 others at its NIs.
+  for (int bytes : {16, 256}) CHECK(rows.at({"neighbour", bytes}).p99 < rows.at({"alltoall", bytes}).p50);
+}
+
+TEST_CASE("cluster shapes: on 64 nodes the fat tree beats the tree, and the tree the chain",
+          "[integration][topology]") {
+  Sandbox sb;
+  std::map<std::string, std::map<std::pair<std::string, int>, Row>> rows;
+  for (const std::string shape : {"fat-tree", "tree", "chain"}) {
+    const SimResult r = run_shape(sb, shape, "--patterns alltoall,neighbour --sizes 256 --msgs 1");
+    INFO(shape << ": " << r.describe());
+    check_every_message_intact(r);
+    rows[shape] = rows_of(r);
+    REQUIRE(rows[shape].size() == 2);
+    CHECK(rows[shape].at({"alltoall", 256}).messages == 64 * 63);
+  }
+  const auto a2a = [&](const std::string& shape) { return rows[shape].at({"alltoall", 256}).p50; };
+  const auto ring_tail = [&](const std::string& shape) { return rows[shape].at({"neighbour", 256}).p99; };
+  // All-to-all: the chain's middle cables carry every message between its
+  // halves, the tree's root cables those between its two middle boxes, the
+  // fat tree has a cable per node at every level.
+  CHECK(a2a("fat-tree") * 2 < a2a("tree"));
+  CHECK(a2a("tree") < a2a("chain"));
+  // The ring's slowest messages cross the chain's middle (node 63 to node 0 crosses all of it).
+  CHECK(ring_tail("fat-tree") * 2 < ring_tail("chain"));
+  CHECK(ring_tail("tree") * 2 < ring_tail("chain"));
+}
+
+TEST_CASE("cluster shapes: what a shape cannot build ends the run before simulation, naming the key",
+          "[integration][topology][bad-input]") {
+  Sandbox sb;
+  const SimResult unknown = sb.run({"run", kConfig, "--quiet", "--set", "topology.shape=ring"});
+  INFO(unknown.describe());
+  CHECK(unknown.exited(64));
+  CHECK(contains(unknown.err + unknown.out, "key 'topology.shape': expected one of chain|tree|fat-tree, got 'ring'"));
+  const SimResult links = sb.run(
+      {"run", kConfig, "--quiet", "--set", "topology.nodes=2", "--set", "topology.links=node0:sb0.0 node1:sb0.1"});
+  INFO(links.describe());
+  CHECK(links.exited(64));
+  CHECK(contains(links.err + links.out, "cluster-64.yaml"));
+  CHECK(contains(links.err + links.out,
+                 "topology.shape: fat-tree: the shape cables the switch boxes itself; "
+                 "topology.links (explicit cabling) cannot be given with it"));
+  const SimResult ports = sb.run({"run", kConfig, "--quiet", "--set", "sb*.ports=5"});
+  INFO(ports.describe());
+  CHECK(ports.exited(64));
+  CHECK(contains(ports.err + ports.out, "a fat tree needs an even number of ports per switch box, at least 4"));
+  CHECK(contains(ports.err + ports.out, "these have 5 (sb*.ports)"));
+}
