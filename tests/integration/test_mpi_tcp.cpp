@@ -39,8 +39,9 @@ TEST_CASE("MPI over TCP: the MPI self-test passes on 2 and 4 hosts, its traffic 
                                true, 300);
     INFO(r.describe());
     REQUIRE(r.exited(0));
-    CHECK(r.out.find(std::string("mpi_selftest: ") + nodes + " hosts") != std::string::npos);
-    CHECK(r.out.find(" 0 failed") != std::string::npos);
+    const std::string log = r.file("run.log");
+    CHECK(log.find(std::string("mpi_selftest: ") + nodes + " hosts") != std::string::npos);
+    CHECK(log.find(" 0 failed") != std::string::npos);
     // Every host sent and received over its driver: MPI went over TCP/IP.
     for (int n = 0; n < std::stoi(nodes); ++n) {
       const std::string eth = "node" + std::to_string(n) + ".eth";
@@ -65,7 +66,7 @@ TEST_CASE("MPI over TCP: NPmpich2 unmodified, slower than NPtcp at every size", 
   REQUIRE(tcp.exited(0));
   const auto over_mpi = latency_by_size(mpi.out_dir / "results.tsv");
   const auto over_tcp = latency_by_size(tcp.out_dir / "results.tsv");
-  REQUIRE(over_mpi.size() > 30);
+  REQUIRE(over_mpi.size() > 20);
   REQUIRE(over_mpi.size() == over_tcp.size());
   for (const auto& [bytes, us] : over_mpi) {
     INFO(bytes << " bytes: MPI over TCP " << us << " us, TCP " << over_tcp.at(bytes) << " us");
@@ -75,7 +76,7 @@ TEST_CASE("MPI over TCP: NPmpich2 unmodified, slower than NPtcp at every size", 
 
 TEST_CASE("MPI over TCP: experiment 8's ping-ping through an out-of-order switch box, payloads checked", "[mpi-tcp]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", kConfigs + "pingping-mpi-tcp.yaml", "--quiet", "--case", "4/ooo4", "--set",
+  const SimResult r = sb.run({"run", kConfigs + "pingping-mpi-tcp.yaml", "--quiet", "--case", "hosts=4,switch=ooo4", "--set",
                               "node*.host.args=--sizes 1,4k,64k --iters 3 --warmup 1"},
                              true, 300);
   INFO(r.describe());
