@@ -76,8 +76,8 @@ TEST_CASE("MPI over TCP: NPmpich2 unmodified, slower than NPtcp at every size", 
 
 TEST_CASE("MPI over TCP: experiment 8's ping-ping through an out-of-order switch box, payloads checked", "[mpi-tcp]") {
   Sandbox sb;
-  const SimResult r = sb.run({"run", kConfigs + "pingping-mpi-tcp.yaml", "--quiet", "--case", "hosts=4,switch=ooo4", "--set",
-                              "node*.host.args=--sizes 1,4k,64k --iters 3 --warmup 1"},
+  const SimResult r = sb.run({"run", kConfigs + "pingping-mpi-tcp.yaml", "--quiet", "--case", "hosts=4,switch=ooo4",
+                              "--set", "node*.host.args=--sizes 1,4k,64k --iters 3 --warmup 1"},
                              true, 300);
   INFO(r.describe());
   REQUIRE(r.exited(0));
