@@ -1,5 +1,6 @@
 #include "host/tcpip/eth_driver.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <ip/eth_protocol.h>
@@ -63,8 +64,36 @@ EthDriver::EthDriver(sc_core::sc_module_name name, HostCpu& host, int node, int 
                       std::to_string(m_rx_slots) + " receive slots, " + std::to_string(bytes >> 10) +
                       " KB) do not fit in the host memory the NI reaches");
   std::memset(m_ring, 0, bytes);
-  host.at_exit([this] { close(); });
+  m_software_ended = !host.has_app();  // a host without software never ends it
+  platform_drivers().push_back(this);
+  host.at_exit([this] {
+    wait_for_every_host();
+    close();
+  });
   SC_THREAD(run);
+}
+
+EthDriver::~EthDriver() {
+  auto& all = platform_drivers();
+  all.erase(std::remove(all.begin(), all.end(), this), all.end());
+}
+
+std::vector<EthDriver*>& EthDriver::platform_drivers() {
+  static std::vector<EthDriver*> drivers;
+  return drivers;
+}
+
+void EthDriver::wait_for_every_host() {
+  m_software_ended = true;
+  for (EthDriver* d : platform_drivers()) d->m_host_ended.notify(sc_core::SC_ZERO_TIME);
+  m_host.set_activity(0, "its software has ended; the eth interface stays up until every host's has");
+  m_host.wait_until(
+      [] {
+        const auto& all = platform_drivers();
+        return std::all_of(all.begin(), all.end(), [](const EthDriver* d) { return d->m_software_ended; });
+      },
+      m_host_ended);
+  m_host.set_activity(0, nullptr);
 }
 
 sc_core::sc_time EthDriver::cycles(uint64_t n) const {

@@ -45,6 +45,7 @@ class EthDriver : public sc_core::sc_module, public IpPacketPort {
   // The driver of NI `ni` (its PCI slot) of the host `host`, whose node is
   // `node`. Throws ConfigError when the host memory cannot hold the rings.
   EthDriver(sc_core::sc_module_name name, HostCpu& host, int node, int ni = 0);
+  ~EthDriver() override;
 
   // The NI's PCI interrupt line (INTA#).
   void interrupt(bool level);
@@ -86,6 +87,13 @@ class EthDriver : public sc_core::sc_module, public IpPacketPort {
   uint32_t m_tx_posted = 0;  // frames put in the transmit ring
   uint32_t m_rx_next = 0;    // the next received frame to take
   bool m_ready = false, m_failed = false, m_closed = false, m_inta = false;
+  // The interface stays up after this host's software ends, until every
+  // host's has: its kernel still delivers what its sockets hold (data and FIN
+  // after a close), as a real host's would.
+  void wait_for_every_host();
+  static std::vector<EthDriver*>& platform_drivers();  // the drivers of the platform alive now
+  bool m_software_ended = false;
+  sc_core::sc_event m_host_ended;
   sc_core::sc_event m_ready_event, m_inta_event;
   Receiver m_receiver;
   std::deque<std::vector<uint8_t>> m_backlog;  // taken by the handler, not yet delivered

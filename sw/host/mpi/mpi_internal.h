@@ -15,6 +15,7 @@
 
 #define MPI_MMP_PORT 0x4D50 /* the MMP port every rank's MPI uses ("MP")      */
 #define MPI_TCP_PORT 19792  /* the TCP port every rank's MPI listens on (0x4D50) */
+#define MPI_TCP_SHORT 1024u /* TCP: messages up to this go as one packet with their header (MPICH's short protocol) */
 #define CTRL_TAG 0u         /* MMP tag of the control/eager channel per pair   */
 #define HDR_BYTES 32u       /* control header in front of eager data          */
 #define SEND_SLOTS 32       /* pinned buffers for outgoing control messages   */

@@ -5,7 +5,9 @@
  * matched, because the socket layer (p4) knows nothing of MPI's posted
  * receives: one copy from that buffer into the user's, besides the kernel's
  * copies (charged by the host's TCP/IP stack). The sender hands the user's
- * buffer to the socket (no copy of its own). A synchronous send completes
+ * buffer to the socket (no copy of its own), except for short messages (up
+ * to MPI_TCP_SHORT bytes), which it copies behind the header into one
+ * packet and writes with one call, as MPICH's short protocol did. A synchronous send completes
  * when the receiver says its receive matched. Sockets are nonblocking; a
  * waiting call sleeps in poll(2) on every connection. Design: docs/mpi.md. */
 #include <errno.h>
@@ -23,8 +25,9 @@
 struct tcp_out {
   struct mpi_hdr h;
   const uint8_t *data;
-  size_t sent; /* bytes of header + data written so far */
-  int req;     /* the send request completed when all is written; -1: none (an ack) */
+  uint8_t *packed; /* a short message: header and data in one buffer (malloc'd); else NULL */
+  size_t sent;     /* bytes of header + data written so far */
+  int req;         /* the send request completed when all is written; -1: none (an ack) */
   struct tcp_out *next;
 };
 
@@ -139,7 +142,9 @@ static void write_peer(struct mpi_host *H, int p) {
     const size_t total = HDR_BYTES + (size_t)o->h.len;
     while (o->sent < total) {
       long rc;
-      if (o->sent < HDR_BYTES) rc = m2host_tcp_send(P->sd, (const uint8_t *)&o->h + o->sent, HDR_BYTES - o->sent, 1);
+      if (o->packed) rc = m2host_tcp_send(P->sd, o->packed + o->sent, total - o->sent, 1);
+      else if (o->sent < HDR_BYTES)
+        rc = m2host_tcp_send(P->sd, (const uint8_t *)&o->h + o->sent, HDR_BYTES - o->sent, 1);
       else rc = m2host_tcp_send(P->sd, o->data + (o->sent - HDR_BYTES), total - o->sent, 1);
       if (rc == -EAGAIN) return;
       if (rc < 0) {
@@ -152,7 +157,8 @@ static void write_peer(struct mpi_host *H, int p) {
     if (!P->out_head) P->out_tail = NULL;
     /* A standard send is complete when its data is in the socket; a
      * synchronous one waits for the receiver's acknowledgement. */
-    if (o->req >= 0 && o->h.type != MSG_SYNC) mpi_complete(&H->reqs[o->req], MPI_SUCCESS);
+    if (o->req >= 0 && o->h.type != MSG_SYNC && !o->packed) mpi_complete(&H->reqs[o->req], MPI_SUCCESS);
+    free(o->packed);
     free(o);
   }
 }
@@ -181,6 +187,18 @@ static void queue_out(struct mpi_host *H, int dest, const struct mpi_hdr *h, con
   o->h = *h;
   o->data = data;
   o->req = req;
+  if (h->len <= MPI_TCP_SHORT) {
+    /* One packet, one write; the user's buffer is free at once. */
+    o->packed = malloc(HDR_BYTES + (size_t)h->len);
+    if (!o->packed) {
+      free(o);
+      mpi_fail(H, "MPI (device tcp)", MPI_ERR_NO_MEM, "no memory for a send");
+      return;
+    }
+    memcpy(o->packed, h, HDR_BYTES);
+    if (h->len) m2host_memcpy(o->packed + HDR_BYTES, data, (size_t)h->len);
+    if (req >= 0 && h->type != MSG_SYNC) mpi_complete(&H->reqs[req], MPI_SUCCESS);
+  }
   struct tcp_peer *P = &H->tcp->peers[dest];
   if (P->out_tail) P->out_tail->next = o;
   else P->out_head = o;
