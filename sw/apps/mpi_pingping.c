@@ -20,6 +20,7 @@
 
 #include "app_args.h"
 #include "app_payload.h"
+#include "app_pingping_row.h"
 #include "host/host_env.h"
 #include "mpi.h"
 
@@ -27,8 +28,6 @@
 #define TAG_DATA 1
 
 static const char *kDefaultSizes = "1,64,256,1k,2k,4k,8k,16k,32k,64k";
-
-static int peer_of(int rank, int ranks, int across) { return across ? (rank + ranks / 2) % ranks : rank ^ 1; }
 
 struct pp {
   int me, ranks, peer;
@@ -65,21 +64,6 @@ static double measure(struct pp *pp, size_t size, int rounds) {
   return dt;
 }
 
-/* Rank 0: the row for one size from every rank's time. */
-static void print_row(const double *us, int ranks, size_t size, int rounds, int across) {
-  double slowest = 0, sum_mbps = 0, min_mbps = 0;
-  for (int h = 0; h < ranks; h++) {
-    const int p = peer_of(h, ranks, across);
-    if (p < h) continue; /* each pair once */
-    const double t = us[h] > us[p] ? us[h] : us[p];
-    const double mbps = t > 0 ? 2.0 * (double)size * rounds * 8 / t : 0;
-    slowest = t > slowest ? t : slowest;
-    sum_mbps += mbps;
-    min_mbps = h == 0 || mbps < min_mbps ? mbps : min_mbps;
-  }
-  m2host_printf("@row %zu %.3f %.2f %.2f\n", size, slowest / rounds, sum_mbps, min_mbps);
-}
-
 static int usage(const char *why) {
   m2host_printf("mpi_pingping: %s (expected --sizes 1,2k,... --iters N>=1 --warmup N>=0 --pairing adjacent|across)\n",
                 why);
@@ -110,7 +94,7 @@ static int mpi_pingping(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  pp.peer = peer_of(pp.me, pp.ranks, across);
+  pp.peer = app_pingping_peer(pp.me, pp.ranks, across);
   size_t max = 0;
   for (int i = 0; i < n_sizes; i++) max = sizes[i] > max ? sizes[i] : max;
   uint64_t bus;
@@ -134,7 +118,7 @@ static int mpi_pingping(int argc, char **argv) {
     m2host_msg_phase("timed");
     double us = measure(&pp, sizes[s], iters);
     MPI_Gather(&us, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (pp.me == 0) print_row(all, pp.ranks, sizes[s], iters, across);
+    if (pp.me == 0) app_pingping_row(all, pp.ranks, sizes[s], iters, across);
   }
   m2host_msg_phase(NULL);
   free(all);

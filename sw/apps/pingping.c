@@ -31,6 +31,7 @@
 
 #include "app_args.h"
 #include "app_payload.h"
+#include "app_pingping_row.h"
 #include "host/host_env.h"
 #include "mmp.h"
 
@@ -91,8 +92,6 @@ struct report {
   double elapsed_us; /* < 0: the measurement failed on that host */
 };
 
-static int peer_of(int node, int hosts, int across) { return across ? (node + hosts / 2) % hosts : node ^ 1; }
-
 /* Host 0: collects every host's report and prints the row for one size;
  * -1 when a host failed. */
 static int gather(struct pp *pp, size_t size, int rounds, double my_us, int across) {
@@ -108,17 +107,9 @@ static int gather(struct pp *pp, size_t size, int rounds, double my_us, int acro
     failed |= rep[h].elapsed_us < 0; /* that host said why */
   }
   if (failed) return -1;
-  double slowest = 0, sum_mbps = 0, min_mbps = 0;
-  for (int h = 0; h < pp->hosts; h++) {
-    const int p = peer_of(h, pp->hosts, across);
-    if (p < h) continue; /* each pair once */
-    const double t = rep[h].elapsed_us > rep[p].elapsed_us ? rep[h].elapsed_us : rep[p].elapsed_us;
-    const double mbps = t > 0 ? 2.0 * (double)size * rounds * 8 / t : 0;
-    slowest = t > slowest ? t : slowest;
-    sum_mbps += mbps;
-    min_mbps = h == 0 || mbps < min_mbps ? mbps : min_mbps;
-  }
-  m2host_printf("@row %zu %.3f %.2f %.2f\n", size, slowest / rounds, sum_mbps, min_mbps);
+  double us[MAX_HOSTS];
+  for (int h = 0; h < pp->hosts; h++) us[h] = rep[h].elapsed_us;
+  app_pingping_row(us, pp->hosts, size, rounds, across);
   return 0;
 }
 
@@ -154,7 +145,7 @@ static int pingping(int argc, char **argv) {
   pp.me = m2host_id();
   pp.hosts = m2host_count();
   if (pp.hosts < 2 || pp.hosts % 2 || pp.hosts > MAX_HOSTS) return usage("needs an even number of hosts, 2 or more");
-  pp.peer = peer_of(pp.me, pp.hosts, across);
+  pp.peer = app_pingping_peer(pp.me, pp.hosts, across);
 
   /* Every host in the table, rank = node: MMP_Sync over all of them is
    * released by one broadcast. */

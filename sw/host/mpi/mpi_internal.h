@@ -186,6 +186,8 @@ int mpi_world_rank(MPI_Comm comm, struct mpi_host *H, int rank);
 
 /* Requests, matching and waiting, shared by the devices (mpi_requests.c). */
 int mpi_req_alloc(struct mpi_host *H); /* a fresh request's index, or -1 (out of requests) */
+/* A fresh request for a send or receive of `bytes` at buf with `peer`; its index, or -1. */
+int mpi_req_new(struct mpi_host *H, int is_send, const void *buf, size_t bytes, int peer, int tag, int ctx);
 void mpi_complete(struct mpi_req *R, int error);
 /* The first posted receive an arriving header matches, taken off the queue; -1: none. */
 int mpi_take_posted(struct mpi_host *H, const struct mpi_hdr *h);

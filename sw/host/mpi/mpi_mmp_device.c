@@ -228,15 +228,9 @@ static void mmp_stop(struct mpi_host *H) {
 /* ---- starting operations ---------------------------------------------------------------- */
 
 static int mmp_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync) {
-  const int r = mpi_req_alloc(H);
+  const int r = mpi_req_new(H, 1, buf, bytes, dest, tag, ctx);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
-  R->is_send = 1;
-  R->buf = (void *)buf;
-  R->bytes = bytes;
-  R->peer = dest;
-  R->tag = tag;
-  R->ctx = ctx;
   R->sync = sync;
   if (!sync && bytes <= H->p.eager_limit) {
     /* Eager: the data goes with the header; the user's buffer is free again now. */
@@ -252,14 +246,9 @@ static int mmp_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest
 }
 
 static int mmp_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx) {
-  const int r = mpi_req_alloc(H);
+  const int r = mpi_req_new(H, 0, buf, bytes, src, tag, ctx);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
-  R->buf = buf;
-  R->bytes = bytes;
-  R->peer = src;
-  R->tag = tag;
-  R->ctx = ctx;
   struct unexpected *u = mpi_take_unexpected(H, src, tag, ctx);
   if (u) {
     if (u->h.type == MSG_EAGER) mpi_deliver_eager(R, &u->h, u->data);

@@ -22,6 +22,19 @@ int mpi_req_alloc(struct mpi_host *H) {
   return -1;
 }
 
+int mpi_req_new(struct mpi_host *H, int is_send, const void *buf, size_t bytes, int peer, int tag, int ctx) {
+  const int r = mpi_req_alloc(H);
+  if (r < 0) return -1;
+  struct mpi_req *R = &H->reqs[r];
+  R->is_send = is_send;
+  R->buf = (void *)buf;
+  R->bytes = bytes;
+  R->peer = peer;
+  R->tag = tag;
+  R->ctx = ctx;
+  return r;
+}
+
 void mpi_complete(struct mpi_req *R, int error) {
   R->st_error = error;
   R->state = RS_DONE;

@@ -248,15 +248,9 @@ static void tcp_wait_peer(struct mpi_host *H, int peer) {
 }
 
 static int tcp_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest, int tag, int ctx, int sync) {
-  const int r = mpi_req_alloc(H);
+  const int r = mpi_req_new(H, 1, buf, bytes, dest, tag, ctx);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
-  R->is_send = 1;
-  R->buf = (void *)buf;
-  R->bytes = bytes;
-  R->peer = dest;
-  R->tag = tag;
-  R->ctx = ctx;
   R->sync = sync;
   R->state = sync ? RS_SEND_WAIT_CTS : RS_SEND_DATA;
   const struct mpi_hdr h = {sync ? MSG_SYNC : MSG_EAGER, H->rank, tag, (uint32_t)ctx, bytes, (uint32_t)r, 0};
@@ -265,14 +259,9 @@ static int tcp_isend(struct mpi_host *H, const void *buf, size_t bytes, int dest
 }
 
 static int tcp_irecv(struct mpi_host *H, void *buf, size_t bytes, int src, int tag, int ctx) {
-  const int r = mpi_req_alloc(H);
+  const int r = mpi_req_new(H, 0, buf, bytes, src, tag, ctx);
   if (r < 0) return -1;
   struct mpi_req *R = &H->reqs[r];
-  R->buf = buf;
-  R->bytes = bytes;
-  R->peer = src;
-  R->tag = tag;
-  R->ctx = ctx;
   struct unexpected *u = mpi_take_unexpected(H, src, tag, ctx);
   if (!u) {
     mpi_post_recv(H, r);
