@@ -17,6 +17,8 @@ Each case runs `m2vp-sim run CONFIG --case NAME` into DIR/<case folder>/
                the config's `cases.show`, else mbps, else latency_us) per
                size (rows) and case (columns, labelled by their levels), the
                table this script prints
+  netpipe_*.png/.svg/.tsv  NetPIPE's three views of the cases that
+               measured a NetPIPE curve, one curve per case
 The exit code is 0 when every case exited with 0, else the first failing
 case's. With --case NAME only that case runs, as a plain m2vp-sim run.
 """
@@ -155,6 +157,38 @@ def main(argv):
         return 1
 
 
+def draw_netpipe(out, cases):
+    """NetPIPE's three views over the cases that measured a NetPIPE curve
+    (np.out, or results.tsv with bytes, latency_us and mbps), labelled by
+    case, into the set's folder: what `./m2vp plot OUT` draws, so that one
+    command gives a layer comparison's plot. The paths written; none without
+    matplotlib or without such cases."""
+    try:
+        from plots import figure
+        if figure.plt is None:
+            return []
+        from plots import netpipe
+        from plots.readers import InputError
+        from plots.runs import label_runs, read_run
+    except ImportError:
+        return []
+    runs, labels = [], []
+    for n, d, _ in cases:
+        try:
+            run = read_run(os.path.join(out, d))
+        except InputError:
+            continue  # a case that failed early: its folder holds nothing to draw
+        if run.netpipe:
+            runs.append(run)
+            labels.append(n)
+    if not runs:
+        return []
+    label_runs(runs, labels)
+    written = netpipe.plot(runs, out)
+    add_to_run_manifest(out, [os.path.basename(p) for p in written])
+    return written
+
+
 def read_case_outputs(dirs, results):
     """Each case's results table and simulated time; a table the case left
     unreadable fails that case (exit 1 unless it failed already), its error
@@ -198,6 +232,10 @@ def report(a, name, out, show, axes, cases, results, tables, sim_times):
     else:
         print(f"{name}: results of {len(cases)} cases")
         print_aligned(merge_tables(axes, cases, tables))
+    drawn = draw_netpipe(out, cases)
+    if drawn:
+        print(f"{name}: NetPIPE's three views of the cases in {out}/ (netpipe_throughput.png, "
+              "netpipe_signature.png, netpipe_saturation.png)")
     for (n, _, _), (_, _, warnings) in zip(cases, results):
         for w in warnings:
             print(f"case {n}: {w}")

@@ -234,6 +234,26 @@ class CasesTests(ToolTestBase):
         self.assertIn(f"case one: exit code 1: error: {out_dir}/switch-one/results.tsv:2: mbps: expected a finite "
                       f"number, got 'inf'", out)
 
+    def test_netpipe_cases_are_drawn_in_one_command(self):
+        # Two cases with NetPIPE's columns (experiment 8's layers): the set's
+        # folder gets NetPIPE's three views, one curve per case, listed in
+        # the run's manifest; cases without them get no plot.
+        out_dir = os.path.join(self.d, "c")
+        table = r"table=bytes\tlatency_us\tmbps\n1\t13.5\t0.59\n1024\t19.3\t424\n65536\t302\t1734\n"
+        rc, out, err = self.tool("cases.py", "--out", out_dir, "--set", table,
+                                 cases=self.HEADER + "mmp\tlayer-mmp\tmmp\ntcp\tlayer-tcp\ttcp\n")
+        self.assertEqual(rc, 0, out + err)
+        for view in ("throughput", "signature", "saturation"):
+            self.assertTrue(os.path.isfile(os.path.join(out_dir, f"netpipe_{view}.png")), view)
+            rows = read(os.path.join(out_dir, f"netpipe_{view}.tsv")).splitlines()
+            self.assertEqual(sorted({r.split("\t")[0] for r in rows[1:]}), ["mmp", "tcp"])
+            self.assertEqual(len(rows), 1 + 2 * 3)
+        self.assertIn("NetPIPE's three views of the cases", out)
+        rc, out, err = self.tool("cases.py", "--out", os.path.join(self.d, "p"),
+                                 cases=self.HEADER + "one\tswitch-one\tone\n")
+        self.assertEqual(rc, 0, out + err)
+        self.assertFalse(os.path.exists(os.path.join(self.d, "p", "netpipe_throughput.png")))
+
 
 if __name__ == "__main__":
     unittest.main()
