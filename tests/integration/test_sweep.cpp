@@ -109,8 +109,8 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
   const std::string listed = read_text(folder / ".m2vp-run-files");
   CHECK(contains(listed, "results.tsv\n"));
   CHECK(contains(listed, "cases.tsv\n"));
-  write_text(folder / "netpipe_throughput.png", "an earlier run's plot");
-  write_text(folder / ".m2vp-run-files", listed + "netpipe_throughput.png\n");
+  write_text(folder / "latency_cdf.png", "an earlier run's plot");
+  write_text(folder / ".m2vp-run-files", listed + "latency_cdf.png\n");
   write_text(folder / "notes.txt", "the user's");
   const std::string again = "'" + std::string(M2VP_SOURCE_DIR) +
                             "/configs/mmp-variants.yaml' --set 'node*.host.args=--sizes 1 --iters 1'" + out;
@@ -118,11 +118,13 @@ TEST_CASE("case runs: a --set that takes a case's own setting is warned about, p
   REQUIRE(run_script(sb, "cases.py", again, text) == 64);
   CHECK(contains(text, "m2vp run: error: clear-output: " + folder.string() +
                            ": the output folder holds what no run wrote (notes.txt)"));
-  CHECK(fs::exists(folder / "netpipe_throughput.png"));
+  CHECK(fs::exists(folder / "latency_cdf.png"));
   // ... unless told to write into it all the same (re-runs into the folder of
   // cases, with their case folders, need nothing of the kind: above).
   REQUIRE(run_script(sb, "cases.py", again + " --out-force", text) == 0);
-  CHECK_FALSE(fs::exists(folder / "netpipe_throughput.png"));
+  CHECK_FALSE(fs::exists(folder / "latency_cdf.png"));
+  // The cases' NetPIPE curves (MMP ping-pongs) are drawn anew, one per case.
+  CHECK(contains(read_text(folder / "netpipe_throughput.tsv"), "case=phys\t"));
   CHECK(fs::exists(folder / "notes.txt"));
   CHECK(fs::exists(folder / "results.tsv"));
 }
