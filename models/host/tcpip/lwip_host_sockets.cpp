@@ -85,7 +85,11 @@ LwipHostSockets::~LwipHostSockets() {
   // The host goes away: its connections end without a word to the peers.
   m_closing = true;
   for (auto& [sd, s] : m_sockets) {
+    // A socket never bound (or whose bind failed) is on none of lwIP's
+    // lists, which abandon_all empties: it is freed here, or it would leak.
+    const bool unlisted = s->pcb && s->state == Socket::State::fresh && !s->bound;
     if (s->pcb) detach(s.get());
+    if (unlisted) m_api->tcp_close(s->pcb);
     for (auto& p : s->pending)
       if (p->pcb) detach(p.get());
   }
