@@ -20,14 +20,11 @@
 
 #include "app_args.h"
 #include "app_payload.h"
-#include "app_pingping_row.h"
+#include "app_pingping.h"
 #include "host/host_env.h"
 #include "mpi.h"
 
-#define MAX_SIZES 64
 #define TAG_DATA 1
-
-static const char *kDefaultSizes = "1,64,256,1k,2k,4k,8k,16k,32k,64k";
 
 struct pp {
   int me, ranks, peer;
@@ -65,26 +62,17 @@ static double measure(struct pp *pp, size_t size, int rounds) {
 }
 
 static int usage(const char *why) {
-  m2host_printf("mpi_pingping: %s (expected --sizes 1,2k,... --iters N>=1 --warmup N>=0 --pairing adjacent|across)\n",
-                why);
+  m2host_printf("mpi_pingping: %s\n", why);
   app_release_ni();
   return 2;
 }
 
 static int mpi_pingping(int argc, char **argv) {
-  size_t sizes[MAX_SIZES];
-  int n_sizes = app_parse_sizes(kDefaultSizes, sizes, MAX_SIZES);
-  int iters = 10, warmup = 2, across = 0;
-  for (int i = 1; i < argc; i += 2) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) return usage("an option needs a value");
-    if (!strcmp(a, "--sizes")) n_sizes = app_parse_sizes(v, sizes, MAX_SIZES);
-    else if (!strcmp(a, "--iters")) iters = atoi(v);
-    else if (!strcmp(a, "--warmup")) warmup = atoi(v);
-    else if (!strcmp(a, "--pairing")) across = !strcmp(v, "across") ? 1 : !strcmp(v, "adjacent") ? 0 : -1;
-    else return usage("unknown option");
-  }
-  if (n_sizes <= 0 || iters < 1 || warmup < 0 || across < 0) return usage("bad arguments");
+  struct app_pingping_args args;
+  const char *wrong = app_pingping_parse(argc, argv, &args);
+  if (wrong) return usage(wrong);
+  const size_t *sizes = args.sizes;
+  const int n_sizes = args.n_sizes, iters = args.iters, warmup = args.warmup, across = args.across;
   struct pp pp = {0};
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &pp.me);
