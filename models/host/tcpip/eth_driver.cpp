@@ -105,10 +105,9 @@ sc_core::sc_time EthDriver::cycles(uint64_t n) const {
 uint32_t EthDriver::shared(uint32_t offset) const { return load_be(m_ring + offset); }
 void EthDriver::set_shared(uint32_t offset, uint32_t value) { store_be(m_ring + offset, value); }
 
-uint32_t EthDriver::pio_read32(uint64_t addr) {
-  uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};  // what a master abort reads
+void EthDriver::pio(tlm::tlm_command cmd, uint64_t addr, uint8_t* data) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  m_trans.set_command(tlm::TLM_READ_COMMAND);
+  m_trans.set_command(cmd);
   m_trans.set_address(addr);
   m_trans.set_data_ptr(data);
   m_trans.set_data_length(4);
@@ -118,6 +117,11 @@ uint32_t EthDriver::pio_read32(uint64_t addr) {
   m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   m_host.pio->b_transport(m_trans, delay);
   wait(delay);
+}
+
+uint32_t EthDriver::pio_read32(uint64_t addr) {
+  uint8_t data[4] = {0xFF, 0xFF, 0xFF, 0xFF};  // what a master abort reads
+  pio(tlm::TLM_READ_COMMAND, addr, data);
   uint32_t v;
   std::memcpy(&v, data, 4);  // PCI is little-endian, as the host
   return v;
@@ -126,17 +130,7 @@ uint32_t EthDriver::pio_read32(uint64_t addr) {
 void EthDriver::pio_write32(uint64_t addr, uint32_t value) {
   uint8_t data[4];
   std::memcpy(data, &value, 4);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  m_trans.set_command(tlm::TLM_WRITE_COMMAND);
-  m_trans.set_address(addr);
-  m_trans.set_data_ptr(data);
-  m_trans.set_data_length(4);
-  m_trans.set_streaming_width(4);
-  m_trans.set_byte_enable_ptr(nullptr);
-  m_trans.set_dmi_allowed(false);
-  m_trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  m_host.pio->b_transport(m_trans, delay);
-  wait(delay);
+  pio(tlm::TLM_WRITE_COMMAND, addr, data);
 }
 
 void EthDriver::sdram_write32(uint32_t ni_addr, uint32_t value) {

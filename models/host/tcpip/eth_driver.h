@@ -69,6 +69,8 @@ class EthDriver : public sc_core::sc_module, public IpPacketPort {
   bool boot();
   void handle_interrupt();
   // PIO from this module's thread (its own payload; waits the bus time).
+  // One 32-bit programmed-I/O access over the host's PCI path, waited out.
+  void pio(tlm::tlm_command cmd, uint64_t addr, uint8_t* data);
   uint32_t pio_read32(uint64_t addr);
   void pio_write32(uint64_t addr, uint32_t value);
   void sdram_write32(uint32_t ni_addr, uint32_t value);
