@@ -13,6 +13,8 @@
 // M2VP_TEST_FIRMWARE_DIR. Set M2VP_IT_KEEP=1 to keep the temporary folders.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -108,6 +110,22 @@ inline std::vector<std::vector<std::string>> read_tsv(const fs::path& p) {
   for (const std::string& line : split_lines(read_text(p)))
     if (!line.empty()) rows.push_back(split_tabs(line));
   return rows;
+}
+
+// A NetPIPE-style results.tsv (bytes, latency_us, mbps): the largest latency
+// per size (sizes measured more than once keep their slowest). Fails the test
+// when the file is missing or has other columns.
+inline std::map<long long, double> latency_by_size(const fs::path& tsv) {
+  const auto rows = read_tsv(tsv);
+  REQUIRE(!rows.empty());
+  REQUIRE(rows[0] == std::vector<std::string>{"bytes", "latency_us", "mbps"});
+  std::map<long long, double> m;
+  for (size_t k = 1; k < rows.size(); ++k) {
+    const long long b = std::stoll(rows[k][0]);
+    const double us = std::stod(rows[k][1]);
+    if (!m.count(b) || us > m[b]) m[b] = us;
+  }
+  return m;
 }
 
 struct SimResult {

@@ -18,17 +18,6 @@ namespace {
 
 const std::string kConfigs = std::string(M2VP_SOURCE_DIR) + "/configs/";
 
-// results.tsv (bytes, latency_us, mbps): the latency per size.
-std::map<long long, double> latency_by_size(const fs::path& tsv) {
-  const auto rows = read_tsv(tsv);
-  REQUIRE(rows.size() > 1);
-  REQUIRE(rows[0].size() >= 2);
-  REQUIRE(rows[0][1] == "latency_us");
-  std::map<long long, double> m;
-  for (size_t k = 1; k < rows.size(); ++k) m[std::stoll(rows[k][0])] = std::stod(rows[k][1]);
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("MPI over TCP: the MPI self-test passes on 2 and 4 hosts, its traffic on the eth driver", "[mpi-tcp]") {

@@ -39,20 +39,6 @@ std::vector<Point> parse_np_out(const std::string& text) {
   return v;
 }
 
-// results.tsv with columns bytes, latency_us, mbps: the largest latency per size.
-std::map<long long, double> latency_by_size(const fs::path& tsv) {
-  const auto rows = read_tsv(tsv);
-  REQUIRE(!rows.empty());
-  REQUIRE(rows[0] == std::vector<std::string>{"bytes", "latency_us", "mbps"});
-  std::map<long long, double> m;
-  for (size_t k = 1; k < rows.size(); ++k) {
-    const long long b = std::stoll(rows[k][0]);
-    const double us = std::stod(rows[k][1]);
-    if (!m.count(b) || us > m[b]) m[b] = us;
-  }
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE(

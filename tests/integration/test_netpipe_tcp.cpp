@@ -21,20 +21,6 @@ namespace {
 
 const std::string kConfigs = std::string(M2VP_SOURCE_DIR) + "/configs/";
 
-// results.tsv with columns bytes, latency_us, mbps: the largest latency per size.
-std::map<long long, double> tcp_latency_by_size(const fs::path& tsv) {
-  const auto rows = read_tsv(tsv);
-  REQUIRE(!rows.empty());
-  REQUIRE(rows[0] == std::vector<std::string>{"bytes", "latency_us", "mbps"});
-  std::map<long long, double> m;
-  for (size_t k = 1; k < rows.size(); ++k) {
-    const long long b = std::stoll(rows[k][0]);
-    const double us = std::stod(rows[k][1]);
-    if (!m.count(b) || us > m[b]) m[b] = us;
-  }
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("NPtcp (Debian netpipe-tcp) runs unmodified over TCP/IP up to 64 KB, TCP latency above MMP latency",
@@ -66,8 +52,8 @@ TEST_CASE("NPtcp (Debian netpipe-tcp) runs unmodified over TCP/IP up to 64 KB, T
       sb.run({"run", kConfigs + "netpipe.yaml", "--quiet", "--set", "node*.host.args=--max 64k"}, true, 120);
   INFO(mmp.describe());
   REQUIRE(mmp.exited(0));
-  const auto over_mmp = tcp_latency_by_size(mmp.out_dir / "results.tsv");
-  const auto over_tcp = tcp_latency_by_size(tcp.out_dir / "results.tsv");
+  const auto over_mmp = latency_by_size(mmp.out_dir / "results.tsv");
+  const auto over_tcp = latency_by_size(tcp.out_dir / "results.tsv");
   REQUIRE(over_tcp.size() > 50);
   for (const auto& [bytes, us] : over_tcp) {
     INFO(bytes << " bytes: TCP " << us << " us, MMP " << over_mmp.at(bytes) << " us");
