@@ -71,6 +71,7 @@ struct Measured {
   double sim_us = 0;
   double instructions = 0;
   double timed_notifications = 0;
+  double data_path_steps = 0;                     // the data-path scheduler's own events (issue 28)
   std::vector<std::vector<std::string>> results;  // results.tsv, header first
 };
 
@@ -121,6 +122,7 @@ Measured measure(const Experiment& e, const std::string& timing, const fs::path&
     if (row.size() != 3) continue;
     if (row[0] == "run" && row[1] == "sim_time_us") m.sim_us = std::stod(row[2]);
     if (row[1] == "instructions") m.instructions += std::stod(row[2]);
+    if (row[0] == "data_path" && row[1] == "steps") m.data_path_steps = std::stod(row[2]);
   }
   if (m.sim_us <= 0) die(std::string(e.label) + ": no simulated time in " + (out / "stats.tsv").string());
   std::ifstream ev(events);
@@ -137,9 +139,9 @@ void print_run(const char* timing, const Measured& m, double raw_ips) {
   const double limit_s = m.instructions / raw_ips;
   std::printf(
       "    %s: wall %.2f s, simulated %.4f s, peak resident %.0f MB, %.3g instructions, ISS-bound limit "
-      "%.3f s, wall/limit %.0fx, %.2f timed notifications per simulated us\n",
+      "%.3f s, wall/limit %.0fx, %.2f timed notifications and %.2f data-path steps per simulated us\n",
       timing, m.usage.wall_s, m.sim_us * 1e-6, m.usage.max_rss_mb, m.instructions, limit_s, m.usage.wall_s / limit_s,
-      m.timed_notifications / m.sim_us);
+      m.timed_notifications / m.sim_us, m.data_path_steps / m.sim_us);
   std::fflush(stdout);
 }
 

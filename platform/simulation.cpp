@@ -9,6 +9,7 @@
 #include <tlm>
 
 #include "core/console_fold.h"
+#include "core/data_path_scheduler.h"
 #include "core/glob.h"
 #include "core/log.h"
 #include "core/log_levels.h"
@@ -143,6 +144,7 @@ std::unique_ptr<Elaborated> elaborate(const RunOptions& opts, bool listing) {
   LogLevels::instance().configure(e->sim.log.get(), e->sim.log.origin().where + ": key 'sim.log'");
   MessageLedger::instance().configure(e->sim.messages.get(), from_ps, to_ps, mmp_message_id);
   PlatformContext ctx{fs::path(opts.config_path).parent_path().string(), e->run, e->sim.timing_style()};
+  DataPathScheduler::instance();  // a top-level module, made before the models that schedule on it
   e->platform = build_platform(e->sim.platform.get(), ctx);
   // Many instances of a kind: their alike lines fold on the console.
   ConsoleFold::instance().set_speakers(e->run.participants());

@@ -18,6 +18,7 @@ DataPathScheduler::DataPathScheduler(sc_core::sc_module_name name) : sc_module(n
   SC_METHOD(run);
   sensitive << m_wake;
   dont_initialize();
+  for (StatProbe* p : {&m_stat_steps, &m_stat_ahead, &m_stat_wakeups}) p->only_when_nonzero();
 }
 
 void DataPathScheduler::schedule(const sc_time& at, StepFn fn, void* ctx) {

@@ -27,6 +27,8 @@
 
 #include <systemc>
 
+#include "core/stats.h"
+
 namespace m2 {
 
 class DataPathScheduler : public sc_core::sc_module {
@@ -93,6 +95,13 @@ class DataPathScheduler : public sc_core::sc_module {
   sc_core::sc_event m_wake;
   uint64_t m_wake_at = UINT64_MAX;  // pending notification of m_wake (ps), UINT64_MAX: none
   Stats m_stats;
+  // In stats.tsv once a model uses the scheduler (`./m2vp bench speed` prints them per simulated us).
+  StatProbe m_stat_steps{this, "steps", "count", "data-path steps run (each a state machine's step)",
+                         [this] { return double(m_stats.steps); }};
+  StatProbe m_stat_ahead{this, "ahead_steps", "count", "of the data-path steps, run ahead of SystemC time",
+                         [this] { return double(m_stats.ahead_steps); }};
+  StatProbe m_stat_wakeups{this, "wakeups", "count", "kernel activations of the data-path scheduler",
+                           [this] { return double(m_stats.wakeups); }};
 };
 
 }  // namespace m2
