@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/data_path_scheduler.h"
 #include "core/params.h"
 #include "core/stats.h"
 #include "platform/cluster_platform.h"
@@ -30,6 +31,8 @@ void append_statistics_of(const std::string& model, std::vector<Statistic>& out)
 std::vector<Statistic> Platform::statistics() {
   std::vector<Statistic> s;
   for (const std::string& model : statistics_models()) append_statistics_of(model, s);
+  if (DataPathScheduler::in_use())
+    append_statistics_of(DataPathScheduler::instance().name(), s);  // the data path's steps (issue 28)
   return s;
 }
 

@@ -199,6 +199,7 @@ int list_stats(const RunOptions& opts) {
   std::vector<std::string> models;
   for (Processor* p : e->platform->processors()) models.push_back(p->name());
   for (const std::string& m : e->platform->statistics_models()) models.push_back(m);
+  if (DataPathScheduler::in_use()) models.push_back(DataPathScheduler::instance().name());
   std::cout << format_stats_table(models);
   return 0;
 }

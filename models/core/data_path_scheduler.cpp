@@ -8,17 +8,17 @@ namespace m2 {
 
 using sc_core::sc_time;
 
+DataPathScheduler* DataPathScheduler::s_instance = nullptr;
+
 DataPathScheduler& DataPathScheduler::instance() {
-  static DataPathScheduler* s = nullptr;
-  if (!s) s = new DataPathScheduler("data_path");  // lives as long as the simulation's modules
-  return *s;
+  if (!s_instance) s_instance = new DataPathScheduler("data_path");  // lives as long as the simulation's modules
+  return *s_instance;
 }
 
 DataPathScheduler::DataPathScheduler(sc_core::sc_module_name name) : sc_module(name) {
   SC_METHOD(run);
   sensitive << m_wake;
   dont_initialize();
-  for (StatProbe* p : {&m_stat_steps, &m_stat_ahead, &m_stat_wakeups}) p->only_when_nonzero();
 }
 
 void DataPathScheduler::schedule(const sc_time& at, StepFn fn, void* ctx) {
@@ -68,9 +68,18 @@ void DataPathScheduler::run() {
     due.swap(m_deferred);
     for (auto& fn : due) fn();
   }
+  run_steps(UINT64_MAX);
+}
+
+void DataPathScheduler::run_steps(uint64_t limit) {
+  const uint64_t now_ps = sc_core::sc_time_stamp().value();
+  m_running = true;
   while (!m_queue.empty() && m_deferred.empty()) {
     const Step top = m_queue.front();
+    if (top.time >= limit) break;
     if (top.time > now_ps && !may_run_ahead(top.time)) break;
+    if (top.time == now_ps && limit != UINT64_MAX && sc_core::sc_time_to_pending_activity() == sc_core::SC_ZERO_TIME)
+      break;  // a caller's catch-up: others due now go first, as they would before the scheduler's wake-up
     std::pop_heap(m_queue.begin(), m_queue.end(), later);
     m_queue.pop_back();
     m_now = sc_time::from_value(top.time);
@@ -82,6 +91,22 @@ void DataPathScheduler::run() {
   uint64_t next = m_queue.empty() ? UINT64_MAX : m_queue.front().time;
   if (!m_deferred.empty()) next = std::min(next, m_deferred_at);
   if (next != UINT64_MAX) wake_at(next);
+}
+
+bool DataPathScheduler::catch_up(const sc_time& t) {
+  const uint64_t now_ps = sc_core::sc_time_stamp().value(), tp = t.value();
+  const uint64_t next = now_ps + sc_core::sc_time_to_pending_activity().value();
+  if (tp < next) return true;  // nothing pending before t
+  // Only when the earliest pending activity may be this scheduler's own
+  // wake-up (others may share its time) can running steps as a call let the
+  // caller go on; then the wake-up hides what else is pending: set it aside,
+  // run what may run, and wake again for the rest.
+  if (m_running || !m_deferred.empty() || m_queue.empty() || m_wake_at != next) return false;
+  m_wake.cancel();
+  m_wake_at = UINT64_MAX;
+  ++m_stats.catch_ups;
+  run_steps(tp);
+  return tp - now_ps < sc_core::sc_time_to_pending_activity().value();
 }
 
 }  // namespace m2

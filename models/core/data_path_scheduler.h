@@ -57,6 +57,28 @@ class DataPathScheduler : public sc_core::sc_module {
 
   // Notifies e at now().
   void notify(sc_core::sc_event& e);
+
+  // For models that may be called from a step or from a SystemC process and
+  // must not make the scheduler (it is made on first use only by its users):
+  // the data path's time, a notification at it, and whether a step runs ahead.
+  static sc_core::sc_time time_now() { return s_instance ? s_instance->now() : sc_core::sc_time_stamp(); }
+  static void notify_now(sc_core::sc_event& e) {
+    if (s_instance) s_instance->notify(e);
+    else e.notify(sc_core::SC_ZERO_TIME);
+  }
+  // For a SystemC process at local time t (a CPU before a device access or
+  // at a quantum's end): runs the data path's steps due before t as a call,
+  // as far as nothing else is pending before them, and tells whether then
+  // nothing at all is pending before t, so that the caller may go on at its
+  // local time without waiting for the kernel (the issue's "run the queue up
+  // to my local time").
+  static bool quiet_until(const sc_core::sc_time& t) {
+    if (s_instance) return s_instance->catch_up(t);
+    return t - sc_core::sc_time_stamp() < sc_core::sc_time_to_pending_activity();
+  }
+  static bool running_ahead() {
+    return s_instance && s_instance->m_running && s_instance->m_now != sc_core::sc_time_stamp();
+  }
   // Runs fn when SystemC time is now() (see above).
   void observe(std::function<void()> fn);
 
@@ -64,9 +86,14 @@ class DataPathScheduler : public sc_core::sc_module {
     uint64_t steps = 0;        // steps run
     uint64_t ahead_steps = 0;  // of them, run ahead of SystemC time
     uint64_t wakeups = 0;      // activations of the scheduler's method
+    uint64_t catch_ups = 0;    // quiet_until() calls that ran steps (instead of a wake-up)
   };
   const Stats& stats() const { return m_stats; }
   bool idle() const { return m_queue.empty() && m_deferred.empty(); }
+  // A model that schedules steps says so when it is built: the run then
+  // reports the scheduler's statistics (and `stats --list` names them).
+  void add_user() { ++m_users; }
+  static bool in_use() { return s_instance && s_instance->m_users > 0; }
   size_t pending() const { return m_queue.size(); }
 
  private:
@@ -83,23 +110,31 @@ class DataPathScheduler : public sc_core::sc_module {
   // 41-65 ns an event; a timing wheel would save about 20 ns of that.
   static bool later(const Step& a, const Step& b) { return a.time != b.time ? a.time > b.time : a.seq > b.seq; }
   void run();
+  // The stepping loop of run() and catch_up(): steps before `limit` (ps)
+  // that nothing else pending precedes.
+  void run_steps(uint64_t limit);
+  bool catch_up(const sc_core::sc_time& t);
   void wake_at(uint64_t time_ps);
   bool may_run_ahead(uint64_t time_ps) const;
 
+  static DataPathScheduler* s_instance;
   std::vector<Step> m_queue;
   std::vector<std::function<void()>> m_deferred;  // observe() while ahead, at m_deferred_at
   uint64_t m_deferred_at = 0;
   uint64_t m_seq = 0;
+  unsigned m_users = 0;
   bool m_running = false;
   sc_core::sc_time m_now;
   sc_core::sc_event m_wake;
   uint64_t m_wake_at = UINT64_MAX;  // pending notification of m_wake (ps), UINT64_MAX: none
   Stats m_stats;
-  // In stats.tsv once a model uses the scheduler (`./m2vp bench speed` prints them per simulated us).
+  // In stats.tsv when a model uses the scheduler (in_use) (`./m2vp bench speed` prints them per simulated us).
   StatProbe m_stat_steps{this, "steps", "count", "data-path steps run (each a state machine's step)",
                          [this] { return double(m_stats.steps); }};
   StatProbe m_stat_ahead{this, "ahead_steps", "count", "of the data-path steps, run ahead of SystemC time",
                          [this] { return double(m_stats.ahead_steps); }};
+  StatProbe m_stat_catch_ups{this, "catch_ups", "count", "times a CPU ran the data path up to its local time as a call",
+                             [this] { return double(m_stats.catch_ups); }};
   StatProbe m_stat_wakeups{this, "wakeups", "count", "kernel activations of the data-path scheduler",
                            [this] { return double(m_stats.wakeups); }};
 };

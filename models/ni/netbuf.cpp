@@ -1,5 +1,7 @@
 #include "ni/netbuf.h"
 
+#include "core/data_path_scheduler.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -134,16 +136,18 @@ void NetBuf::push(Channel& c, const uint8_t* src, unsigned n) {
   c.fifo.push(src, n);
   if (n == 0) return;
   c.bytes_in += n;
-  c.data_event.notify(sc_core::SC_ZERO_TIME);
+  DataPathScheduler::notify_now(c.data_event);
   update_irqs();
+  if (m_link_news && is_tx(&c)) m_link_news();
 }
 
 void NetBuf::pop(Channel& c, uint8_t* dst, unsigned n) {
   c.fifo.pop(dst, n);
   if (n == 0) return;
   c.bytes_out += n;
-  c.space_event.notify(sc_core::SC_ZERO_TIME);
+  DataPathScheduler::notify_now(c.space_event);
   update_irqs();
+  if (m_link_news && !is_tx(&c)) m_link_news();
 }
 
 void NetBuf::tx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(tx(ch), dst, n); }
@@ -189,7 +193,7 @@ void NetBuf::flush_tx(unsigned ch) {
   Channel& c = tx(ch);
   c.fifo.clear();
   m_tx_streams.at(ch) = Stream{};
-  c.space_event.notify(sc_core::SC_ZERO_TIME);
+  DataPathScheduler::notify_now(c.space_event);
   update_irqs();
 }
 
@@ -197,8 +201,9 @@ void NetBuf::flush_rx(unsigned ch) {
   Channel& c = rx(ch);
   c.fifo.clear();
   m_rx_streams.at(ch) = Stream{};
-  c.space_event.notify(sc_core::SC_ZERO_TIME);
+  DataPathScheduler::notify_now(c.space_event);
   update_irqs();
+  if (m_link_news) m_link_news();
 }
 
 sc_core::sc_time NetBuf::access_time(unsigned bytes) const {
