@@ -75,13 +75,28 @@ class ShapeTests(unittest.TestCase):
         self.assertAlmostEqual(s["mean_hops"], 8.343, places=3)
         self.assertEqual(model_shapes.traffic_summary("fat-tree", 4096, "alltoall")["sbs"], 6144)
 
-    def test_fat_tree_routes_go_up_then_down_by_the_destination_digit(self):
+    def test_fat_tree_routes_go_up_by_the_destination_node_digits_then_down(self):
         sh = model_shapes.fat_tree(64)  # 4-ary 3-tree, 16 boxes a level
-        # Leaf 0 to leaf 15 (digits 0,0 -> 3,3): up to level 2 and down.
-        r = sh.route(0, 15)
-        levels = [(a // 16, b // 16) for a, b in r]
-        self.assertEqual(levels, [(0, 1), (1, 2), (2, 1), (1, 0)])
-        self.assertEqual(r[0], (0, 16 + 3))  # up port by digit 0 of the destination leaf
+        # Leaf 0 to node 61 (digits 1,3,3 on leaf 15, digits 3,3): up by the
+        # node's digits 0 and 1 (1, 3) to <13, 2>, then down by the leaf's
+        # digits 1 and 0 (3, 3) to <13, 1> and leaf <15, 0>.
+        r = sh.route_to(0, 61)
+        self.assertEqual(r, [(0, 16 + 1), (16 + 1, 32 + 13), (32 + 13, 16 + 13), (16 + 13, 15)])
+        # The four nodes of leaf 15 come down through four level-1 boxes.
+        self.assertEqual({sh.route_to(0, d)[-1][0] for d in range(60, 64)}, {16 + 12, 16 + 13, 16 + 14, 16 + 15})
+        self.assertEqual(sh.hops(0, 61), 5)
+
+    def test_fat_tree_alltoall_load_is_n_minus_k_per_lowest_channel(self):
+        # d-mod-k: the channels between levels l and l+1 each carry
+        # N - k^(l+1) flows of an all-to-all round, every one of them alike.
+        for n, k, levels in ((16, 4, 2), (64, 4, 3), (256, 4, 4)):
+            with self.subTest(nodes=n):
+                sh = model_shapes.fat_tree(n)
+                _, load = model_shapes.pattern_traffic(sh, "alltoall")
+                per = sh.sbs // levels
+                for (a, b), flows in load.items():
+                    self.assertEqual(flows, n - k ** (max(a // per, b // per)))
+                self.assertEqual(model_shapes.fat_tree_alltoall(n)[1], n - k)
 
     def test_generated_cabling_uses_each_port_once(self):
         for shape, n in (("tree", 64), ("fat-tree", 64), ("tree", 16), ("tree", 8)):
