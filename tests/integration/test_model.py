@@ -4,7 +4,7 @@ experiment 9): the shapes' switch-box counts and path lengths against the
 shared definition, the fit and the predictions on a small recorded run
 folder (tests/data/model: files of short platform runs), and bad input named.
 
-  test_model.py ShapeTests|FitTests|CommandTests
+  test_model.py ShapeTests|BoxTests|FitTests|CommandTests
 """
 import collections
 import os
@@ -20,6 +20,7 @@ DATA = os.path.join(HERE, "..", "data", "model")
 MODEL = os.path.join(TRACES, "model.py")
 sys.path.insert(0, TRACES)
 
+import model_boxes  # noqa: E402
 import model_fit  # noqa: E402
 import model_predict  # noqa: E402
 import model_shapes  # noqa: E402
@@ -116,6 +117,37 @@ class ShapeTests(unittest.TestCase):
             model_shapes.build("ring", 16)
 
 
+class BoxTests(unittest.TestCase):
+    """Messages per round through each switch box (model_boxes.py)."""
+
+    def test_closed_form_agrees_with_every_route_walked(self):
+        for shape in ("chain", "tree"):
+            for n in (16, 64, 256):
+                with self.subTest(shape=shape, nodes=n):
+                    sh = model_shapes.build(shape, n)
+                    self.assertEqual(model_boxes.alltoall_by_components(sh), dict(model_boxes.walked(sh, "alltoall")))
+
+    def test_busiest_boxes_of_the_64_node_tree(self):
+        # Leaves of 7 nodes; box 10 is over 7 leaves (49 nodes): every
+        # ordered pair with an end below it, 49 * 63 + 15 * 49, but not the
+        # 7 * 7 * 6 pairs inside one of its leaves.
+        b = model_boxes.busiest_box("tree", 64, "alltoall")
+        self.assertEqual((b["box"], b["messages"]), (10, 49 * 63 + 15 * 49 - 7 * 7 * 6))
+        # The hot spot: the hot node's leaf routes all 63 streams; the ring:
+        # a leaf's 7 nodes send 14 messages and take 2 from outside.
+        self.assertEqual(model_boxes.busiest_box("tree", 64, "hotspot")["messages"], 63)
+        self.assertEqual(model_boxes.busiest_box("tree", 64, "neighbour")["messages"], 16)
+
+    def test_chain_middle_box_and_fat_tree_leaves(self):
+        # Chain of 16 (5 + 5 + 6 nodes): the middle box misses only the pairs
+        # inside each end box, 16 * 15 - 5 * 4 - 6 * 5.
+        self.assertEqual(model_boxes.busiest_box("chain", 16, "alltoall")["messages"], 16 * 15 - 5 * 4 - 6 * 5)
+        # Fat tree of 64 (k = 4): a leaf routes every message from or to its
+        # 4 nodes, 2 * 4 * 63 - 4 * 3; beyond the walking limit this is the bound.
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 64, "alltoall")["messages"], 2 * 4 * 63 - 4 * 3)
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 4096, "alltoall")["how"], "leaf boxes (lower bound)")
+
+
 class FitTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -150,6 +182,40 @@ class FitTests(unittest.TestCase):
         for name in ("g_bi", "g_r", "t_ch"):
             sv = self.model["service"][name]
             self.assertGreater(sv["us"] + sv["us_per_byte"] * 16, 0.0, name)
+
+    def test_switch_box_time_per_header_is_the_recorded_busy_time(self):
+        # sb-14/stats.tsv: 22368.274 us simulated, the boxes idle 21963.704
+        # and 21984.471 us, 600 and 582 headers routed: (404.570 + 383.803) / 1182.
+        sb = self.model["switch_box"]
+        self.assertEqual(sb["headers"], 1182)
+        self.assertAlmostEqual(sb["us_per_header"], (404.569979 + 383.803313) / 1182, places=5)
+        self.assertAlmostEqual(sb["us_per_header"], 0.667, delta=0.001)
+
+    def test_the_switch_box_bounds_the_64_node_tree_all_to_all_of_small_messages(self):
+        # A round: T0 + (3528 - 1) t_sb at box 10, above the NI's 62 g_bi
+        # and the channel's (735 - 1) t_ch; the recorded run (scale-tree-64)
+        # is within the goal's 20% in latency and throughput.
+        t_sb = self.model["switch_box"]["us_per_header"]
+        p = model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)
+        self.assertEqual(p["bound"], "switch box")
+        self.assertEqual(p["box_headers"], 3528)
+        self.assertAlmostEqual(p["mbps"], 63 * 16 * 8 / (p["t0_us"] + 3527 * t_sb), places=6)
+        r = {(x["pattern"], int(x["bytes"])): x
+             for x in model_fit.read_scale(os.path.join(DATA, "scale-tree-64", "results.tsv"))}[("alltoall", 16)]
+        self.assertLess(abs(p["mbps"] - r["mbps"]) / r["mbps"], 0.20)
+        self.assertLess(abs(p["mean_us"] - r["mean_us"]) / r["mean_us"], 0.20)
+        # 4 KB messages are 3 chunks, 3 headers each, but the channel's bytes
+        # still set the pace.
+        self.assertEqual(model_predict.predict(self.model, "tree", 64, "alltoall", 4096, 2)["bound"], "channel")
+
+    def test_the_link_benchmark_is_channel_bound_at_every_size(self):
+        # t_ch is fitted by inverting link-14's rounds as the channel's: the
+        # boxes' routing of its 140 messages per round (x chunks) must stay
+        # below what the inversion gives at every size.
+        t_sb = self.model["switch_box"]["us_per_header"]
+        for s, per_msg in self.model["service"]["t_ch"]["points"]:
+            with self.subTest(bytes=s):
+                self.assertLess((140 * model_fit.chunks(s) - 1) * t_sb, 48 * per_msg)
 
     def test_recorded_phases_are_predicted_within_stated_tolerances(self):
         path = os.path.join(DATA, "scale-chain-16", "results.tsv")
@@ -240,6 +306,23 @@ class CommandTests(unittest.TestCase):
         rc, _, err = self.model("--reuse", d, "-o", os.path.join(self.d, "o"))
         self.assertEqual(rc, 1)
         self.assertIn("logp/results.tsv: no column o_r_us", err)
+
+    def test_switch_box_stats_without_headers_are_named(self):
+        d = os.path.join(self.d, "runs")
+        shutil.copytree(DATA, d)
+        path = os.path.join(d, "sb-14", "stats.tsv")
+        with open(path) as f:
+            kept = [l for l in f.read().splitlines() if "fw_result0" not in l]
+        with open(path, "w") as f:
+            f.write("\n".join(kept) + "\n")
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{path}: sb0.cpu: expected numbers for idle_us and fw_result0", err)
+        self.assertNotIn("Traceback", err)
+        os.remove(path)
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{path}: missing", err)
 
     def test_bad_options_are_usage_errors(self):
         for args, text in ((["--nodes", "512"], "at most 256"), (["--sizes", "8"], "at least 16 bytes"),
