@@ -4,17 +4,19 @@ firmware, whose header-by-header rate is the model's switch-box bound.
 
 A box's firmware routes the header of every chunk of every message whose
 path passes the box, the first and the last box included. The shapes and
-routes are model_shapes.py's (not changed here).
+routes are model_shapes.py's (fat trees: d-mod-k, routes per destination
+node).
 """
 import collections
 import functools
 
 import model_shapes
 
-# Walking every leaf pair's route costs time and the shapes' route cache
-# memory; above this many leaf pairs a fat tree's all-to-all takes the
-# leaf boxes' load (exact for them, a lower bound of the busiest box).
-WALK_LEAF_PAIRS = 70000
+# Walking every route costs time and the shapes' route cache memory; above
+# this many routes a fat tree's all-to-all takes the leaf boxes' load (the
+# busiest boxes of a full fat tree, fat_tree_level_alltoall; otherwise a
+# lower bound).
+WALK_ROUTES = 70000
 
 
 def _parents(sh):
@@ -48,20 +50,23 @@ def alltoall_by_components(sh):
 
 
 def walked(sh, pattern):
-    """{box: messages per round} by walking the route of every leaf pair of
-    the pattern (the all-to-all aggregated per leaf pair)."""
+    """{box: messages per round} by walking the route of every message of
+    the pattern, aggregated per route as model_shapes.route_keys gives them
+    (leaf pairs; on fat trees leaf and destination node, d-mod-k)."""
     load = collections.Counter()
-    if pattern == "alltoall":
-        counts = sorted(sh.leaf_counts().items())
-        items = (((a, b), ca * cb - (ca if a == b else 0)) for a, ca in counts for b, cb in counts)
-    else:
-        items = (((sh.leaf_of[s], sh.leaf_of[d]), 1) for s, d in model_shapes.pattern_pairs(pattern, sh.nodes))
-    for (a, b), flows in items:
+    for (a, b), flows in model_shapes.route_keys(sh, pattern):
         if flows:
             load[a] += flows
             for _, to in sh.route(a, b):
                 load[to] += flows
     return load
+
+
+def routes_to_walk(sh):
+    """How many routes the all-to-all walks: leaf pairs, or leaves times
+    destination nodes where routes depend on the node (fat trees)."""
+    leaves = len(sh.leaf_counts())
+    return leaves * (sh.nodes if sh.by_node else leaves)
 
 
 def leaf_boxes_alltoall(sh):
@@ -71,6 +76,20 @@ def leaf_boxes_alltoall(sh):
     return {b: 2 * c * (n - 1) - c * (c - 1) for b, c in sh.leaf_counts().items()}
 
 
+def fat_tree_level_alltoall(nodes, level, ports=8):
+    """Messages per all-to-all round at a box of `level` of a full k-ary
+    n-tree (nodes = k^n) with d-mod-k routes. A box at level l >= 1 is on
+    the way down to k destinations (the nodes equal to it but for digit l),
+    each reached through it by the N - k^l senders outside its subtree at
+    level l - 1; by symmetry as many flows climb through it; the
+    k(k^(l+1) - k^l) whose ancestor it is turn there and count once:
+    2k(N - k^l) - k^(l+1)(k - 1). At l = 0 (a leaf) that is
+    2k(N - 1) - k(k - 1), every message from or to its nodes. It falls with
+    l, so the leaves are the busiest boxes."""
+    k, _ = model_shapes.fat_tree_levels(nodes, ports)
+    return 2 * k * (nodes - k ** level) - k ** (level + 1) * (k - 1)
+
+
 @functools.lru_cache(maxsize=None)  # the projections ask for each several times
 def busiest_box(shape, nodes, pattern, ports=8):
     """{'messages': per round at the busiest box, 'box', 'how'} for the
@@ -78,8 +97,9 @@ def busiest_box(shape, nodes, pattern, ports=8):
     sh = model_shapes.build(shape, nodes, ports)
     if pattern == "alltoall" and shape in ("chain", "tree"):
         load, how = alltoall_by_components(sh), "closed form"
-    elif pattern == "alltoall" and len(sh.leaf_counts()) ** 2 > WALK_LEAF_PAIRS:
-        load, how = leaf_boxes_alltoall(sh), "leaf boxes (lower bound)"
+    elif pattern == "alltoall" and routes_to_walk(sh) > WALK_ROUTES:
+        full = sh.k ** sh.levels == nodes  # then the leaves are the busiest (above)
+        load, how = leaf_boxes_alltoall(sh), "leaf boxes (the busiest)" if full else "leaf boxes (lower bound)"
     else:
         load, how = walked(sh, pattern), "routes walked"
     box = max(load, key=lambda b: (load[b], -b), default=0)

@@ -234,10 +234,15 @@ def pattern_pairs(pattern, nodes, hot=0):
     raise ValueError(f"unknown pattern '{pattern}' (expected alltoall, neighbour or hotspot)")
 
 
-def _alltoall_route_keys(sh):
-    """((leaf a, b), flows) of one all-to-all round, aggregated: b is the
-    destination's leaf (chains, trees) or the destination node (fat trees,
-    whose routes depend on it); same-leaf pairs have no channel."""
+def route_keys(sh, pattern):
+    """((leaf a, b), flows) of one round of the pattern, aggregated per
+    route: b is the destination's leaf (chains, trees) or the destination
+    node (fat trees, whose routes depend on it); `sh.route(a, b)` is the
+    route. Same-leaf pairs of the all-to-all have no channel (a == b)."""
+    if pattern != "alltoall":
+        for s, d in pattern_pairs(pattern, sh.nodes):
+            yield (sh.leaf_of[s], d if sh.by_node else sh.leaf_of[d]), 1
+        return
     counts = sorted(sh.leaf_counts().items())
     if sh.by_node:
         for a, ca in counts:
@@ -256,12 +261,7 @@ def pattern_traffic(sh, pattern):
     fat trees take fat_tree_alltoall's closed form instead)."""
     hist = collections.Counter()
     load = collections.Counter()
-    if pattern == "alltoall":
-        items = _alltoall_route_keys(sh)
-    else:
-        items = (((sh.leaf_of[s], d if sh.by_node else sh.leaf_of[d]), 1)
-                 for s, d in pattern_pairs(pattern, sh.nodes))
-    for (a, b), flows in items:
+    for (a, b), flows in route_keys(sh, pattern):
         if flows == 0:
             continue
         r = sh.route(a, b)

@@ -143,9 +143,27 @@ class BoxTests(unittest.TestCase):
         # inside each end box, 16 * 15 - 5 * 4 - 6 * 5.
         self.assertEqual(model_boxes.busiest_box("chain", 16, "alltoall")["messages"], 16 * 15 - 5 * 4 - 6 * 5)
         # Fat tree of 64 (k = 4): a leaf routes every message from or to its
-        # 4 nodes, 2 * 4 * 63 - 4 * 3; beyond the walking limit this is the bound.
+        # 4 nodes, 2 * 4 * 63 - 4 * 3; beyond the walking limit the model takes
+        # it in closed form (the leaves are the busiest: next test).
         self.assertEqual(model_boxes.busiest_box("fat-tree", 64, "alltoall")["messages"], 2 * 4 * 63 - 4 * 3)
-        self.assertEqual(model_boxes.busiest_box("fat-tree", 4096, "alltoall")["how"], "leaf boxes (lower bound)")
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 4096, "alltoall"),
+                         {"messages": 2 * 4 * 4095 - 4 * 3, "box": 0, "how": "leaf boxes (the busiest)"})
+
+    def test_fat_tree_box_loads_per_level_follow_the_d_mod_k_routes(self):
+        # Every box of the walked d-mod-k routes carries its level's closed
+        # form, 2k(N - k^l) - k^(l+1)(k - 1): at 64 nodes 492, 432, 192
+        # (leaves, middle, top), so the leaves are the busiest.
+        for n in (16, 64, 256):
+            sh = model_shapes.fat_tree(n)
+            per_level = sh.sbs // sh.levels
+            load = model_boxes.walked(sh, "alltoall")
+            with self.subTest(nodes=n):
+                self.assertEqual({b: load[b] for b in range(sh.sbs)},
+                                 {b: model_boxes.fat_tree_level_alltoall(n, b // per_level) for b in range(sh.sbs)})
+        self.assertEqual([model_boxes.fat_tree_level_alltoall(64, l) for l in range(3)], [492, 432, 192])
+        # Other patterns walk the routes per destination node: the hot
+        # spot's 63 streams all enter the hot node's leaf (box 0).
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 64, "hotspot"), {"messages": 63, "box": 0, "how": "routes walked"})
 
 
 class FitTests(unittest.TestCase):
