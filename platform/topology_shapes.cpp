@@ -20,7 +20,10 @@ int FatTreeGeometry::next_port(int sb, int dst) const {
   const int leaf = dst / k;
   const int below = power(k, level);  // leaves under one box of this level share digits level..n-2
   if (w / below == leaf / below) return level == 0 ? dst % k : (leaf / (below / k)) % k;
-  return k + (leaf / below) % k;
+  // Up by the node's own digit `level` (not the leaf's): the k nodes of one
+  // leaf then come down through k different boxes. Any up choice reaches dst,
+  // as the way down rewrites digits 0..level of the ancestor (docs/models/cluster.md).
+  return k + (dst / below) % k;
 }
 
 ShapeLayout tree_layout(int nodes, int ports) {

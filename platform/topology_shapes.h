@@ -11,6 +11,8 @@
 // fat-tree: a k-ary n-tree, k = P/2, n the fewest levels with k^n >= N; n
 // levels of k^(n-1) boxes. Down ports 0..k-1, up ports k..2k-1; up port k+j
 // of <w, l> goes to down port w_l of <w with digit l := j, l+1>.
+// Unicast climbs by the destination node's digit l at level l (d-mod-k) to
+// the lowest common level, then descends by the destination leaf's digits.
 #pragma once
 
 #include <vector>

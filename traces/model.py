@@ -134,6 +134,9 @@ def plan_runs(a, shapes):
     runs["ni-8"] = [cfg("scale-8.yaml")] + scale_args("alltoall,hotspot", FIT_SIZES, 4)
     runs["link-14"] = ([cfg("scale-16.yaml"), "--set", "topology.nodes=14", "--set",
                         f"topology.links={two_box_links(7)}"] + scale_args("alltoall", FIT_SIZES, 2))
+    # The same two boxes routing small messages only: their firmware's time per header.
+    runs["sb-14"] = ([cfg("scale-16.yaml"), "--set", "topology.nodes=14", "--set",
+                      f"topology.links={two_box_links(7)}"] + scale_args("alltoall", "16", 4))
     sizes = ",".join(str(s) for s in a.sizes)
     for n in a.nodes:
         for shape, how in shapes.items():
@@ -200,6 +203,8 @@ def param_rows(model):
     for name, what in (("g_bi", "ni-8 alltoall"), ("g_r", "ni-8 hotspot"), ("t_ch", "link-14 alltoall")):
         rows.append([f"{name}_us", sv[name]["us"], "us", what])
         rows.append([f"{name}_ns_per_byte", sv[name]["us_per_byte"] * 1e3, "ns/B", what])
+    rows.append(["t_sb_us", model["switch_box"]["us_per_header"], "us",
+                 "sb-14: switch boxes' CPU busy time per header routed"])
     for s, c in model["hop_components"].items():
         for k, v in c.items():
             rows.append([f"per_box_{k[:-3]}@{s}B", v, "us", f"pingpong-h{max(model['breakdowns'])} stages"])
@@ -276,7 +281,7 @@ def main(argv):
             output_folder(folder)
             shapes = shapes_available(a.sim)
             failed = run_all(a, plan_runs(a, shapes), folder)
-            if failed & {"logp", "ni-8", "link-14"} or failed & {f"pingpong-h{h}" for h in FIT_HOPS}:
+            if failed & {"logp", "ni-8", "link-14", "sb-14"} or failed & {f"pingpong-h{h}" for h in FIT_HOPS}:
                 print("m2vp model: a run the fit needs failed (above)", file=sys.stderr)
                 return 1
         if "fat-tree" not in shapes:

@@ -13,6 +13,10 @@ Run folders under one measurement folder (names fixed, so --reuse finds them):
                             (hotspot)
   link-14/results.tsv       scale on 14 nodes, 7 + 7 on two boxes (alltoall):
                             the channel between the boxes is the bottleneck
+  sb-14/stats.tsv           the same 14 nodes, 16-byte all-to-all only: each
+                            box's routing firmware busy with a header per
+                            message (sb*.cpu idle_us, fw_result0 = headers
+                            routed): its time per header
 """
 import csv
 import math
@@ -57,7 +61,7 @@ def read_table(path, delimiter, required):
             raise ModelInputError(f"{path}:{n}: {len(row)} cells, the header has {len(head)}")
         rec = dict(zip(head, row))
         for c in required:
-            if c in ("pattern", "layer", "phase", "msg"):
+            if c in ("pattern", "layer", "phase", "msg", "source", "key", "value"):  # text, or read by the caller
                 continue
             try:
                 v = float(rec[c])
@@ -220,6 +224,53 @@ def fit_service_times(folder, fit):
     return out
 
 
+def chunks(size):
+    """MMP chunks (wire headers) of a message of `size` bytes."""
+    return max(1, math.ceil(size / CHUNK_BYTES))
+
+
+def read_stats(path):
+    """{source: {key: value}} of a run's stats.tsv."""
+    out = {}
+    for r in read_table(path, "\t", ("source", "key", "value")):
+        out.setdefault(r["source"], {})[r["key"]] = r["value"]
+    return out
+
+
+def fit_sb_header(folder):
+    """The switch box's routing firmware time per header: every box's CPU
+    busy time (the run's simulated time less its idle_us, the time it dozed
+    waiting for a header) over the headers it routed (fw_result0), summed
+    over the boxes of the sb-14 run. The boxes there route a 16-byte
+    all-to-all of 14 nodes, most of the time busy: at lower load each header
+    also pays a wake-up (an upper bound of the time per header of a
+    saturated box)."""
+    path = os.path.join(folder, "sb-14", "stats.tsv")
+    stats = read_stats(path)
+    try:
+        sim_us = float(stats["run"]["sim_time_us"])
+    except (KeyError, ValueError):
+        sim_us = math.nan
+    if not math.isfinite(sim_us):
+        raise ModelInputError(f"{path}: expected a number for run sim_time_us")
+    busy = headers = 0.0
+    for source, kv in stats.items():
+        if not (source.startswith("sb") and source.endswith(".cpu")):
+            continue
+        try:
+            idle, routed = float(kv["idle_us"]), float(kv["fw_result0"])
+        except (KeyError, ValueError):
+            raise ModelInputError(f"{path}: {source}: expected numbers for idle_us and fw_result0 "
+                                  "(headers routed)") from None
+        if not (math.isfinite(idle) and math.isfinite(routed)):
+            raise ModelInputError(f"{path}: {source}: idle_us and fw_result0 must be finite numbers")
+        busy += sim_us - idle
+        headers += routed
+    if headers <= 0:
+        raise ModelInputError(f"{path}: no switch box routed a header (sb*.cpu fw_result0)")
+    return {"us_per_header": busy / headers, "busy_us": busy, "headers": int(headers)}
+
+
 def fit_all(folder):
     """Every parameter of the model from the measurement folder."""
     if not os.path.isdir(folder):
@@ -232,4 +283,5 @@ def fit_all(folder):
     model = {"logp": read_logp(folder), "unloaded": fit, "hop_components": hop_components(breakdowns),
              "breakdowns": breakdowns}
     model["service"] = fit_service_times(folder, fit)
+    model["switch_box"] = fit_sb_header(folder)
     return model

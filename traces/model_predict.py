@@ -6,25 +6,32 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   All-to-all and ring are closed rounds: a node sends its D messages, then
   waits for its D arrivals. A round takes T0 (the unloaded latency at the
   pattern's mean hop count) plus the queue at the busiest resource:
-      R = T0 + max((D - 1) g_bi, (L - 1) t_ch)
+      R = T0 + max((D - 1) g_bi, (L - 1) t_ch, (H - 1) t_sb)
   with g_bi the NI's time per message when it sends and receives (the
   injection / per-port bound: D messages each way per round) and L the
   flows per round on the busiest channel between switch boxes (the
   bisection bound generalised to every cut: L >= flows across the
-  bisection / channels across it), t_ch a channel's time per message.
+  bisection / channels across it), t_ch a channel's time per message, and
+  H the headers per round at the busiest switch box (model_boxes.py: the
+  messages whose path passes it, times their chunks), t_sb its routing
+  firmware's time per header (the switch-box bound: one PowerPC routes
+  every header of the box one after another).
   Arrivals spread evenly over the round, and each message also waits for
   its own service at the NI (not in T0's unloaded share): the mean latency
   is (T0 + R + g_bi) / 2. Throughput per node: D s / R.
   Hot spot: the n - 1 senders stream M messages each into one NI that
   receives only (the receiver's NI bound, g_r); the busiest channel
-  carries L of the n - 1 streams, so per message at the hot node
-      w = max(g_r, L t_ch / (n - 1)),  phase = T0 + ((n - 1) M - 1) w.
+  carries L of the n - 1 streams and the busiest box routes H headers of
+  them, so per message at the hot node
+      w = max(g_r, L t_ch / (n - 1), H t_sb / (n - 1)),
+      phase = T0 + ((n - 1) M - 1) w.
   The senders inject far faster than one NI takes (their sends alone), so
   the K = (n - 1) M messages queue at once: the j-th waits j w, the mean
   latency is T0 + (K - 1) / 2 w. Throughput per node: the hot node's
   (n - 1) M s / phase over n (experiment 6's column).
 """
-from model_fit import unloaded_latency
+from model_boxes import busiest_box
+from model_fit import chunks, unloaded_latency
 from model_shapes import traffic_summary
 
 PATTERNS = ("alltoall", "neighbour", "hotspot")
@@ -36,31 +43,36 @@ def service(model, name, size):
 
 
 def predict(model, shape, nodes, pattern, size, msgs):
-    """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load'} of
-    one phase."""
+    """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
+    'box_headers'} of one phase."""
     t = traffic_summary(shape, nodes, pattern)
     t0 = unloaded_latency(model["unloaded"], size, t["mean_hops"])
     g_bi = service(model, "g_bi", size)
     t_ch = service(model, "t_ch", size)
     g_r = service(model, "g_r", size)
     L = t["max_load"]
+    t_sb = model["switch_box"]["us_per_header"]
+    H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
     if pattern == "hotspot":
         senders = nodes - 1
         w, bound = g_r, "receiver NI"
         if L * t_ch / senders > w:  # the busiest channel carries L of the n - 1 streams
             w, bound = L * t_ch / senders, "channel"
+        if H * t_sb / senders > w:  # the busiest box routes H headers of them
+            w, bound = H * t_sb / senders, "switch box"
         k = senders * msgs
         phase = t0 + (k - 1) * w
         mean = t0 + (k - 1) / 2 * w
         mbps = senders * msgs * size * 8 / phase / nodes
     else:
         d = 2 if pattern == "neighbour" and nodes > 2 else (1 if pattern == "neighbour" else nodes - 1)
-        q_ni, q_ch = (d - 1) * g_bi, max(L - 1, 0) * t_ch
-        bound = "injection (NI)" if q_ni >= q_ch else "channel"
-        r = t0 + max(q_ni, q_ch)
+        queues = {"injection (NI)": (d - 1) * g_bi, "channel": max(L - 1, 0) * t_ch,
+                  "switch box": max(H - 1, 0) * t_sb}
+        bound = max(queues, key=queues.get)  # ties: the first (dict order)
+        r = t0 + queues[bound]
         if d == 1:
             bound = "latency"
         mean = (t0 + r + g_bi) / 2
         mbps = d * size * 8 / r
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
-            "max_load": L, "sbs": t["sbs"]}
+            "max_load": L, "box_headers": H, "sbs": t["sbs"]}

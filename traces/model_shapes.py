@@ -20,9 +20,11 @@ class ShapeError(ValueError):
 
 
 class Shape:
-    """A built topology: `leaf_of[i]` is node i's switch box, `route(a, b)`
-    the directed inter-box channels ((from, to) box pairs) from leaf a to
-    leaf b. Boxes are numbered 0..sbs-1."""
+    """A built topology: `leaf_of[i]` is node i's switch box, `route_to(a,
+    dst)` the directed inter-box channels ((from, to) box pairs) from leaf a
+    to node dst. On chains and trees that route depends on dst's leaf only
+    (`route(a, b)`, leaf to leaf, `by_node` False); on a fat tree on dst
+    itself (d-mod-k on the node's digits). Boxes are numbered 0..sbs-1."""
 
     def __init__(self, name, nodes, ports):
         self.name = name
@@ -30,6 +32,7 @@ class Shape:
         self.ports = ports
         self.leaf_of = []
         self.sbs = 0
+        self.by_node = False
         self._routes = {}
 
     def route(self, a, b):
@@ -39,9 +42,12 @@ class Shape:
             r = self._routes[key] = self._route(a, b)
         return r
 
+    def route_to(self, a, dst):
+        return self.route(a, dst if self.by_node else self.leaf_of[dst])
+
     def hops(self, src, dst):
         """Switch boxes on the path from node src to node dst."""
-        return len(self.route(self.leaf_of[src], self.leaf_of[dst])) + 1
+        return len(self.route_to(self.leaf_of[src], dst)) + 1
 
     def leaf_counts(self):
         return collections.Counter(self.leaf_of)
@@ -158,10 +164,15 @@ def fat_tree_levels(nodes, ports=8):
 
 def fat_tree(nodes, ports=8):
     """k-ary n-tree: n levels of k^(n-1) boxes <w, l> (w: n-1 base-k digits);
-    node i on leaf i / k. Up port k+j of <w, l> goes to <w with digit l = j,
-    l+1>; a route climbs to the nearest common ancestor level m (the highest
-    differing leaf digit + 1), taking at level l the destination's digit l
-    (d-mod-k), then descends."""
+    node i on leaf i / k, so a leaf's digit l is its nodes' digit l + 1. Up
+    port k+j of <w, l> goes to <w with digit l = j, l+1>; a route climbs to
+    the nearest common ancestor level m (the highest differing leaf digit +
+    1), taking at level l the destination node's digit l (d-mod-k), then
+    descends by the destination leaf's digits. The way down rewrites digits
+    0..m-1 of the ancestor, so any up choice reaches the destination; with
+    d-mod-k the box at level l on the way down is the destination with its
+    digit l left out, whoever sends. `route(a, dst)` takes the destination
+    node (by_node)."""
     if nodes < 1 or ports < 4 or ports % 2:
         raise ShapeError(f"fat-tree: {nodes} nodes on {ports}-port switch boxes cannot be built "
                          "(an even port count of at least 4 is needed)")
@@ -171,6 +182,7 @@ def fat_tree(nodes, ports=8):
     sh.sbs = n * per_level
     sh.leaf_of = [i // k for i in range(nodes)]
     sh.k, sh.levels = k, n
+    sh.by_node = True
 
     def box(w, level):
         return level * per_level + w
@@ -181,17 +193,18 @@ def fat_tree(nodes, ports=8):
     def with_digit(w, l, d):
         return w + (d - digit(w, l)) * k ** l
 
-    def route(a, b):
+    def route(a, dst):
+        b = dst // k
         if a == b:
             return []
         m = max(l for l in range(n - 1) if digit(a, l) != digit(b, l)) + 1
         path, w = [], a
         for l in range(m):
-            w2 = with_digit(w, l, digit(b, l))
+            w2 = with_digit(w, l, digit(dst, l))  # up by the node's digit l
             path.append((box(w, l), box(w2, l + 1)))
             w = w2
         for l in range(m, 0, -1):
-            w2 = with_digit(w, l - 1, digit(b, l - 1))
+            w2 = with_digit(w, l - 1, digit(b, l - 1))  # down by the leaf's digit l-1
             path.append((box(w, l), box(w2, l - 1)))
             w = w2
         return path
@@ -221,10 +234,21 @@ def pattern_pairs(pattern, nodes, hot=0):
     raise ValueError(f"unknown pattern '{pattern}' (expected alltoall, neighbour or hotspot)")
 
 
-def _alltoall_leaf_pairs(sh):
-    """((leaf a, leaf b), flows) of one all-to-all round, aggregated: every
-    node pair on leaves a != b (same-leaf pairs have no channel)."""
+def route_keys(sh, pattern):
+    """((leaf a, b), flows) of one round of the pattern, aggregated per
+    route: b is the destination's leaf (chains, trees) or the destination
+    node (fat trees, whose routes depend on it); `sh.route(a, b)` is the
+    route. Same-leaf pairs of the all-to-all have no channel (a == b)."""
+    if pattern != "alltoall":
+        for s, d in pattern_pairs(pattern, sh.nodes):
+            yield (sh.leaf_of[s], d if sh.by_node else sh.leaf_of[d]), 1
+        return
     counts = sorted(sh.leaf_counts().items())
+    if sh.by_node:
+        for a, ca in counts:
+            for d in range(sh.nodes):
+                yield (a, d), ca - (1 if sh.leaf_of[d] == a else 0)
+        return
     for a, ca in counts:
         for b, cb in counts:
             yield (a, b), ca * cb - (ca if a == b else 0)
@@ -232,15 +256,12 @@ def _alltoall_leaf_pairs(sh):
 
 def pattern_traffic(sh, pattern):
     """(hop histogram {hops: flows}, {channel: flows}) of one round. The
-    all-to-all is aggregated per leaf pair (fast enough to 4096 nodes on
-    chains and trees; fat-trees above 1024 nodes use fat_tree_alltoall)."""
+    all-to-all is aggregated per leaf pair, on fat trees per leaf and
+    destination node (fast enough to 4096 nodes on chains and trees; full
+    fat trees take fat_tree_alltoall's closed form instead)."""
     hist = collections.Counter()
     load = collections.Counter()
-    if pattern == "alltoall":
-        items = _alltoall_leaf_pairs(sh)
-    else:
-        items = (((sh.leaf_of[s], sh.leaf_of[d]), 1) for s, d in pattern_pairs(pattern, sh.nodes))
-    for (a, b), flows in items:
+    for (a, b), flows in route_keys(sh, pattern):
         if flows == 0:
             continue
         r = sh.route(a, b)
@@ -254,18 +275,23 @@ def fat_tree_alltoall(nodes, ports=8):
     """The all-to-all's hop histogram and largest channel load of a full
     k-ary n-tree (nodes = k^n) in closed form: a pair whose nearest common
     ancestor is at level m passes 2m+1 boxes; there are N(k^(m+1) - k^m)
-    such ordered pairs (N(k-1) at m = 0: same leaf). The up port is chosen
-    by the destination leaf's digit, as the builder does
-    (FatTreeGeometry::next_port), so everything for one leaf comes down
-    through one level-1 box: that down channel carries k(N - k) flows, the
-    busiest channel (k times a node's own link)."""
+    such ordered pairs (N(k-1) at m = 0: same leaf). The up port at level l
+    is the destination node's digit l (d-mod-k), as the builder does
+    (FatTreeGeometry::next_port). Then a channel between levels l and l+1
+    carries flows of one destination node only (down) or from one group
+    of k^(l+1) senders sharing digits l+1.. (up): the down channel into
+    the box "dst without digit l" is taken by the senders that differ from
+    dst in a digit above l, N - k^(l+1) of them; an up channel likewise by
+    k^(l+1) senders times the k^(n-1-l) - 1 destinations outside their
+    subtree. The busiest channels are those between levels 0 and 1:
+    N - k flows each (a node's own link carries N - 1)."""
     k, n = fat_tree_levels(nodes, ports)
     if k ** n != nodes:
         raise ShapeError(f"fat_tree_alltoall: {nodes} is not a power of {k}")
     hist = {1: nodes * (k - 1)}
     for m in range(1, n):
         hist[2 * m + 1] = nodes * (k ** (m + 1) - k ** m)
-    max_load = k * (nodes - k) if n > 1 else 0
+    max_load = nodes - k if n > 1 else 0
     return hist, max_load
 
 

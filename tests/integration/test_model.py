@@ -4,7 +4,7 @@ experiment 9): the shapes' switch-box counts and path lengths against the
 shared definition, the fit and the predictions on a small recorded run
 folder (tests/data/model: files of short platform runs), and bad input named.
 
-  test_model.py ShapeTests|FitTests|CommandTests
+  test_model.py ShapeTests|BoxTests|FitTests|CommandTests
 """
 import collections
 import os
@@ -20,6 +20,7 @@ DATA = os.path.join(HERE, "..", "data", "model")
 MODEL = os.path.join(TRACES, "model.py")
 sys.path.insert(0, TRACES)
 
+import model_boxes  # noqa: E402
 import model_fit  # noqa: E402
 import model_predict  # noqa: E402
 import model_shapes  # noqa: E402
@@ -75,13 +76,28 @@ class ShapeTests(unittest.TestCase):
         self.assertAlmostEqual(s["mean_hops"], 8.343, places=3)
         self.assertEqual(model_shapes.traffic_summary("fat-tree", 4096, "alltoall")["sbs"], 6144)
 
-    def test_fat_tree_routes_go_up_then_down_by_the_destination_digit(self):
+    def test_fat_tree_routes_go_up_by_the_destination_node_digits_then_down(self):
         sh = model_shapes.fat_tree(64)  # 4-ary 3-tree, 16 boxes a level
-        # Leaf 0 to leaf 15 (digits 0,0 -> 3,3): up to level 2 and down.
-        r = sh.route(0, 15)
-        levels = [(a // 16, b // 16) for a, b in r]
-        self.assertEqual(levels, [(0, 1), (1, 2), (2, 1), (1, 0)])
-        self.assertEqual(r[0], (0, 16 + 3))  # up port by digit 0 of the destination leaf
+        # Leaf 0 to node 61 (digits 1,3,3 on leaf 15, digits 3,3): up by the
+        # node's digits 0 and 1 (1, 3) to <13, 2>, then down by the leaf's
+        # digits 1 and 0 (3, 3) to <13, 1> and leaf <15, 0>.
+        r = sh.route_to(0, 61)
+        self.assertEqual(r, [(0, 16 + 1), (16 + 1, 32 + 13), (32 + 13, 16 + 13), (16 + 13, 15)])
+        # The four nodes of leaf 15 come down through four level-1 boxes.
+        self.assertEqual({sh.route_to(0, d)[-1][0] for d in range(60, 64)}, {16 + 12, 16 + 13, 16 + 14, 16 + 15})
+        self.assertEqual(sh.hops(0, 61), 5)
+
+    def test_fat_tree_alltoall_load_is_n_minus_k_per_lowest_channel(self):
+        # d-mod-k: the channels between levels l and l+1 each carry
+        # N - k^(l+1) flows of an all-to-all round, every one of them alike.
+        for n, k, levels in ((16, 4, 2), (64, 4, 3), (256, 4, 4)):
+            with self.subTest(nodes=n):
+                sh = model_shapes.fat_tree(n)
+                _, load = model_shapes.pattern_traffic(sh, "alltoall")
+                per = sh.sbs // levels
+                for (a, b), flows in load.items():
+                    self.assertEqual(flows, n - k ** (max(a // per, b // per)))
+                self.assertEqual(model_shapes.fat_tree_alltoall(n)[1], n - k)
 
     def test_generated_cabling_uses_each_port_once(self):
         for shape, n in (("tree", 64), ("fat-tree", 64), ("tree", 16), ("tree", 8)):
@@ -99,6 +115,55 @@ class ShapeTests(unittest.TestCase):
             model_shapes.fat_tree(16, 7)
         with self.assertRaisesRegex(model_shapes.ShapeError, "unknown shape 'ring'"):
             model_shapes.build("ring", 16)
+
+
+class BoxTests(unittest.TestCase):
+    """Messages per round through each switch box (model_boxes.py)."""
+
+    def test_closed_form_agrees_with_every_route_walked(self):
+        for shape in ("chain", "tree"):
+            for n in (16, 64, 256):
+                with self.subTest(shape=shape, nodes=n):
+                    sh = model_shapes.build(shape, n)
+                    self.assertEqual(model_boxes.alltoall_by_components(sh), dict(model_boxes.walked(sh, "alltoall")))
+
+    def test_busiest_boxes_of_the_64_node_tree(self):
+        # Leaves of 7 nodes; box 10 is over 7 leaves (49 nodes): every
+        # ordered pair with an end below it, 49 * 63 + 15 * 49, but not the
+        # 7 * 7 * 6 pairs inside one of its leaves.
+        b = model_boxes.busiest_box("tree", 64, "alltoall")
+        self.assertEqual((b["box"], b["messages"]), (10, 49 * 63 + 15 * 49 - 7 * 7 * 6))
+        # The hot spot: the hot node's leaf routes all 63 streams; the ring:
+        # a leaf's 7 nodes send 14 messages and take 2 from outside.
+        self.assertEqual(model_boxes.busiest_box("tree", 64, "hotspot")["messages"], 63)
+        self.assertEqual(model_boxes.busiest_box("tree", 64, "neighbour")["messages"], 16)
+
+    def test_chain_middle_box_and_fat_tree_leaves(self):
+        # Chain of 16 (5 + 5 + 6 nodes): the middle box misses only the pairs
+        # inside each end box, 16 * 15 - 5 * 4 - 6 * 5.
+        self.assertEqual(model_boxes.busiest_box("chain", 16, "alltoall")["messages"], 16 * 15 - 5 * 4 - 6 * 5)
+        # Fat tree of 64 (k = 4): a leaf routes every message from or to its
+        # 4 nodes, 2 * 4 * 63 - 4 * 3; beyond the walking limit the model takes
+        # it in closed form (the leaves are the busiest: next test).
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 64, "alltoall")["messages"], 2 * 4 * 63 - 4 * 3)
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 4096, "alltoall"),
+                         {"messages": 2 * 4 * 4095 - 4 * 3, "box": 0, "how": "leaf boxes (the busiest)"})
+
+    def test_fat_tree_box_loads_per_level_follow_the_d_mod_k_routes(self):
+        # Every box of the walked d-mod-k routes carries its level's closed
+        # form, 2k(N - k^l) - k^(l+1)(k - 1): at 64 nodes 492, 432, 192
+        # (leaves, middle, top), so the leaves are the busiest.
+        for n in (16, 64, 256):
+            sh = model_shapes.fat_tree(n)
+            per_level = sh.sbs // sh.levels
+            load = model_boxes.walked(sh, "alltoall")
+            with self.subTest(nodes=n):
+                self.assertEqual({b: load[b] for b in range(sh.sbs)},
+                                 {b: model_boxes.fat_tree_level_alltoall(n, b // per_level) for b in range(sh.sbs)})
+        self.assertEqual([model_boxes.fat_tree_level_alltoall(64, l) for l in range(3)], [492, 432, 192])
+        # Other patterns walk the routes per destination node: the hot
+        # spot's 63 streams all enter the hot node's leaf (box 0).
+        self.assertEqual(model_boxes.busiest_box("fat-tree", 64, "hotspot"), {"messages": 63, "box": 0, "how": "routes walked"})
 
 
 class FitTests(unittest.TestCase):
@@ -135,6 +200,40 @@ class FitTests(unittest.TestCase):
         for name in ("g_bi", "g_r", "t_ch"):
             sv = self.model["service"][name]
             self.assertGreater(sv["us"] + sv["us_per_byte"] * 16, 0.0, name)
+
+    def test_switch_box_time_per_header_is_the_recorded_busy_time(self):
+        # sb-14/stats.tsv: 22368.274 us simulated, the boxes idle 21963.704
+        # and 21984.471 us, 600 and 582 headers routed: (404.570 + 383.803) / 1182.
+        sb = self.model["switch_box"]
+        self.assertEqual(sb["headers"], 1182)
+        self.assertAlmostEqual(sb["us_per_header"], (404.569979 + 383.803313) / 1182, places=5)
+        self.assertAlmostEqual(sb["us_per_header"], 0.667, delta=0.001)
+
+    def test_the_switch_box_bounds_the_64_node_tree_all_to_all_of_small_messages(self):
+        # A round: T0 + (3528 - 1) t_sb at box 10, above the NI's 62 g_bi
+        # and the channel's (735 - 1) t_ch; the recorded run (scale-tree-64)
+        # is within the goal's 20% in latency and throughput.
+        t_sb = self.model["switch_box"]["us_per_header"]
+        p = model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)
+        self.assertEqual(p["bound"], "switch box")
+        self.assertEqual(p["box_headers"], 3528)
+        self.assertAlmostEqual(p["mbps"], 63 * 16 * 8 / (p["t0_us"] + 3527 * t_sb), places=6)
+        r = {(x["pattern"], int(x["bytes"])): x
+             for x in model_fit.read_scale(os.path.join(DATA, "scale-tree-64", "results.tsv"))}[("alltoall", 16)]
+        self.assertLess(abs(p["mbps"] - r["mbps"]) / r["mbps"], 0.20)
+        self.assertLess(abs(p["mean_us"] - r["mean_us"]) / r["mean_us"], 0.20)
+        # 4 KB messages are 3 chunks, 3 headers each, but the channel's bytes
+        # still set the pace.
+        self.assertEqual(model_predict.predict(self.model, "tree", 64, "alltoall", 4096, 2)["bound"], "channel")
+
+    def test_the_link_benchmark_is_channel_bound_at_every_size(self):
+        # t_ch is fitted by inverting link-14's rounds as the channel's: the
+        # boxes' routing of its 140 messages per round (x chunks) must stay
+        # below what the inversion gives at every size.
+        t_sb = self.model["switch_box"]["us_per_header"]
+        for s, per_msg in self.model["service"]["t_ch"]["points"]:
+            with self.subTest(bytes=s):
+                self.assertLess((140 * model_fit.chunks(s) - 1) * t_sb, 48 * per_msg)
 
     def test_recorded_phases_are_predicted_within_stated_tolerances(self):
         path = os.path.join(DATA, "scale-chain-16", "results.tsv")
@@ -225,6 +324,23 @@ class CommandTests(unittest.TestCase):
         rc, _, err = self.model("--reuse", d, "-o", os.path.join(self.d, "o"))
         self.assertEqual(rc, 1)
         self.assertIn("logp/results.tsv: no column o_r_us", err)
+
+    def test_switch_box_stats_without_headers_are_named(self):
+        d = os.path.join(self.d, "runs")
+        shutil.copytree(DATA, d)
+        path = os.path.join(d, "sb-14", "stats.tsv")
+        with open(path) as f:
+            kept = [l for l in f.read().splitlines() if "fw_result0" not in l]
+        with open(path, "w") as f:
+            f.write("\n".join(kept) + "\n")
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{path}: sb0.cpu: expected numbers for idle_us and fw_result0", err)
+        self.assertNotIn("Traceback", err)
+        os.remove(path)
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{path}: missing", err)
 
     def test_bad_options_are_usage_errors(self):
         for args, text in ((["--nodes", "512"], "at most 256"), (["--sizes", "8"], "at least 16 bytes"),

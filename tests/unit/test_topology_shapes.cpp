@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -166,16 +167,49 @@ TEST_CASE("topology shapes: a fat tree (4-ary n-tree of 8-port switch boxes) at 
   }
 }
 
-TEST_CASE("topology shapes: fat-tree routes go up by the destination's digits, then down", "[topology]") {
+TEST_CASE("topology shapes: fat-tree routes go up by the destination node's digits, then down", "[topology]") {
   const Topology t(shaped(256, "fat-tree"));  // <w, l> is sb 64 l + w
-  // node255 is on leaf 63 (digits 3,3,3): up ports 4+3 to <3,1>, <15,2>, <63,3>, then down <63,2>, <63,1>, <63,0>.
-  CHECK(t.path(0, 255) == std::vector<int>{0, 67, 143, 255, 191, 127, 63});
-  // node4 is on leaf 1: up to <1,1> (digit 0 := 1), down its port 1.
-  CHECK(t.path(0, 4) == std::vector<int>{0, 65, 1});
-  CHECK(t.routes(0).unicast[4] == 4 + 1);
-  CHECK(t.routes(65).unicast[4] == 1);
+  // node201 has digits 1,2,0,3 and is on leaf 50 (digits 2,0,3): up ports
+  // 4+1, 4+2, 4+0 to <1,1>, <9,2>, <9,3>, then down by the leaf's digits
+  // 3, 0, 2 to <57,2>, <49,1>, <50,0>: at level l, node201 without digit l.
+  CHECK(t.path(0, 201) == std::vector<int>{0, 65, 137, 201, 185, 113, 50});
+  CHECK(t.routes(0).unicast[201] == 4 + 1);
+  CHECK(t.routes(201).unicast[201] == 3);
+  // node4 and node5 share leaf 1 but differ in digit 0: up to <0,1> and <1,1>.
+  CHECK(t.path(0, 4) == std::vector<int>{0, 64, 1});
+  CHECK(t.path(0, 5) == std::vector<int>{0, 65, 1});
+  CHECK(t.routes(0).unicast[4] == 4 + 0);
+  CHECK(t.routes(64).unicast[4] == 1);
   // Every sender's messages to one destination meet on the same top box.
-  for (int src : {0, 17, 100, 150}) CHECK(t.path(src, 255)[3] == 255);
+  for (int src : {0, 17, 100, 150}) CHECK(t.path(src, 201)[3] == 201);
+}
+
+TEST_CASE("topology shapes: a fat tree's all-to-all loads its channels evenly, N - k at most", "[topology]") {
+  // 4-ary 3-tree: up by the destination node's digits (d-mod-k), a channel
+  // between levels l and l+1 carries N - k^(l+1) flows of an all-to-all:
+  // down, those of one destination from the senders outside its k^(l+1)
+  // subtree; up, those of k^(l+1) senders to the destinations outside it.
+  // (Up by the leaf's digits, the busiest channel carried k(N - k) = 240.)
+  const int nodes = 64, k = 4, per_level = 16;
+  const Topology t(shaped(nodes, "fat-tree"));
+  std::map<std::pair<int, int>, int> flows;  // (sb, output port) between switch boxes
+  for (int src = 0; src < nodes; ++src)
+    for (int dst = 0; dst < nodes; ++dst) {
+      if (src == dst) continue;
+      const std::vector<int> p = t.path(src, dst);
+      for (size_t i = 0; i + 1 < p.size(); ++i) ++flows[{p[i], t.routes(p[i]).unicast[static_cast<size_t>(dst)]}];
+    }
+  int busiest = 0;
+  for (const auto& [channel, count] : flows) {
+    const int sb = channel.first, level = sb / per_level;
+    const bool up = channel.second >= k;
+    const int upper = up ? level + 1 : level;  // the channel joins levels upper-1 and upper
+    INFO("sb" << sb << " port " << channel.second);
+    CHECK(count == nodes - (upper == 1 ? k : k * k));
+    busiest = std::max(busiest, count);
+  }
+  CHECK(flows.size() == 2u * 2u * 16u * 4u);  // both ways over the 2 x 64 cables between levels
+  CHECK(busiest == nodes - k);
 }
 
 TEST_CASE("topology shapes: broadcast reaches every other node exactly once", "[topology]") {
