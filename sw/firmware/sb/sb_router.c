@@ -126,8 +126,8 @@ static unsigned ones(uint32_t v) {
  * still finds a free entry after it (so the buffer never fills with requests
  * that wait behind others). Channels whose request is in a station count as
  * without one: when it completes, their next message needs an entry, and the
- * buffer gains none then (counting them as busy let two neighbouring boxes of
- * a 64-node chain fill their buffers and starve the link between them). */
+ * buffer gains none then (counting them as busy let two boxes of a 32- to
+ * 64-node chain fill their buffers and starve a cascade link's channels). */
 static int may_push(uint32_t bit, uint32_t queued, uint32_t free) {
   if (free == 0) {
     g_no_space = 1;
