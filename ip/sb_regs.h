@@ -22,12 +22,15 @@
  * Deadlock avoidance in cascades (out-of-order mode; docs/models/switchbox.md):
  * UP_PORTS names the ports cabled towards the root of the up / down routing
  * tree (the firmware copies it from the routing tables); the fetch unit keeps
- * one reservation station for requests that go to none of them. SRC_BUSY shows
- * which source channels have a request in the request buffer or a station;
- * the firmware keeps at most one there per source channel, so the request
- * buffer (depth >= ports * channels) never fills with requests that wait
- * behind others. SRC_WATCH + SB_IRQ_SRC_IDLE wake it when one of the watched
- * source channels has no request left.
+ * one reservation station for requests that go to none of them. SRC_QUEUED
+ * shows which source channels have a request in the request buffer (stations
+ * not counted); the firmware pushes a second one of a source channel only
+ * while the buffer keeps a free entry for every source channel without one
+ * there, so the request buffer (depth >= ports * channels) never fills with
+ * requests that wait behind others. SRC_BUSY shows which source channels have
+ * a request in the request buffer or a station; SRC_WATCH + SB_IRQ_SRC_IDLE
+ * wake the firmware when one of the watched source channels has no request
+ * left.
  *
  * Interrupt: one level output to the manager's external interrupt, high while
  * IRQ_STATUS & IRQ_ENABLE != 0. Silence it by clearing IRQ_ENABLE bits (the
@@ -59,6 +62,7 @@
 
 #define SB_IRQ_ENABLE 0x050u /* RW: SB_IRQ_* mask (0 at reset)                           */
 #define SB_IRQ_STATUS 0x054u /* R: SB_IRQ_* conditions now, enabled or not               */
+#define SB_SRC_QUEUED 0x058u /* R: SB_SRC_BIT of every source channel with a request in the request buffer */
 
 /* Counters since reset, modulo 2^32. */
 #define SB_CNT_HEADERS 0x060u  /* R: headers extracted by the analyzers                    */
@@ -74,7 +78,7 @@
 #define SB_SOURCE_PORT(v) (((v) >> 8) & 0xFFu)
 #define SB_SOURCE_CHANNEL(v) ((v)&0xFFu)
 #define SB_SOURCE_VALID 0x80000000u /* set in SB_HDR_SOURCE when an entry exists */
-/* A source channel's bit in SB_SRC_BUSY / SB_SRC_WATCH (2 channels per port). */
+/* A source channel's bit in SB_SRC_BUSY / SB_SRC_QUEUED / SB_SRC_WATCH (2 channels per port). */
 #define SB_SRC_BIT(port, ch) (1u << (((unsigned)(port) << 1) + ((unsigned)(ch)&1u)))
 
 #define SB_CONFIG_PORTS(v) ((v)&0xFFu)

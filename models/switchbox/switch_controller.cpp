@@ -135,6 +135,15 @@ int SwitchController::fetchable() const {
   return -1;
 }
 
+uint32_t SwitchController::queued_sources() const {
+  uint32_t queued = 0;
+  for (size_t i = 0; i < m_requests.size(); ++i) {
+    const SbRequest& r = m_requests.at(i);
+    queued |= 1u << (r.port * NetBuf::kChannels + r.channel);
+  }
+  return queued;
+}
+
 uint32_t SwitchController::busy_sources() const {
   uint32_t busy = 0;
   auto add = [&busy](const SbRequest& r) { busy |= 1u << (r.port * NetBuf::kChannels + r.channel); };

@@ -74,6 +74,9 @@ class SwitchController : public sc_core::sc_module {
   // Source channels with a request in the request buffer or a station: bit
   // port * NetBuf::kChannels + channel (SB_SRC_BUSY).
   uint32_t busy_sources() const;
+  // Source channels with a request in the request buffer, stations not
+  // counted (SB_SRC_QUEUED): the firmware's reservation of buffer entries.
+  uint32_t queued_sources() const;
   // Called when a request leaves its station (the register side's interrupt).
   void on_complete(std::function<void()> f) { m_on_complete = std::move(f); }
 

@@ -74,6 +74,8 @@ void SwitchRegs::add_registers(uint32_t config) {
   m_regs.add(
       SB_SRC_BUSY, "SRC_BUSY", [this] { return m_controller.busy_sources(); }, nullptr);
   m_regs.add(
+      SB_SRC_QUEUED, "SRC_QUEUED", [this] { return m_controller.queued_sources(); }, nullptr);
+  m_regs.add(
       SB_SRC_WATCH, "SRC_WATCH", [this] { return m_watch; },
       [this](uint32_t v) {
         m_watch = v;

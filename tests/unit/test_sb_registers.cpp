@@ -149,6 +149,66 @@ TEST_CASE("sb registers: header buffer, requests, refusals, interrupt and counte
   CHECK_THAT(log.text(), Contains("warning: sb0.regs: switching request refused: request buffer full"));
 }
 
+// SRC_QUEUED names the source channels with a request in the request buffer,
+// SRC_BUSY those with one there or in a station: the routing firmware reserves
+// buffer entries by SRC_QUEUED (a channel whose request went into a station
+// needs an entry for its next message; the 64-node chain deadlocked when it
+// was counted as holding one).
+TEST_CASE("sb registers: SRC_QUEUED names the buffer's source channels, SRC_BUSY the stations' too", "[model][sb]") {
+  auto& reg = m2::ParamRegistry::instance();
+  reg.clear();
+  reg.preset("sb0.firmware", "", {"test"});
+  reg.preset("sb0.stations", "1", {"test"});
+  m2::RunControl run;
+  m2::SwitchBox sb("sb0", run, m2::TimingStyle::LT, "");
+  m2test::ThreadInitiator fw("fw");
+  fw.socket.bind(sb.bus.target);
+  fw.body = [&](m2test::ThreadInitiator& cpu) {
+    using namespace sc_core;
+    auto push = [&](uint32_t source, uint32_t dest, uint32_t bytes) {
+      cpu.write32(R + SB_REQ_SOURCE, source);
+      cpu.write32(R + SB_REQ_DEST, dest);
+      cpu.write32(R + SB_REQ_BYTES, bytes);
+      return cpu.write32(R + SB_REQ_PUSH, 0);
+    };
+    // Port 2's TX channel 1 is full, so the first message to it stays in the
+    // station; the second message of the same source channel waits behind it
+    // in the buffer.
+    const std::vector<uint8_t> filler(sb.port_buffer(2).capacity(), 0);
+    sb.port_buffer(2).tx_push(1, filler.data(), static_cast<unsigned>(filler.size()));
+    const auto m1 = message(0x102, 0x105, MLX_TYPE_UNICAST, 40);
+    const auto m2 = message(0x103, 0x105, MLX_TYPE_UNICAST, 24);
+    std::vector<uint8_t> both(m1);
+    both.insert(both.end(), m2.begin(), m2.end());
+    sb.port_buffer(5).rx_push(1, both.data(), static_cast<unsigned>(both.size()));
+    wait(1, SC_US);
+    CHECK(cpu.read32(R + SB_SRC_QUEUED) == 0);
+    CHECK(cpu.read32(R + SB_SRC_BUSY) == 0);
+    cpu.write32(R + SB_HDR_POP, 1);
+    REQUIRE(push(SB_SOURCE(5, 1), 1u << 2, 48) == tlm::TLM_OK_RESPONSE);
+    CHECK(cpu.read32(R + SB_SRC_QUEUED) == SB_SRC_BIT(5, 1));  // in the buffer until fetched
+    wait(1, SC_US);
+    CHECK(cpu.read32(R + SB_REQ_FREE) == 16);  // fetched into the station, stalled on room
+    CHECK(cpu.read32(R + SB_SRC_QUEUED) == 0);
+    CHECK(cpu.read32(R + SB_SRC_BUSY) == SB_SRC_BIT(5, 1));
+    cpu.write32(R + SB_HDR_POP, 1);
+    REQUIRE(push(SB_SOURCE(5, 1), 1u << 3, 32) == tlm::TLM_OK_RESPONSE);
+    wait(1, SC_US);
+    CHECK(cpu.read32(R + SB_REQ_FREE) == 15);  // behind its source channel's first request
+    CHECK(cpu.read32(R + SB_SRC_QUEUED) == SB_SRC_BIT(5, 1));
+    CHECK(cpu.read32(R + SB_SRC_BUSY) == SB_SRC_BIT(5, 1));
+    // Room at port 2: both messages go through, the channel holds no request.
+    std::vector<uint8_t> drained(filler.size());
+    sb.port_buffer(2).tx_pop(1, drained.data(), static_cast<unsigned>(drained.size()));
+    wait(2, SC_US);
+    CHECK(cpu.read32(R + SB_CNT_MESSAGES) == 2);
+    CHECK(cpu.read32(R + SB_SRC_QUEUED) == 0);
+    CHECK(cpu.read32(R + SB_SRC_BUSY) == 0);
+    sc_stop();
+  };
+  sc_core::sc_start(sc_time(1, sc_core::SC_MS));
+}
+
 TEST_CASE("sb registers: routing tables land in SDRAM in the ip/sb_routes.h layout", "[model][sb]") {
   auto& reg = m2::ParamRegistry::instance();
   reg.clear();

@@ -6,13 +6,14 @@
  * unknown destination never blocks its channel.
  *
  * The request buffer keeps a free entry for every source channel with no
- * request in the switch controller (SB_SRC_BUSY): a second request of a busy
- * channel is pushed only when that leaves enough room, else it waits here, in
- * SDRAM, per source channel. So the buffer never fills with requests that can
- * only wait behind another of their channel, and a message arriving from a
- * cascade link always finds room for its request (deadlock avoidance,
- * docs/models/switchbox.md). The header buffer keeps being drained
- * meanwhile. Runs forever; dozes while there is nothing to do. */
+ * request in it (SB_SRC_QUEUED; a request already fetched into a reservation
+ * station does not count: that channel's next message needs an entry too): a
+ * second request of a queued channel is pushed only when that leaves enough
+ * room, else it waits here, in SDRAM, per source channel. So the buffer never
+ * fills with requests that can only wait behind another of their channel, and
+ * a message arriving from a cascade link always finds room for its request
+ * (deadlock avoidance, docs/models/switchbox.md). The header buffer keeps
+ * being drained meanwhile. Runs forever; dozes while there is nothing to do. */
 #include <mlx.h>
 #include <ni_memory_map.h>
 #include <sb_memory_map.h>
@@ -120,28 +121,32 @@ static unsigned ones(uint32_t v) {
 }
 
 /* May a request of source bit `bit` enter the request buffer now? A source
- * channel with nothing in the controller always may; one that has a request
- * there only while every idle source channel still finds a free entry after
- * it (so the buffer never fills with requests that wait behind others). */
-static int may_push(uint32_t bit, uint32_t busy, uint32_t free) {
+ * channel with no request in the buffer always may (its entry is reserved);
+ * one that has a request there only while every source channel without one
+ * still finds a free entry after it (so the buffer never fills with requests
+ * that wait behind others). Channels whose request is in a station count as
+ * without one: when it completes, their next message needs an entry, and the
+ * buffer gains none then (counting them as busy let two boxes of a 32- to
+ * 64-node chain fill their buffers and starve a cascade link's channels). */
+static int may_push(uint32_t bit, uint32_t queued, uint32_t free) {
   if (free == 0) {
     g_no_space = 1;
     return 0;
   }
-  if (!(busy & bit)) return 1;
+  if (!(queued & bit)) return 1;
   const uint32_t all = g_sources >= 32 ? ~0u : (1u << g_sources) - 1u;
-  return free > ones(all & ~busy);
+  return free > ones(all & ~queued);
 }
 
 /* Pushes the oldest waiting request of every source channel that may. */
 static void push_waiting(void) {
   if (g_waiting == 0) return;
-  uint32_t busy = reg(SB_SRC_BUSY), free = reg(SB_REQ_FREE);
+  uint32_t queued = reg(SB_SRC_QUEUED), free = reg(SB_REQ_FREE);
   for (unsigned i = 0; i < SOURCES; i++) {
     const uint32_t bit = 1u << i;
-    if (!(g_waiting & bit) || !may_push(bit, busy, free)) continue;
+    if (!(g_waiting & bit) || !may_push(bit, queued, free)) continue;
     push(i, &g_pending[i][g_first[i]]);
-    busy |= bit;
+    queued |= bit;
     free--;
     g_first[i] = (g_first[i] + 1) % PENDING_DEPTH;
     if (--g_count[i] == 0) g_waiting &= ~bit;
@@ -161,7 +166,7 @@ static void request(uint32_t source, uint32_t mask, uint32_t bytes, uint32_t fla
     push(i, &p);
     return;
   }
-  if (!(g_waiting & bit) && may_push(bit, reg(SB_SRC_BUSY), reg(SB_REQ_FREE))) {
+  if (!(g_waiting & bit) && may_push(bit, reg(SB_SRC_QUEUED), reg(SB_REQ_FREE))) {
     push(i, &p);
     return;
   }
