@@ -2,15 +2,11 @@
 // input. The device calls set(); the sink (an interrupt controller, a CPU's
 // interrupt input, a host's PCI INTA handler) is connected by the platform.
 // Plain C++ rather than sc_signal: a level change is seen by the sink at
-// once, in the caller's process, which keeps devices free of extra processes;
-// from a data-path step running ahead of SystemC time, when SystemC time has
-// come to the step's (core/data_path_scheduler.h).
+// once, in the caller's process, which keeps devices free of extra processes.
 #pragma once
 
 #include <functional>
 #include <utility>
-
-#include "core/data_path_scheduler.h"
 
 namespace m2 {
 
@@ -20,9 +16,7 @@ class IrqLine {
   void set(bool level) {
     if (level == m_level) return;
     m_level = level;
-    if (!m_sink) return;
-    if (DataPathScheduler::running_ahead()) DataPathScheduler::instance().observe([this, level] { m_sink(level); });
-    else m_sink(level);
+    if (m_sink) m_sink(level);
   }
   bool level() const { return m_level; }
 

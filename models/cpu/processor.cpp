@@ -1,7 +1,5 @@
 #include "cpu/processor.h"
 
-#include "core/data_path_scheduler.h"
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -322,10 +320,9 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   // now as at the access, and the read is sent with the offset as its delay.
   // A polling loop thus runs on without a kernel event per iteration until
   // the next event of the platform; times and values stay exactly the same.
-  // The LT data path's steps before the local time run first, as a call
-  // (core/data_path_scheduler.h): they are not "another process".
   if (sync_on_io.get()) {
-    if (!is_write && m_pure_reads.count(addr) && DataPathScheduler::quiet_until(m_qk.now())) ++m_syncs_skipped;
+    if (!is_write && m_qk.offset() < sc_core::sc_time_to_pending_activity() && m_pure_reads.count(addr))
+      ++m_syncs_skipped;
     else m_qk.sync();
   }
   m_read_hint.side_effect_free = false;

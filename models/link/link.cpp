@@ -4,7 +4,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/data_path_scheduler.h"
 #include "core/ip_variant.h"
 #include "core/log.h"
 #include "ip/link_variants.h"
@@ -63,8 +62,6 @@ Link::Link(sc_core::sc_module_name name, TimingStyle style)
   m_rng[1].seed(seed.get() * 2 + 2);
   a_in.register_b_transport(this, &Link::b_transport, A);
   b_in.register_b_transport(this, &Link::b_transport, B);
-  a_in.register_nb_transport_fw(this, &Link::nb_transport_fw, A);
-  b_in.register_nb_transport_fw(this, &Link::nb_transport_fw, B);
   SC_THREAD(deliver_ab);
   SC_THREAD(deliver_ba);
 }
@@ -129,7 +126,10 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
     f->sync_payload(t);
     if (!more) break;
   }
-  end = add_trailer(dir, *f, sent, end);
+  const sc_time piece_start = end;
+  end += wire_time(f->wire_bytes() - sent);
+  m_busy_log[dir].add(piece_start, end);
+  f->wire_end = end;
 
   if (m_style == TimingStyle::AT) {
     sc_core::wait(end - sc_core::sc_time_stamp());
@@ -142,25 +142,12 @@ void Link::b_transport(int side_id, tlm::tlm_generic_payload& t, sc_time& delay)
     }
     delay = end - sc_core::sc_time_stamp();
   }
-  complete(dir, *f, end);
-  t.set_response_status(tlm::TLM_OK_RESPONSE);
-}
 
-sc_time Link::add_trailer(unsigned dir, MlxFrame& f, uint64_t sent, sc_time end) {
-  const sc_time piece_start = end;
-  end += wire_time(f.wire_bytes() - sent);
-  m_busy_log[dir].add(piece_start, end);
-  f.wire_end = end;
-  return end;
-}
-
-void Link::complete(unsigned dir, MlxFrame& f, const sc_time& end) {
-  DirectionStats& s = m_stats[dir];
-  s.bytes += f.wire_bytes();
-  s.busy += end - f.wire_start;
-  (f.is_data() ? s.data_frames : s.info_frames)++;
-  const bool bad = corrupt(dir, f);
-  if (bad) (f.is_data() ? s.corrupted_data : s.corrupted_info)++;
+  s.bytes += f->wire_bytes();
+  s.busy += end - start;
+  (f->is_data() ? s.data_frames : s.info_frames)++;
+  const bool bad = corrupt(dir, *f);
+  if (bad) (f->is_data() ? s.corrupted_data : s.corrupted_info)++;
 
   // The receiver gets its own copy (the sender keeps and reuses its frame).
   const sc_time at = end + m_latency;
@@ -169,128 +156,23 @@ void Link::complete(unsigned dir, MlxFrame& f, const sc_time& end) {
     // receiver queues it for that time; delivery targets never wait), so no
     // process has to wake up for it. Same times, one kernel event less a frame.
     MlxFrameTransaction& tr = m_handover[dir];
-    tr.frame.copy_from(f);
+    tr.frame.copy_from(*f);
     tr.frame.checksum_ok = !bad;
     damage(dir, tr.frame);
     tr.reset();
     sc_time d = at - sc_core::sc_time_stamp();
     (dir == 0 ? b_out : a_out)->b_transport(tr.payload(), d);
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
   auto tr = std::make_unique<MlxFrameTransaction>();
-  tr->frame.copy_from(f);
+  tr->frame.copy_from(*f);
   tr->frame.checksum_ok = !bad;
   damage(dir, tr->frame);
   tr->reset();
   m_queue[dir].push_back(Delivery{at, std::move(tr)});
   if (m_queue[dir].size() == 1) m_queued[dir].notify(SC_ZERO_TIME);
-}
-
-// ------------------------------------------------------------ nb transport (LT)
-
-tlm::tlm_sync_enum Link::nb_transport_fw(int side_id, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                         sc_time& delay) {
-  const unsigned side = static_cast<unsigned>(side_id);
-  if (m_style != TimingStyle::LT || phase != tlm::BEGIN_REQ || !mlx_frame(t)) {
-    m_log.warning(std::string("nb_transport_fw from side ") + (side == A ? "A" : "B") +
-                  " refused: the link takes BEGIN_REQ of MLX frames, in LT only");
-    t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    phase = tlm::BEGIN_RESP;
-    return tlm::TLM_COMPLETED;
-  }
-  const sc_time called = sc_core::sc_time_stamp() + delay;
-  Resource& r = m_res[half_duplex() ? 0 : side];
-  if (r.open) {  // the other side's continued frame holds the medium
-    r.waiting_starts.push_back(Resource::Start{side, &t, called});
-    return tlm::TLM_ACCEPTED;
-  }
-  sc_time end;
-  if (!nb_begin(side, t, called, end)) return tlm::TLM_ACCEPTED;
-  phase = tlm::BEGIN_RESP;
-  delay = end - sc_core::sc_time_stamp();
-  return tlm::TLM_COMPLETED;
-}
-
-// As b_transport in LT: booked from the caller's time, a continuable frame
-// then burst by burst (nb_burst_end), else ended at once.
-bool Link::nb_begin(unsigned side, tlm::tlm_generic_payload& t, sc_time called, sc_time& end) {
-  const unsigned dir = side;
-  MlxFrame* f = mlx_frame(t);
-  Resource& r = m_res[half_duplex() ? 0 : dir];
-  DirectionStats& s = m_stats[dir];
-  const sc_time arb = arbitration();
-  const sc_time asked = std::max(called, DataPathScheduler::time_now());
-  const sc_time begin = std::max(asked, r.free_at);
-  s.waiting += begin - asked;
-  s.arbitration += arb;
-  r.free_at = begin + arb;
-  const sc_time start = begin + arb;
-  f->number = ++s.frames;
-  f->wire_start = start;
-  const uint64_t body = f->body_bytes();
-  end = start + wire_time(body);
-  m_busy_log[dir].add(start, end);
-  if (f->is_data() && f->extend) {
-    r.open = true;
-    m_in_flight[dir] = InFlight{&t, body, end};
-    DataPathScheduler& dp = DataPathScheduler::instance();
-    if (dir == 0) dp.schedule<Link, &Link::nb_burst_end_ab>(end, this);
-    else dp.schedule<Link, &Link::nb_burst_end_ba>(end, this);
-    return false;
-  }
-  end = add_trailer(dir, *f, body, end);
-  r.free_at = end;
-  complete(dir, *f, end);
   t.set_response_status(tlm::TLM_OK_RESPONSE);
-  return true;
-}
-
-// The end of a burst of a continuable frame: the sender decides whether it
-// goes on (as b_transport does after its wait).
-void Link::nb_burst_end(unsigned dir) {
-  InFlight& x = m_in_flight[dir];
-  tlm::tlm_generic_payload& t = *x.t;
-  MlxFrame* f = mlx_frame(t);
-  const bool more = f->extend(*f);
-  f->sync_payload(t);
-  if (more) {
-    const uint64_t body = f->body_bytes();
-    const sc_time piece_start = x.end;
-    x.end += wire_time(body - x.sent);
-    m_busy_log[dir].add(piece_start, x.end);
-    x.sent = body;
-    DataPathScheduler& dp = DataPathScheduler::instance();
-    if (dir == 0) dp.schedule<Link, &Link::nb_burst_end_ab>(x.end, this);
-    else dp.schedule<Link, &Link::nb_burst_end_ba>(x.end, this);
-    return;
-  }
-  Resource& r = m_res[half_duplex() ? 0 : dir];
-  const sc_time end = add_trailer(dir, *f, x.sent, x.end);
-  r.free_at = end;
-  r.open = false;
-  DataPathScheduler::notify_now(r.closed);
-  complete(dir, *f, end);
-  t.set_response_status(tlm::TLM_OK_RESPONSE);
-  x = InFlight{};
-  nb_respond(dir, t, end);
-  nb_resume(r);
-}
-
-void Link::nb_respond(unsigned side, tlm::tlm_generic_payload& t, const sc_time& end) {
-  tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_time d = end - sc_core::sc_time_stamp();
-  (side == A ? a_in : b_in)->nb_transport_bw(t, phase, d);
-}
-
-// Frames that waited for the medium start now, in order, while it is not
-// held open again.
-void Link::nb_resume(Resource& r) {
-  while (!r.open && !r.waiting_starts.empty()) {
-    const Resource::Start w = r.waiting_starts.front();
-    r.waiting_starts.pop_front();
-    sc_time end;
-    if (nb_begin(w.side, *w.t, w.called, end)) nb_respond(w.side, *w.t, end);
-  }
 }
 
 // When the frame's first bit (after arbitration) leaves the sender. AT waits

@@ -15,10 +15,7 @@
 //    annotated, nothing waits for another frame.
 // In both, a frame whose sender may continue it (MlxFrame::extend) is
 // timed burst by burst in SystemC time, because the sender decides at the
-// end of each burst. LT senders that are data-path steps (MlxEngine in LT)
-// use nb_transport instead: the same booking, the bursts' ends as steps of
-// the data-path scheduler, the frame's end as BEGIN_RESP. See
-// docs/models/link.md.
+// end of each burst. See docs/models/link.md.
 #pragma once
 
 #include <array>
@@ -135,40 +132,9 @@ class Link : public sc_core::sc_module {
     sc_core::sc_time free_at;     // LT: end of the last booked frame
     bool open = false;            // LT: a frame being continued holds it
     sc_core::sc_event closed;     // LT: notified when `open` ends
-    struct Start {                // LT, nb path: a frame waiting for `open` to end
-      unsigned side;
-      tlm::tlm_generic_payload* t;
-      sc_core::sc_time called;
-    };
-    std::deque<Start> waiting_starts;
   };
-  // LT, nb path: a continuable frame on a direction, between its bursts.
-  struct InFlight {
-    tlm::tlm_generic_payload* t = nullptr;
-    uint64_t sent = 0;     // body bytes timed so far
-    sc_core::sc_time end;  // end of the last burst
-  };
-  std::array<InFlight, 2> m_in_flight;
 
   void b_transport(int side, tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-  // LT, non-blocking: BEGIN_REQ at the frame's start (the caller's time
-  // plus delay). A frame whose end is known at once completes in the call
-  // (TLM_COMPLETED, delay to its end, phase BEGIN_RESP); a continuable
-  // one, or one waiting for a half-duplex medium another frame holds open,
-  // is accepted and gets BEGIN_RESP on the backward path at its end.
-  tlm::tlm_sync_enum nb_transport_fw(int side, tlm::tlm_generic_payload& t, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
-  // The nb path's frame from its start: false when it goes on in steps.
-  bool nb_begin(unsigned side, tlm::tlm_generic_payload& t, sc_core::sc_time called, sc_core::sc_time& end);
-  void nb_burst_end_ab() { nb_burst_end(0); }
-  void nb_burst_end_ba() { nb_burst_end(1); }
-  void nb_burst_end(unsigned dir);
-  void nb_respond(unsigned side, tlm::tlm_generic_payload& t, const sc_core::sc_time& end);
-  void nb_resume(Resource& r);
-  // Both paths: the frame's trailer after `sent` body bytes from `end`; its new end.
-  sc_core::sc_time add_trailer(unsigned dir, MlxFrame& f, uint64_t sent, sc_core::sc_time end);
-  // Both paths, at the frame's end: statistics, errors, the receiver's copy.
-  void complete(unsigned dir, MlxFrame& f, const sc_core::sc_time& end);
   sc_core::sc_time start_at(Resource& r, unsigned side, sc_core::sc_time& delay);
   void acquire(Resource& r, unsigned side);
   void release(Resource& r);

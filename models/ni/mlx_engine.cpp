@@ -77,20 +77,8 @@ MlxEngine::MlxEngine(sc_core::sc_module_name name, NetBuf& buffer, TimingStyle s
   }
   link_in.register_b_transport(this, &MlxEngine::b_transport_link);
   add_registers();
-  if (m_style == TimingStyle::LT) {
-    m_dp = &DataPathScheduler::instance();
-    m_dp->add_user();
-    link_out.register_nb_transport_bw(this, &MlxEngine::nb_transport_bw_link);
-    m_buf.set_link_news([this] { tx_news(); });
-  } else {
-    SC_THREAD(tx_thread);
-    SC_THREAD(rx_thread);
-  }
-}
-
-void MlxEngine::start_of_simulation() {
-  Peripheral::start_of_simulation();
-  if (m_dp) tx_news();  // the first decision (the announcing info frame), as the thread's at time 0
+  SC_THREAD(tx_thread);
+  SC_THREAD(rx_thread);
 }
 
 // ---------------------------------------------------------------- state
@@ -230,16 +218,8 @@ void MlxEngine::tx_thread() {
       wait(m_ahead);
       m_ahead = SC_ZERO_TIME;
     }
-    TxChannel* tx = prepare_frame(choice, ch);
-    send(m_tr.frame, choice == Choice::Info ? m_tx_info : m_tx_data);
-    frame_sent(tx, ch, m_tr.frame);
-  }
-}
-
-MlxEngine::TxChannel* MlxEngine::prepare_frame(Choice choice, unsigned ch) {
-  MlxFrame& f = m_tr.frame;
-  TxChannel* tx = choice == Choice::Info ? nullptr : &m_tx[ch];
-  {
+    MlxFrame& f = m_tr.frame;
+    TxChannel* tx = choice == Choice::Info ? nullptr : &m_tx[ch];
     if (choice == Choice::Repeat) {
       f.copy_from(tx->frame);
       f.retransmission = true;
@@ -267,99 +247,18 @@ MlxEngine::TxChannel* MlxEngine::prepare_frame(Choice choice, unsigned ch) {
       if (continuous.get()) f.extend = [this, ch](MlxFrame& fr) { return extend(ch, fr); };
       tx->awaiting = true;
     }
-  }
-  return tx;
-}
-
-void MlxEngine::frame_sent(TxChannel* tx, unsigned ch, const MlxFrame& f) {
-  if (tx) {
-    tx->frame.copy_from(f);
-    tx->deadline = tx_now() + m_ack_timeout;
-    ++m_stats.data_frames_sent;
-    ++m_ch_stats[ch].data_frames_sent;
-    m_stats.packets_sent += f.packet_count();
-    m_ch_stats[ch].packets_sent += f.packet_count();
-  } else {
-    ++m_stats.info_frames_sent;
-  }
-}
-
-// ---------------------------------------------------------------- transmitter, LT steps
-
-// News for the transmitter: an idle one decides now (a busy one decides at
-// its frame's end anyway, as the thread does).
-void MlxEngine::tx_news() {
-  if (m_tx_state != TxState::Idle) return;
-  m_tx_state = TxState::Deciding;
-  m_dp->schedule<MlxEngine, &MlxEngine::tx_decide_step>(m_dp->now(), this);
-}
-
-void MlxEngine::tx_decide_step() {
-  m_tx_state = TxState::Idle;
-  check_timers();
-  unsigned ch = 0;
-  const Choice choice = choose(ch);
-  if (choice == Choice::None) {
-    // One timer step at the earliest deadline; a later one left behind
-    // only makes an idle transmitter look again (as the lazy timer does).
-    const sc_time t = next_deadline();
-    if (t != sc_core::sc_max_time() && !(m_timer_step_at != sc_core::sc_max_time() && m_timer_step_at <= t)) {
-      m_timer_step_at = std::max(t, m_dp->now());
-      m_dp->schedule<MlxEngine, &MlxEngine::tx_timer_step>(m_timer_step_at, this);
+    send(f, choice == Choice::Info ? m_tx_info : m_tx_data);
+    if (tx) {
+      tx->frame.copy_from(f);
+      tx->deadline = tx_now() + m_ack_timeout;
+      ++m_stats.data_frames_sent;
+      ++m_ch_stats[ch].data_frames_sent;
+      m_stats.packets_sent += f.packet_count();
+      m_ch_stats[ch].packets_sent += f.packet_count();
+    } else {
+      ++m_stats.info_frames_sent;
     }
-    return;
   }
-  m_tx_ch = ch;
-  m_tx_frame_channel = prepare_frame(choice, ch);
-  m_tx_state = TxState::Latency;
-  m_dp->schedule<MlxEngine, &MlxEngine::tx_start_step>(m_dp->now() + (choice == Choice::Info ? m_tx_info : m_tx_data),
-                                                       this);
-}
-
-void MlxEngine::tx_timer_step() {
-  if (m_dp->now() == m_timer_step_at) m_timer_step_at = sc_core::sc_max_time();
-  tx_news();
-}
-
-// After the engine's latency: the header carries the acks and credits of
-// this moment, and the frame goes on the link.
-void MlxEngine::tx_start_step() {
-  MlxFrame& f = m_tr.frame;
-  fill_header(f);
-  f.checksum_ok = true;
-  m_tr.reset();
-  m_tx_state = TxState::OnWire;
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_time delay = m_dp->ahead();
-  const tlm::tlm_sync_enum s = link_out->nb_transport_fw(m_tr.payload(), phase, delay);
-  if (s == tlm::TLM_COMPLETED || (s == tlm::TLM_UPDATED && phase == tlm::BEGIN_RESP))
-    frame_on_wire(sc_core::sc_time_stamp() + delay);
-  // else: BEGIN_RESP comes on the backward path at the frame's end
-}
-
-tlm::tlm_sync_enum MlxEngine::nb_transport_bw_link(tlm::tlm_generic_payload&, tlm::tlm_phase& phase, sc_time& delay) {
-  if (phase != tlm::BEGIN_RESP || m_tx_state != TxState::OnWire) {
-    m_log.error("unexpected " + std::string(phase == tlm::BEGIN_RESP ? "BEGIN_RESP" : "phase") +
-                " from the link with no frame on the wire");
-    return tlm::TLM_COMPLETED;
-  }
-  frame_on_wire(sc_core::sc_time_stamp() + delay);
-  return tlm::TLM_COMPLETED;
-}
-
-void MlxEngine::frame_on_wire(const sc_time& end) {
-  if (m_tr.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
-    m_log.error("the link refused frame " + m_tr.frame.describe());
-  m_dp->schedule<MlxEngine, &MlxEngine::tx_end_step>(end, this);
-}
-
-// The frame's last bit is out: its bookkeeping, then the next decision.
-void MlxEngine::tx_end_step() {
-  const MlxFrame& f = m_tr.frame;
-  m_stats.bytes_sent += f.wire_bytes();
-  m_stats.tx_busy += f.wire_end - f.wire_start;
-  frame_sent(m_tx_frame_channel, m_tx_ch, f);
-  tx_decide_step();
 }
 
 // Repeats and new data frames, the channels taking turns; otherwise an info
@@ -446,7 +345,7 @@ unsigned MlxEngine::cut_burst(unsigned ch, MlxFrame& f, unsigned max) {
 void MlxEngine::name_messages(unsigned ch, MlxFrame& f, const uint8_t* packets, unsigned n,
                               const std::vector<unsigned>& starts) {
   TxChannel& tx = m_tx[ch];
-  const uint64_t now = DataPathScheduler::time_now().value();
+  const uint64_t now = sc_core::sc_time_stamp().value();
   MessageId last = 0;  // reported for this burst already
   size_t next = 0;
   for (unsigned i = 0; i < n; ++i) {
@@ -516,17 +415,12 @@ void MlxEngine::send(MlxFrame& f, sc_time latency) {
   m_stats.tx_busy += f.wire_end - f.wire_start;
 }
 
-sc_time MlxEngine::next_deadline() const {
+sc_time MlxEngine::next_timer() const {
   sc_time next = sc_core::sc_max_time();
   for (const TxChannel& tx : m_tx) {
     if (tx.awaiting && !tx.repeat) next = std::min(next, tx.deadline);
     if (tx.stalled && !tx.awaiting) next = std::min(next, tx.credit_ask_at);
   }
-  return next;
-}
-
-sc_time MlxEngine::next_timer() const {
-  const sc_time next = next_deadline();
   if (next == sc_core::sc_max_time()) return next;
   const sc_time now = sc_core::sc_time_stamp();
   return next > now ? next - now : SC_ZERO_TIME;
@@ -570,11 +464,8 @@ void MlxEngine::b_transport_link(tlm::tlm_generic_payload& t, sc_time& delay) {
   }
   copy->copy_from(*f);  // reuses the spare's storage
   m_arrivals.push_back(Arrival{at, std::move(copy)});
-  if (m_dp) {
-    m_dp->schedule<MlxEngine, &MlxEngine::rx_step>(at, this);  // arrivals keep their order: times never decrease
-  } else if (m_arrivals.size() == 1) {
-    m_arrived.notify(at - now);  // the receive thread sleeps until the front's time; a new front wakes it then
-  }
+  // The receive thread sleeps until the front's time; a new front wakes it then.
+  if (m_arrivals.size() == 1) m_arrived.notify(at - now);
   t.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -589,13 +480,6 @@ void MlxEngine::rx_thread() {
     }
     if (!m_arrivals.empty()) m_arrived.notify(m_arrivals.front().at - sc_core::sc_time_stamp());
   }
-}
-
-void MlxEngine::rx_step() {
-  std::unique_ptr<MlxFrame> f = std::move(m_arrivals.front().frame);
-  m_arrivals.pop_front();
-  receive(*f);
-  m_spare_frames.push_back(std::move(f));
 }
 
 void MlxEngine::receive(const MlxFrame& f) {
@@ -635,8 +519,7 @@ void MlxEngine::receive(const MlxFrame& f) {
                     "), dropped");
     }
   }
-  if (m_dp) tx_news();
-  else m_wake.notify(SC_ZERO_TIME);
+  m_wake.notify(SC_ZERO_TIME);
 }
 
 void MlxEngine::accept(RxChannel& rx, unsigned ch, const MlxFrame& f) {
@@ -659,7 +542,7 @@ void MlxEngine::accept(RxChannel& rx, unsigned ch, const MlxFrame& f) {
   ++m_stats.data_frames_received;
   m_stats.packets_received += n;
   if (m_probe)
-    for (MessageId id : f.message_ids) m_probe(MessagePoint::LinkIn, id, DataPathScheduler::time_now().value());
+    for (MessageId id : f.message_ids) m_probe(MessagePoint::LinkIn, id, sc_core::sc_time_stamp().value());
   ChannelStats& cs = m_ch_stats[ch];
   ++cs.data_frames_received;
   cs.packets_received += n;

@@ -24,13 +24,9 @@
 // shorter one.
 //
 // Timing style: the engine's own latencies are pipeline stages, not shared
-// resources, and it must see acks and credits when they arrive. AT runs the
-// transmitter and the receiver as SystemC threads that wait in SystemC time;
-// LT runs them as state machines whose steps the data-path scheduler runs
-// (core/data_path_scheduler.h, issue 28): the same decisions at the same
-// times, without a kernel event per frame where nothing else happens in
-// between. The link is where the styles differ (LT books a direction, AT
-// waits for it).
+// resources, and it must see acks and credits when they arrive, so it waits
+// them in SystemC time in LT and AT alike; the link is where the styles
+// differ (LT books a direction, AT waits for it).
 #pragma once
 
 #include <array>
@@ -48,7 +44,6 @@
 
 #include <ip/ni_mlcx.h>
 
-#include "core/data_path_scheduler.h"
 #include "core/irq.h"
 #include "core/lazy_timer.h"
 #include "core/ip_variant.h"
@@ -205,46 +200,19 @@ class MlxEngine : public Peripheral {
   void fill_header(MlxFrame& f);
   void send(MlxFrame& f, sc_core::sc_time latency);
   sc_core::sc_time next_timer() const;
-  // The transmitter's time: AT: SystemC time plus m_ahead (see send()); LT:
-  // the data path's.
-  sc_core::sc_time tx_now() const { return m_dp ? m_dp->now() : sc_core::sc_time_stamp() + m_ahead; }
+  // The transmitter's time: SystemC time plus m_ahead (see send()).
+  sc_core::sc_time tx_now() const { return sc_core::sc_time_stamp() + m_ahead; }
   void check_timers();
-
-  // LT: the transmitter as data-path steps: news (an ack or credit, a
-  // packet in a TX channel, room in an RX channel, a timer) makes an idle
-  // transmitter decide; a frame it chooses starts after its latency, goes on
-  // the link (nb_transport), and at its end the transmitter decides again.
-  enum class TxState { Idle, Deciding, Latency, OnWire };
-  void start_of_simulation() override;
-  void tx_news();
-  void tx_decide_step();
-  void tx_start_step();
-  void tx_end_step();
-  void tx_timer_step();
-  void frame_on_wire(const sc_core::sc_time& end);
-  tlm::tlm_sync_enum nb_transport_bw_link(tlm::tlm_generic_payload& t, tlm::tlm_phase& phase, sc_core::sc_time& delay);
-  // Both styles: a chosen frame made ready in m_tr (its channel, or nullptr
-  // for an info frame), and the bookkeeping after it was sent.
-  TxChannel* prepare_frame(Choice choice, unsigned ch);
-  void frame_sent(TxChannel* tx, unsigned ch, const MlxFrame& f);
-  // The earliest ack timeout or credit request (absolute), sc_max_time if none.
-  sc_core::sc_time next_deadline() const;
 
   // Receiver.
   void rx_thread();
-  void rx_step();  // LT: the front arrival takes effect
   void receive(const MlxFrame& f);
   void accept(RxChannel& rx, unsigned ch, const MlxFrame& f);
   uint64_t credit_limit(unsigned ch) const;
 
   NetBuf& m_buf;
   const TimingStyle m_style;
-  DataPathScheduler* m_dp = nullptr;  // LT: runs the transmitter's and receiver's steps
-  TxState m_tx_state = TxState::Idle;
-  TxChannel* m_tx_frame_channel = nullptr;  // LT: the frame's channel (nullptr: an info frame)
-  unsigned m_tx_ch = 0;
-  sc_core::sc_time m_timer_step_at = sc_core::sc_max_time();  // LT: the earliest timer step pending
-  ModuleLog m_log{this};                                      // messages named after this module, at its sim.log level
+  ModuleLog m_log{this};  // messages named after this module, at its sim.log level
   std::array<TxChannel, kChannels> m_tx;
   std::array<RxChannel, kChannels> m_rx;
   unsigned m_next_ch = 0;

@@ -1,7 +1,5 @@
 #include "ni/netbuf.h"
 
-#include "core/data_path_scheduler.h"
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -136,18 +134,16 @@ void NetBuf::push(Channel& c, const uint8_t* src, unsigned n) {
   c.fifo.push(src, n);
   if (n == 0) return;
   c.bytes_in += n;
-  DataPathScheduler::notify_now(c.data_event);
+  c.data_event.notify(sc_core::SC_ZERO_TIME);
   update_irqs();
-  if (m_link_news && is_tx(&c)) m_link_news();
 }
 
 void NetBuf::pop(Channel& c, uint8_t* dst, unsigned n) {
   c.fifo.pop(dst, n);
   if (n == 0) return;
   c.bytes_out += n;
-  DataPathScheduler::notify_now(c.space_event);
+  c.space_event.notify(sc_core::SC_ZERO_TIME);
   update_irqs();
-  if (m_link_news && !is_tx(&c)) m_link_news();
 }
 
 void NetBuf::tx_pop(unsigned ch, uint8_t* dst, unsigned n) { pop(tx(ch), dst, n); }
@@ -193,7 +189,7 @@ void NetBuf::flush_tx(unsigned ch) {
   Channel& c = tx(ch);
   c.fifo.clear();
   m_tx_streams.at(ch) = Stream{};
-  DataPathScheduler::notify_now(c.space_event);
+  c.space_event.notify(sc_core::SC_ZERO_TIME);
   update_irqs();
 }
 
@@ -201,9 +197,8 @@ void NetBuf::flush_rx(unsigned ch) {
   Channel& c = rx(ch);
   c.fifo.clear();
   m_rx_streams.at(ch) = Stream{};
-  DataPathScheduler::notify_now(c.space_event);
+  c.space_event.notify(sc_core::SC_ZERO_TIME);
   update_irqs();
-  if (m_link_news) m_link_news();
 }
 
 sc_core::sc_time NetBuf::access_time(unsigned bytes) const {

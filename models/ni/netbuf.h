@@ -8,7 +8,6 @@
 #pragma once
 
 #include <array>
-#include <functional>
 #include <deque>
 #include <cstdint>
 #include <string>
@@ -79,13 +78,7 @@ class NetBuf : public Peripheral {
   void flush_tx(unsigned ch);
   void flush_rx(unsigned ch);
 
-  // Called, besides the events, when bytes enter a TX channel or leave an RX
-  // channel: the news a link controller running as data-path steps (LT)
-  // needs, without a thread waiting for the events.
-  void set_link_news(std::function<void()> news) { m_link_news = std::move(news); }
-
-  // Delta-notified when bytes enter (data) or leave (space) a channel (from
-  // a data-path step running ahead: at the step's time).
+  // Delta-notified when bytes enter (data) or leave (space) a channel.
   const sc_core::sc_event& tx_data_event(unsigned ch) const { return m_tx.at(ch).data_event; }
   const sc_core::sc_event& tx_space_event(unsigned ch) const { return m_tx.at(ch).space_event; }
   const sc_core::sc_event& rx_data_event(unsigned ch) const { return m_rx.at(ch).data_event; }
@@ -114,8 +107,6 @@ class NetBuf : public Peripheral {
   void set_message_probe(MessageProbe probe) { m_probe = probe; }
 
  private:
-  std::function<void()> m_link_news;
-  bool is_tx(const void* c) const { return c >= &m_tx.front() && c <= &m_tx.back(); }
   struct Channel {
     ByteFifo fifo;
     uint32_t threshold = 0;
