@@ -1,8 +1,8 @@
 // ISS speed: the compute kernel of compute.elf (sw/firmware/tests/compute/)
 // on raw Unicorn and inside the single-NI platform, same instruction count.
 // Prints the MIPS of each and the platform/raw ratio.
-// Target: the platform reaches at least 50% of raw Unicorn speed with the
-// default quantum (sim.quantum_ns).
+// Target (issue 28): the platform reaches at least 60% of raw Unicorn speed
+// with the default quantum (sim.quantum_ns).
 //
 //   bench_iss_speed [ITERATIONS]
 //
@@ -200,10 +200,11 @@ int parent(unsigned iterations) {
     const double mips = c.instructions / c.wall / 1e6;
     const std::string label = "platform (q=" + quantum_label(q) + ")";
     std::printf("  %-24s %7.2f s  %6.0f MIPS   (best of 2)  ratio %.2f", label.c_str(), c.wall, mips, mips / raw_mips);
-    if (q == default_q) std::printf(" (target >= 0.50: %s)", mips / raw_mips >= 0.5 ? "met" : "NOT MET");
+    if (q == default_q) std::printf(" (target >= 0.60: %s)", mips / raw_mips >= 0.6 ? "met" : "NOT MET");
     std::printf("\n");
-    // Where the extra wall time goes, per quantum (one SystemC wait and one
-    // ISS step each): the platform's cost beyond raw execution.
+    // Where the extra wall time goes, per quantum end (passed inside the ISS
+    // unless another process is due, docs/speed.md): the platform's cost
+    // beyond raw execution.
     const double quanta = c.sim_s * 1e9 / q;
     const double overhead_ns = (c.wall - c.instructions / (raw_mips * 1e6)) / quanta * 1e9;
     std::printf("  %-24s %s instructions (+%s for start-up, printf, exit), %.3f s simulated,\n", "",

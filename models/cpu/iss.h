@@ -47,6 +47,12 @@ class Environment {
   // The core's current time in picoseconds, including the instructions it
   // has executed so far in the current step.
   virtual uint64_t now_ps() = 0;
+  // The step's budget ran out at the start of a block, with nothing else
+  // stopping the core (no interrupt deliverable, no breakpoint or watchpoint
+  // set). Returns a new budget to go on inside the same step, or 0 to end it
+  // as a budget stop. Going on must be what the caller's loop would do next
+  // anyway (no wait in between): it saves the ISS's exit and re-entry.
+  virtual uint64_t budget_exhausted() { return 0; }
 };
 
 enum class StopReason {

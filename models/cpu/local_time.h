@@ -31,18 +31,19 @@ class LocalTime {
     reset();
   }
 
-  // Ends the quantum: a real sync, unless no other process has anything to
-  // do before the end of the next quantum. Then nobody could observe the
-  // difference and the quantum is simply extended (no context switch); the
-  // run-ahead stays below `max_ahead` so that time limits and wall-clock
-  // responsiveness (GDB, Ctrl-C) keep working.
-  void end_quantum(const sc_core::sc_time& max_ahead) {
+  // Ends the quantum without a sync when no other process has anything to
+  // do before the end of the next quantum: nobody could observe the
+  // difference, so the quantum is simply extended (no context switch) and
+  // true returned. The run-ahead stays below `max_ahead` so that time limits
+  // and wall-clock responsiveness (GDB, Ctrl-C) keep working. Otherwise
+  // changes nothing and returns false: the caller syncs.
+  bool extend_quantum(const sc_core::sc_time& max_ahead) {
     const sc_core::sc_time q = tlm::tlm_global_quantum::instance().get();
     if (m_offset + q < max_ahead && m_offset + q < sc_core::sc_time_to_pending_activity()) {
       m_quantum_end += q;
-      return;
+      return true;
     }
-    sync();
+    return false;
   }
 
  private:

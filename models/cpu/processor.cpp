@@ -158,7 +158,7 @@ uint64_t Processor::budget_until(sc_core::sc_time remaining) const {
 
 void Processor::run() {
   if (!m_image) return;  // a CPU without firmware stays in reset
-  // Alone, a CPU may run ahead by up to 100 quanta (see LocalTime::end_quantum).
+  // Alone, a CPU may run ahead by up to 100 quanta (see LocalTime::extend_quantum).
   m_max_run_ahead = tlm::tlm_global_quantum::instance().get() * 100;
   m_qk.reset();
   if (m_debug) m_debug->start(m_platform_gdb ? m_platform_gdb_wait : gdb_wait.get());
@@ -205,8 +205,33 @@ void Processor::run() {
     }
     // Without a debugger a breakpoint stop (tests) just resumes.
     if (m_debug) m_debug->stopped(why);
-    if (m_qk.need_sync()) m_qk.end_quantum(m_max_run_ahead);
+    if (m_qk.need_sync() && !pass_quantum_end()) wait_at_quantum_end();
   }
+}
+
+// The end of a quantum without a wait, when no other process has anything
+// to do before the end of the next one (LocalTime::extend_quantum).
+bool Processor::pass_quantum_end() {
+  if (!m_qk.extend_quantum(m_max_run_ahead)) return false;
+  ++m_quanta_extended;
+  return true;
+}
+
+void Processor::wait_at_quantum_end() {
+  ++m_quantum_waits;
+  m_qk.sync();
+}
+
+// Called by the core from inside its step when the budget ran out and the
+// core itself has no reason to stop: does what run() would do after that
+// budget stop, as long as that involves no wait, and returns the budget
+// run() would give the next step (0: stop, run() takes over).
+uint64_t Processor::budget_exhausted() {
+  if (!m_renew_budgets || m_debug || m_run.finished()) return 0;
+  commit_local_time();
+  if (m_qk.need_sync() && !pass_quantum_end()) return 0;
+  ++m_budgets_renewed;
+  return budget_until(m_qk.remaining());
 }
 
 void Processor::halt() {
@@ -343,7 +368,7 @@ bool Processor::transport(bool is_write, uint64_t addr, uint8_t* data, unsigned 
   }
   if (!is_write && m_read_hint.side_effect_free && m_trans.is_response_ok()) m_pure_reads.insert(addr);
   m_qk.set(delay);
-  if (m_qk.need_sync()) m_qk.sync();
+  if (m_qk.need_sync()) wait_at_quantum_end();
   if (m_run.finished()) m_core->request_stop();
   return m_trans.is_response_ok();
 }

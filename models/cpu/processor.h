@@ -87,6 +87,15 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   sc_core::sc_time idle_time() const;
   // Device reads sent without a synchronisation first (see transport()).
   uint64_t syncs_skipped() const { return m_syncs_skipped; }
+  // Quantum ends: waited in the kernel, passed without a wait, and of those
+  // passed without leaving the ISS (budget_exhausted()).
+  uint64_t quantum_waits() const { return m_quantum_waits; }
+  uint64_t quanta_extended() const { return m_quanta_extended; }
+  uint64_t budgets_renewed() const { return m_budgets_renewed; }
+  // Whether a quantum end passed without a wait may also pass without
+  // leaving the ISS (on by default). Off, every budget ends the ISS's step:
+  // the same instructions and times, slower (tests compare the two).
+  void set_renew_budgets(bool on) { m_renew_budgets = on; }
   // The firmware profile (null unless the `profile` parameter is on) and
   // what one instruction takes, for its times.
   const FirmwareProfile* firmware_profile() const { return m_profile.get(); }
@@ -102,6 +111,8 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::string code_note(uint64_t pc);
   void report_fault();
   uint64_t budget_until(sc_core::sc_time deadline_local) const;
+  bool pass_quantum_end();
+  void wait_at_quantum_end();
   void start_debugger();
 
   // iss::Environment
@@ -109,6 +120,7 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   std::optional<iss::DirectMemory> direct_memory(uint64_t addr) override;
   bool transport(bool is_write, uint64_t addr, uint8_t* data, unsigned len) override;
   uint64_t now_ps() override;
+  uint64_t budget_exhausted() override;
 
   // Local time = committed offset + instructions executed since then.
   sc_core::sc_time local_offset() const;
@@ -134,6 +146,10 @@ class Processor : public sc_core::sc_module, private iss::Environment {
   ReadHint m_read_hint;                       // attached to m_trans
   std::unordered_set<uint64_t> m_pure_reads;  // addresses whose reads had no side effects
   uint64_t m_syncs_skipped = 0;
+  uint64_t m_quantum_waits = 0;    // quantum ends that waited in the kernel
+  uint64_t m_quanta_extended = 0;  // quantum ends passed without a wait
+  uint64_t m_budgets_renewed = 0;  // budgets renewed inside the ISS (budget_exhausted)
+  bool m_renew_budgets = true;
   std::unique_ptr<ProcessorDebug> m_debug;     // only with gdb_port
   std::unique_ptr<FirmwareProfile> m_profile;  // only with profile
   std::vector<MonitorCommand> m_monitor_commands;

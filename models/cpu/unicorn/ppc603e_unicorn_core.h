@@ -142,6 +142,7 @@ class UnicornPpc603e final : public Core {
   void set_fault(const std::string& kind, uint64_t pc, bool exact, std::optional<uint64_t> addr,
                  const std::string& detail);
   static void on_block(uc_engine*, uint64_t addr, uint32_t size, void* user);
+  void renew_budget();
   void count_block(uint64_t addr, uint32_t size) {
     const uint64_t n = size / 4;
     m_icount += n;

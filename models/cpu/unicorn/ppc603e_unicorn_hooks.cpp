@@ -77,6 +77,7 @@ void UnicornPpc603e::set_fault(const std::string& kind, uint64_t pc, bool exact,
 void UnicornPpc603e::on_block(uc_engine*, uint64_t addr, uint32_t size, void* user) {
   auto* self = static_cast<UnicornPpc603e*>(user);
   if (self->m_in_stub) return;
+  if (self->m_budget <= 0) self->renew_budget();
   if (self->m_budget <= 0 || self->m_stop_at_next_block || self->m_stop_requested) {
     if (self->m_watch->active()) {
       // The code hook stops before the block's first instruction, with the
@@ -90,6 +91,20 @@ void UnicornPpc603e::on_block(uc_engine*, uint64_t addr, uint32_t size, void* us
     return;
   }
   self->count_block(addr, size);
+}
+
+// A budget stop that the platform would follow at once with the next step
+// (usually the end of a quantum that it extends without a wait) goes on
+// here instead: leaving and re-entering Unicorn costs more than a quantum's
+// instructions. Only when nothing else would happen between the two steps
+// (see step()): no stop asked for, no doze, no interrupt to enter, no
+// breakpoint or watchpoint to report, no system call to enter. The block then runs as it
+// would at the start of the next step, so instructions and times are the same.
+void UnicornPpc603e::renew_budget() {
+  if (m_stop_at_next_block || m_stop_requested || m_syscall_pending || m_fault_pending || m_bp_hit || m_idle) return;
+  if (!m_breakpoints.empty() || m_watch->active()) return;
+  if (interrupt_deliverable()) return;
+  m_budget = static_cast<int64_t>(m_env.budget_exhausted());
 }
 
 // ---- watchpoints (unicorn_watchpoints.h) ---------------------------------
