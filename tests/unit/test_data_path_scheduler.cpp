@@ -176,3 +176,64 @@ TEST_CASE("data-path scheduler: a step in the past is refused with the times", "
   }
   CHECK(dp.idle());
 }
+
+namespace {
+
+// A CPU-like thread: at SystemC time `at` it stands at local time `at + offset`
+// and asks whether it may go on without waiting (quiet_until).
+struct LocalTimeCaller : sc_core::sc_module {
+  sc_time at, offset;
+  bool quiet = false;
+  size_t seen = 0;  // steps logged right after the call
+  Recorder* r = nullptr;
+  SC_HAS_PROCESS(LocalTimeCaller);
+  LocalTimeCaller(sc_core::sc_module_name n, Recorder* rec, sc_time a, sc_time o)
+      : sc_module(n), at(a), offset(o), r(rec) {
+    SC_THREAD(run);
+  }
+  void run() {
+    wait(at);
+    quiet = DataPathScheduler::quiet_until(sc_core::sc_time_stamp() + offset);
+    seen = r->log.size();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("data-path scheduler: a process at a local time runs the steps before it as a call", "[model][data_path]") {
+  DataPathScheduler& dp = DataPathScheduler::instance();
+  Recorder r;
+  Tagged a{&r, "a"}, b{&r, "b"}, late{&r, "late"};
+  schedule(a, ns(120));
+  schedule(b, ns(150));
+  schedule(late, ns(400));
+  LocalTimeCaller cpu("cpu", &r, ns(100), ns(200));  // at 100 ns, local time 300 ns
+  sc_core::sc_start(ns(1000));
+  // a and b ran inside the call, at their own times; nothing else was pending before 300 ns.
+  CHECK(cpu.quiet);
+  CHECK(cpu.seen == 2);
+  REQUIRE(r.log.size() == 3);
+  CHECK(r.log[0].kernel == ns(100));
+  CHECK(r.log[1].now == ns(150));
+  CHECK(r.log[2].what == "late");
+  CHECK(dp.stats().catch_ups == 1);
+}
+
+TEST_CASE("data-path scheduler: a catch-up stops at another process's activity", "[model][data_path]") {
+  DataPathScheduler& dp = DataPathScheduler::instance();
+  Recorder r;
+  Tagged a{&r, "a"}, b{&r, "b"};
+  schedule(a, ns(120));
+  schedule(b, ns(250));
+  Observer other("other", &r, {ns(200)});
+  LocalTimeCaller cpu("cpu", &r, ns(100), ns(200));
+  sc_core::sc_start(ns(1000));
+  // a ran in the call; b, after the other process's activity at 200 ns, did not.
+  CHECK_FALSE(cpu.quiet);
+  CHECK(cpu.seen == 1);
+  REQUIRE(other.seen.size() == 1);
+  CHECK(other.seen[0] == 1);
+  REQUIRE(r.log.size() == 2);
+  CHECK(r.log[1].kernel == ns(250));
+  CHECK(dp.stats().catch_ups == 1);
+}
