@@ -57,15 +57,9 @@ class DataPathScheduler : public sc_core::sc_module {
 
   // Notifies e at now().
   void notify(sc_core::sc_event& e);
+  // Runs fn when SystemC time is now() (see above).
+  void observe(std::function<void()> fn);
 
-  // For models that may be called from a step or from a SystemC process and
-  // must not make the scheduler (it is made on first use only by its users):
-  // the data path's time, a notification at it, and whether a step runs ahead.
-  static sc_core::sc_time time_now() { return s_instance ? s_instance->now() : sc_core::sc_time_stamp(); }
-  static void notify_now(sc_core::sc_event& e) {
-    if (s_instance) s_instance->notify(e);
-    else e.notify(sc_core::SC_ZERO_TIME);
-  }
   // For a SystemC process at local time t (a CPU before a device access or
   // at a quantum's end): runs the data path's steps due before t as a call,
   // as far as nothing else is pending before them, and tells whether then
@@ -76,11 +70,6 @@ class DataPathScheduler : public sc_core::sc_module {
     if (s_instance) return s_instance->catch_up(t);
     return t - sc_core::sc_time_stamp() < sc_core::sc_time_to_pending_activity();
   }
-  static bool running_ahead() {
-    return s_instance && s_instance->m_running && s_instance->m_now != sc_core::sc_time_stamp();
-  }
-  // Runs fn when SystemC time is now() (see above).
-  void observe(std::function<void()> fn);
 
   struct Stats {
     uint64_t steps = 0;        // steps run

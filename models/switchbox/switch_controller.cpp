@@ -135,21 +135,19 @@ int SwitchController::fetchable() const {
   return -1;
 }
 
+// A source channel's bit in SB_SRC_QUEUED / SB_SRC_BUSY.
+static uint32_t source_bit(const SbRequest& r) { return 1u << (r.port * NetBuf::kChannels + r.channel); }
+
 uint32_t SwitchController::queued_sources() const {
   uint32_t queued = 0;
-  for (size_t i = 0; i < m_requests.size(); ++i) {
-    const SbRequest& r = m_requests.at(i);
-    queued |= 1u << (r.port * NetBuf::kChannels + r.channel);
-  }
+  for (size_t i = 0; i < m_requests.size(); ++i) queued |= source_bit(m_requests.at(i));
   return queued;
 }
 
 uint32_t SwitchController::busy_sources() const {
-  uint32_t busy = 0;
-  auto add = [&busy](const SbRequest& r) { busy |= 1u << (r.port * NetBuf::kChannels + r.channel); };
-  for (size_t i = 0; i < m_requests.size(); ++i) add(m_requests.at(i));
+  uint32_t busy = queued_sources();
   for (const auto& o : m_stations)
-    if (o) add(*o);
+    if (o) busy |= source_bit(*o);
   return busy;
 }
 
