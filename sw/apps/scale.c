@@ -142,8 +142,6 @@ struct ctx {
   FILE *lat;            /* node 0: latencies.tsv                        */
   long errors;          /* wrong bytes this node received               */
   long failures;
-  /* Node > 0: the phase's request for the records, posted with its receives. */
-  struct MMP_recv_handle *collect;
   long late_starts;                   /* phases this node began after their start time */
   long all_errors, missing, messages; /* node 0: over all nodes (gathered)    */
 };
@@ -274,8 +272,9 @@ static void report_phase(struct ctx *c, enum pattern p, size_t size) {
 static int gather(struct ctx *c, const struct summary *mine) {
   const size_t bytes = sizeof *mine + mine->n_recs * sizeof(struct rec);
   if (c->me != 0) {
-    struct MMP_recv_handle *ask = c->collect;
-    c->collect = NULL;
+    /* Posted only now, when the phase's receives are done: with them and the
+     * start it could exceed MMP's receive handles (at 256 nodes: 255 + 2). */
+    struct MMP_recv_handle *ask = MMP_Recv(c->collect_buf, sizeof *c->collect_buf, TAG_COLLECT, c->node[0], c->self);
     if (!ask || MMP_Wait_recv(ask) != (int)sizeof *c->collect_buf) return -1;
     uint8_t *msg = malloc(bytes);
     if (!msg) return -1;
@@ -345,15 +344,6 @@ static int run_phase(struct ctx *c, enum pattern p, size_t size, int phase_no) {
   for (int i = 0; i < n_recv; i++) {
     rh[i] = MMP_Recv(c->rbuf + (size_t)i * c->stride, size, tag, c->node[q.src[i % q.n_src]], c->self);
     if (!rh[i]) {
-      m2host_printf("scale: MMP_Recv failed: %s\n", MMP_strerror(MMP_last_error()));
-      return -1;
-    }
-  }
-  /* Node 0's request for the records, posted now: it may come while this
-   * node still receives, and an expected message costs its NI less. */
-  if (c->me != 0) {
-    c->collect = MMP_Recv(c->collect_buf, sizeof *c->collect_buf, TAG_COLLECT, c->node[0], c->self);
-    if (!c->collect) {
       m2host_printf("scale: MMP_Recv failed: %s\n", MMP_strerror(MMP_last_error()));
       return -1;
     }
