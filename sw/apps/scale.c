@@ -76,6 +76,7 @@
 #define TAG_GATHER 0x10
 #define TAG_START 0x11
 #define TAG_COLLECT 0x12               /* node 0 asks a node for its records */
+#define TAG_DONE 0x13                  /* the token: every node before this one has finished the phase */
 #define MAX_NODES ((int)MMP_MAX_NODES) /* 256: every node MMP addresses (configs/cluster-256.yaml) */
 #define MAX_SIZES 32
 #define MAX_PHASES 64 /* patterns in --patterns: a soak repeats them (bench/soak.cpp) */
@@ -266,16 +267,30 @@ static void report_phase(struct ctx *c, enum pattern p, size_t size) {
   free(lat);
 }
 
-/* Sends this node's summary and records to node 0 when node 0 asks (so never
- * while node 0 still receives the phase); node 0, its own part of the phase
- * over, asks every node and collects everyone's. */
+/* One 8-byte message (token or request) from or into collect_buf; 0 or -1. */
+static int token_send(struct ctx *c, int to, int tag) {
+  struct MMP_send_handle *s = MMP_Send(c->collect_buf, sizeof *c->collect_buf, tag, c->self, c->node[to]);
+  return s && MMP_Wait_send(s) == 0 ? 0 : -1;
+}
+
+static int token_recv(struct ctx *c, int from, int tag) {
+  struct MMP_recv_handle *h = MMP_Recv(c->collect_buf, sizeof *c->collect_buf, tag, c->node[from], c->self);
+  return h && MMP_Wait_recv(h) == (int)sizeof *c->collect_buf ? 0 : -1;
+}
+
+/* Once every node has finished the phase, sends node 0 this node's summary and
+ * records; node 0 collects everyone's. A token goes round 0, 1, ... n-1, 0,
+ * each node passing it on when its own part is over, so at most that one
+ * 8-byte message reaches a node still in the phase; when it is back node 0
+ * asks every node for its records. (Records sent as soon as a node was done
+ * reached nodes still receiving, the hot node in the hot spot: issue 29.) The
+ * receives are posted only now, when the phase's are done: with them and the
+ * start a node may already hold all of MMP's receive handles. */
 static int gather(struct ctx *c, const struct summary *mine) {
   const size_t bytes = sizeof *mine + mine->n_recs * sizeof(struct rec);
   if (c->me != 0) {
-    /* Posted only now, when the phase's receives are done: with them and the
-     * start it could exceed MMP's receive handles (at 256 nodes: 255 + 2). */
-    struct MMP_recv_handle *ask = MMP_Recv(c->collect_buf, sizeof *c->collect_buf, TAG_COLLECT, c->node[0], c->self);
-    if (!ask || MMP_Wait_recv(ask) != (int)sizeof *c->collect_buf) return -1;
+    if (token_recv(c, c->me - 1, TAG_DONE) != 0 || token_send(c, (c->me + 1) % c->n, TAG_DONE) != 0) return -1;
+    if (token_recv(c, 0, TAG_COLLECT) != 0) return -1;
     uint8_t *msg = malloc(bytes);
     if (!msg) return -1;
     memcpy(msg, mine, sizeof *mine);
@@ -285,6 +300,7 @@ static int gather(struct ctx *c, const struct summary *mine) {
     free(msg);
     return rc == 0 ? 0 : -1;
   }
+  if (token_send(c, 1, TAG_DONE) != 0 || token_recv(c, c->n - 1, TAG_DONE) != 0) return -1;
   memcpy(c->gather, mine, sizeof *mine);
   memcpy(c->gather + sizeof *mine, c->recs, mine->n_recs * sizeof(struct rec));
   struct MMP_recv_handle *h[MAX_NODES];
