@@ -214,8 +214,9 @@ TEST_CASE("scale: in-order switching deadlocks many-to-one on one switch box, an
 // sender sent node 0 its records as soon as it was done, in the middle of the
 // hot node's phase (except in a run's first phase, where the senders' first
 // send from heap memory waited for the MMP library to pin its bounce pool).
-// Node 0 now asks for the records once its own part is over, so the phase
-// measures its own messages only, whatever ran before it.
+// The records now go once every node has finished the phase (a token round,
+// then node 0 asks), so the phase measures its own messages only, whatever
+// ran before it.
 TEST_CASE("scale: the hot spot after another phase runs as it does alone (records gathered after the phase)",
           "[integration][scale]") {
   Sandbox sb;
