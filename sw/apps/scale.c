@@ -41,9 +41,15 @@
  * sequence from the right source.
  *
  * After each phase every node sends node 0 its records (source, destination,
- * sequence, latency) and its received bytes and phase times by MMP messages;
- * node 0 checks that every message sent arrived exactly once, prints the
- * phase's row (latency min, mean, p50, p99, max over all messages of all
+ * sequence, latency) and its received bytes and phase times by MMP messages,
+ * when node 0 asks for them: node 0 asks once its own part of the phase is
+ * over, so no record reaches it while it still receives the phase's messages
+ * (in the hot spot node 0 is the last to finish; records sent as soon as a
+ * sender was done arrived there as unexpected messages in the middle of the
+ * phase and slowed it, except in a run's first phase, where each sender's
+ * first send from unpinned memory waited for the MMP library's bounce pool to
+ * be pinned). Node 0 checks that every message sent arrived exactly once,
+ * prints the phase's row (latency min, mean, p50, p99, max over all messages of all
  * nodes; throughput per node = received payload bits / phase time, the mean
  * over all nodes and the min over the nodes that receive in the pattern; the
  * phase time is from the common start to the last message's arrival on
@@ -69,6 +75,8 @@
 #define TAG_DATA_BASE 0x100 /* + phase number */
 #define TAG_GATHER 0x10
 #define TAG_START 0x11
+#define TAG_COLLECT 0x12               /* node 0 asks a node for its records */
+#define TAG_DONE 0x13                  /* the token: every node before this one has finished the phase */
 #define MAX_NODES ((int)MMP_MAX_NODES) /* 256: every node MMP addresses (configs/cluster-256.yaml) */
 #define MAX_SIZES 32
 #define MAX_PHASES 64 /* patterns in --patterns: a soak repeats them (bench/soak.cpp) */
@@ -127,6 +135,7 @@ struct ctx {
   struct MMP_connect *self, *node[MAX_NODES];
   uint8_t *sbuf, *rbuf; /* pinned: a slot per destination, per receive */
   double *start_buf;    /* pinned: the phase's start time, sent by node 0 */
+  double *collect_buf;  /* pinned: node 0's request for the records */
   size_t stride;        /* slot size of the current phase               */
   struct rec *recs;     /* this node's records of the current phase     */
   uint8_t *gather;      /* node 0: one summary + records per node       */
@@ -258,10 +267,30 @@ static void report_phase(struct ctx *c, enum pattern p, size_t size) {
   free(lat);
 }
 
-/* Sends this node's summary and records to node 0; node 0 collects everyone's. */
+/* One 8-byte message (token or request) from or into collect_buf; 0 or -1. */
+static int token_send(struct ctx *c, int to, int tag) {
+  struct MMP_send_handle *s = MMP_Send(c->collect_buf, sizeof *c->collect_buf, tag, c->self, c->node[to]);
+  return s && MMP_Wait_send(s) == 0 ? 0 : -1;
+}
+
+static int token_recv(struct ctx *c, int from, int tag) {
+  struct MMP_recv_handle *h = MMP_Recv(c->collect_buf, sizeof *c->collect_buf, tag, c->node[from], c->self);
+  return h && MMP_Wait_recv(h) == (int)sizeof *c->collect_buf ? 0 : -1;
+}
+
+/* Once every node has finished the phase, sends node 0 this node's summary and
+ * records; node 0 collects everyone's. A token goes round 0, 1, ... n-1, 0,
+ * each node passing it on when its own part is over, so at most that one
+ * 8-byte message reaches a node still in the phase; when it is back node 0
+ * asks every node for its records. (Records sent as soon as a node was done
+ * reached nodes still receiving, the hot node in the hot spot: issue 29.) The
+ * receives are posted only now, when the phase's are done: with them and the
+ * start a node may already hold all of MMP's receive handles. */
 static int gather(struct ctx *c, const struct summary *mine) {
   const size_t bytes = sizeof *mine + mine->n_recs * sizeof(struct rec);
   if (c->me != 0) {
+    if (token_recv(c, c->me - 1, TAG_DONE) != 0 || token_send(c, (c->me + 1) % c->n, TAG_DONE) != 0) return -1;
+    if (token_recv(c, 0, TAG_COLLECT) != 0) return -1;
     uint8_t *msg = malloc(bytes);
     if (!msg) return -1;
     memcpy(msg, mine, sizeof *mine);
@@ -271,12 +300,18 @@ static int gather(struct ctx *c, const struct summary *mine) {
     free(msg);
     return rc == 0 ? 0 : -1;
   }
+  if (token_send(c, 1, TAG_DONE) != 0 || token_recv(c, c->n - 1, TAG_DONE) != 0) return -1;
   memcpy(c->gather, mine, sizeof *mine);
   memcpy(c->gather + sizeof *mine, c->recs, mine->n_recs * sizeof(struct rec));
   struct MMP_recv_handle *h[MAX_NODES];
   int rc = 0;
+  struct MMP_send_handle *ask[MAX_NODES];
   for (int j = 1; j < c->n; j++)
     h[j] = MMP_Recv(c->gather + (size_t)j * c->gather_bytes, c->gather_bytes, TAG_GATHER, c->node[j], c->self);
+  for (int j = 1; j < c->n; j++)
+    ask[j] = MMP_Send(c->collect_buf, sizeof *c->collect_buf, TAG_COLLECT, c->self, c->node[j]);
+  for (int j = 1; j < c->n; j++)
+    if (!ask[j] || MMP_Wait_send(ask[j]) != 0) rc = -1;
   for (int j = 1; j < c->n; j++)
     if (!h[j] || MMP_Wait_recv(h[j]) < (int)sizeof(struct summary)) rc = -1;
   return rc;
@@ -495,6 +530,7 @@ static int scale(int argc, char **argv) {
   c.sbuf = MMP_Pindown_malloc((size_t)(n - 1) * max_stride, c.self);
   c.rbuf = MMP_Pindown_malloc(max_recvs * max_stride, c.self);
   c.start_buf = MMP_Pindown_malloc(sizeof *c.start_buf, c.self);
+  c.collect_buf = MMP_Pindown_malloc(sizeof *c.collect_buf, c.self);
   c.recs = malloc(max_recvs * sizeof *c.recs);
   c.gather_bytes = sizeof(struct summary) + max_recvs * sizeof(struct rec);
   if (me == 0) c.gather = malloc((size_t)n * c.gather_bytes);
@@ -507,7 +543,8 @@ static int scale(int argc, char **argv) {
     m2host_printf("scale: no run folder (or a bad --out name): %s not written\n", out_name);
   }
   int rc = 0;
-  if (!c.sbuf || !c.rbuf || !c.start_buf || !c.recs || (me == 0 && !c.gather)) {
+  if (c.collect_buf) *c.collect_buf = 0;
+  if (!c.sbuf || !c.rbuf || !c.start_buf || !c.collect_buf || !c.recs || (me == 0 && !c.gather)) {
     m2host_printf("scale: cannot allocate %zu pinned bytes: %s\n", (n - 1 + max_recvs) * max_stride,
                   MMP_strerror(MMP_last_error()));
     rc = 4;
@@ -523,6 +560,7 @@ static int scale(int argc, char **argv) {
   if (c.sbuf) MMP_Pindown_free(c.sbuf, c.self);
   if (c.rbuf) MMP_Pindown_free(c.rbuf, c.self);
   if (c.start_buf) MMP_Pindown_free(c.start_buf, c.self);
+  if (c.collect_buf) MMP_Pindown_free(c.collect_buf, c.self);
   free(c.recs);
   free(c.gather);
   MMP_finalize(c.self);

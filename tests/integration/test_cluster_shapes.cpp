@@ -99,9 +99,12 @@ TEST_CASE("cluster shapes: on 64 nodes the fat tree beats the tree, and the tree
   // fat tree has a cable per node at every level.
   CHECK(a2a("fat-tree") * 2 < a2a("tree"));
   CHECK(a2a("tree") < a2a("chain"));
-  // The ring's slowest messages cross the chain's middle (node 63 to node 0 crosses all of it).
-  CHECK(ring_tail("fat-tree") * 2 < ring_tail("chain"));
-  CHECK(ring_tail("tree") * 2 < ring_tail("chain"));
+  // The ring's slowest messages cross the chain's middle (node 63 to node 0
+  // and back cross all of it: 39-42 us, against 25-30 us for the trees' p99).
+  // The margin was twice until issue 29's fix of scale.c: the other nodes'
+  // records reached node 0 during the ring and held 63 -> 0 in its NI (106 us).
+  CHECK(ring_tail("fat-tree") * 1.25 < ring_tail("chain"));
+  CHECK(ring_tail("tree") * 1.25 < ring_tail("chain"));
 }
 
 // Issue 29: the chain's 4 KB all-to-all stalled (network watchdog, exit 66)
