@@ -509,8 +509,11 @@ static int scale(int argc, char **argv) {
     return usage_error("--patterns: expected a comma-separated list of alltoall, neighbour, hotspot");
   if (n < 2 || n > MAX_NODES) return usage_error("needs 2..256 hosts");
   if (hot < 0 || hot >= n) return usage_error("--hot: not a node of the platform");
-  if (msgs < 1 || (long)msgs * (n - 1) > MAX_RECVS)
-    return usage_error("--msgs: at least 1 and at most 256 / (nodes - 1) (all receives of a phase are posted at once)");
+  /* A phase posts all its receives, then the start's: MMP's handle pool must hold both. */
+  if (msgs < 1 || (long)msgs * (n - 1) > MAX_RECVS - 1)
+    return usage_error(
+        "--msgs: at least 1 and at most 255 / (nodes - 1) (all receives of a phase and the start's are posted at "
+        "once, from MMP's 256 receive handles)");
 
   struct ctx c;
   memset(&c, 0, sizeof c);

@@ -141,6 +141,14 @@ TEST_CASE("scale: bad arguments end the run with a message naming the option", "
     CHECK(r.exited(2));
     CHECK(contains(r.file("run.log"), "scale: " + c.message));
   }
+  // One source x 256 messages fills MMP's 256 receive handles before the
+  // phase's start is posted: refused up front, not a failed phase.
+  const SimResult r = sb.run(
+      {"run", config("scale-2"), "--quiet", "--set", "node*.host.args=--patterns alltoall --sizes 16 --msgs 256"}, true,
+      60);
+  INFO(r.describe());
+  CHECK(r.exited(2));
+  CHECK(contains(r.file("run.log"), "scale: --msgs: at least 1 and at most 255 / (nodes - 1)"));
 }
 
 // The cascade deadlock (docs/models/switchbox.md, deadlock avoidance): 16
