@@ -47,13 +47,16 @@ def service(model, name, size):
 
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
-    'box_headers'} of one phase."""
+    'box_headers', 'sbs', 't_ch_held_us'} of one phase; t_ch_held_us is t* of
+    the channel that sets the channels' queue (t_ch on the hot spot)."""
     t = traffic_summary(shape, nodes, pattern)
     t0 = unloaded_latency(model["unloaded"], size, t["mean_hops"])
     g_bi = service(model, "g_bi", size)
     t_ch = service(model, "t_ch", size)
     g_r = service(model, "g_r", size)
-    held = {"held_us": t_ch}  # the hot spot's channels: no blocking term (docs)
+    # The hot spot's busiest channel ends at the hot node's box, where the
+    # blocking term adds nothing, and a stream has no round: t_ch as it is.
+    held = {"held_us": t_ch}
     L = t["max_load"]
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
