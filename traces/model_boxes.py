@@ -26,6 +26,22 @@ def _parents(sh):
     return {b: sh.route(b, root)[0][1] for b in range(sh.sbs) if b != root}
 
 
+def subtrees(sh):
+    """(parent, below) of a chain or tree: {box: the next box towards the
+    last box} and {box: nodes at or below it, seen from the last box}."""
+    parent = _parents(sh)
+    below = collections.Counter(sh.leaf_counts())  # nodes cabled to each box
+    depth = {}
+    for b in range(sh.sbs):  # the depth orders boxes leaves-first
+        d, x = 0, b
+        while x in parent:
+            x, d = parent[x], d + 1
+        depth[b] = d
+    for b in sorted(parent, key=lambda b: -depth[b]):
+        below[parent[b]] += below[b]
+    return parent, below
+
+
 def alltoall_by_components(sh):
     """{box: messages per all-to-all round} of a chain or tree without
     walking routes: the box graph is a tree, so a pair avoids box b exactly
@@ -33,18 +49,10 @@ def alltoall_by_components(sh):
     box's side; a node cabled to b is a part of its own), and
     through(b) = N(N - 1) - sum over those parts of m(m - 1)."""
     n = sh.nodes
-    parent = _parents(sh)
-    sub = collections.Counter(sh.leaf_counts())  # nodes below each box, itself included
-    depth = {}
-    for b in range(sh.sbs):  # the depth orders boxes leaves-first
-        d, x = 0, b
-        while x in parent:
-            x, d = parent[x], d + 1
-        depth[b] = d
+    parent, sub = subtrees(sh)
     children = collections.defaultdict(list)
-    for b in sorted(parent, key=lambda b: -depth[b]):
-        sub[parent[b]] += sub[b]
-        children[parent[b]].append(b)
+    for b, p in parent.items():
+        children[p].append(b)
     pairs = lambda m: m * (m - 1)  # noqa: E731
     return {b: pairs(n) - sum(pairs(sub[c]) for c in children[b]) - pairs(n - sub[b]) for b in range(sh.sbs)}
 

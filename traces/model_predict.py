@@ -6,12 +6,14 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   All-to-all and ring are closed rounds: a node sends its D messages, then
   waits for its D arrivals. A round takes T0 (the unloaded latency at the
   pattern's mean hop count) plus the queue at the busiest resource:
-      R = T0 + max((D - 1) g_bi, (L - 1) t_ch, (H - 1) t_sb)
+      R = T0 + max((D - 1) g_bi, max_c (L_c - 1) t*_c, (H - 1) t_sb)
   with g_bi the NI's time per message when it sends and receives (the
   injection / per-port bound: D messages each way per round) and L the
   flows per round on the busiest channel between switch boxes (the
   bisection bound generalised to every cut: L >= flows across the
-  bisection / channels across it), t_ch a channel's time per message, and
+  bisection / channels across it), t_ch a channel's time per message
+  (t*_c: held longer while the next channel of the path is busy,
+  model_blocking.py; the max over channels is near the busiest's), and
   H the headers per round at the busiest switch box (model_boxes.py: the
   messages whose path passes it, times their chunks), t_sb its routing
   firmware's time per header (the switch-box bound: one PowerPC routes
@@ -30,6 +32,7 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   latency is T0 + (K - 1) / 2 w. Throughput per node: the hot node's
   (n - 1) M s / phase over n (experiment 6's column).
 """
+from model_blocking import channel_graph, channel_queue
 from model_boxes import busiest_box
 from model_fit import chunks, unloaded_latency
 from model_shapes import traffic_summary
@@ -44,12 +47,16 @@ def service(model, name, size):
 
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
-    'box_headers'} of one phase."""
+    'box_headers', 'sbs', 't_ch_held_us'} of one phase; t_ch_held_us is t* of
+    the channel that sets the channels' queue (t_ch on the hot spot)."""
     t = traffic_summary(shape, nodes, pattern)
     t0 = unloaded_latency(model["unloaded"], size, t["mean_hops"])
     g_bi = service(model, "g_bi", size)
     t_ch = service(model, "t_ch", size)
     g_r = service(model, "g_r", size)
+    # The hot spot's busiest channel ends at the hot node's box, where the
+    # blocking term adds nothing, and a stream has no round: t_ch as it is.
+    held = {"held_us": t_ch}
     L = t["max_load"]
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
@@ -66,7 +73,10 @@ def predict(model, shape, nodes, pattern, size, msgs):
         mbps = senders * msgs * size * 8 / phase / nodes
     else:
         d = 2 if pattern == "neighbour" and nodes > 2 else (1 if pattern == "neighbour" else nodes - 1)
-        queues = {"injection (NI)": (d - 1) * g_bi, "channel": max(L - 1, 0) * t_ch,
+        # The channels' queue with their blocking (model_blocking.py): the
+        # busy time of the NIs and boxes bounds how busy a channel can be.
+        held = channel_queue(channel_graph(shape, nodes, pattern), t_ch, max(d * g_bi, H * t_sb))
+        queues = {"injection (NI)": (d - 1) * g_bi, "channel": held["queue_us"],
                   "switch box": max(H - 1, 0) * t_sb}
         bound = max(queues, key=queues.get)  # ties: the first (dict order)
         r = t0 + queues[bound]
@@ -75,4 +85,4 @@ def predict(model, shape, nodes, pattern, size, msgs):
         mean = (t0 + r + g_bi) / 2
         mbps = d * size * 8 / r
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
-            "max_load": L, "box_headers": H, "sbs": t["sbs"]}
+            "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"]}
