@@ -28,13 +28,19 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
       w = max(g_r, L t_ch / (n - 1), H t_sb / (n - 1)),
       phase = T0 + ((n - 1) M - 1) w.
   The senders inject far faster than one NI takes (their sends alone), so
-  the K = (n - 1) M messages queue at once: the j-th waits j w, the mean
-  latency is T0 + (K - 1) / 2 w. Throughput per node: the hot node's
+  the K = (n - 1) M messages queue at once: the j-th to arrive waits j w.
+  The hot node takes them in its program order (round by round, sources
+  1..n-1), not in their arrival order: a message is observed at the prefix
+  maximum of the arrival positions in that order (model_order.py predicts
+  the arrival order from the routes and the boxes' FIFO routing), so the
+  mean latency is T0 + P w with P that mean position ((K - 1) / 2 if the
+  arrival order were the wait order). Throughput per node: the hot node's
   (n - 1) M s / phase over n (experiment 6's column).
 """
 from model_blocking import channel_graph, channel_queue
 from model_boxes import busiest_box
 from model_fit import chunks, unloaded_latency
+from model_order import hot_spot_position
 from model_shapes import traffic_summary
 
 PATTERNS = ("alltoall", "neighbour", "hotspot")
@@ -47,8 +53,10 @@ def service(model, name, size):
 
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
-    'box_headers', 'sbs', 't_ch_held_us'} of one phase; t_ch_held_us is t* of
-    the channel that sets the channels' queue (t_ch on the hot spot)."""
+    'box_headers', 'sbs', 't_ch_held_us', 'wait_position'} of one phase;
+    t_ch_held_us is t* of the channel that sets the channels' queue (t_ch on
+    the hot spot), wait_position the hot spot's mean observed position (in
+    messages; None for the other patterns)."""
     t = traffic_summary(shape, nodes, pattern)
     t0 = unloaded_latency(model["unloaded"], size, t["mean_hops"])
     g_bi = service(model, "g_bi", size)
@@ -60,6 +68,7 @@ def predict(model, shape, nodes, pattern, size, msgs):
     L = t["max_load"]
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
+    position = None
     if pattern == "hotspot":
         senders = nodes - 1
         w, bound = g_r, "receiver NI"
@@ -69,7 +78,8 @@ def predict(model, shape, nodes, pattern, size, msgs):
             w, bound = H * t_sb / senders, "switch box"
         k = senders * msgs
         phase = t0 + (k - 1) * w
-        mean = t0 + (k - 1) / 2 * w
+        position = hot_spot_position(model, shape, nodes, size, msgs, t_ch)
+        mean = t0 + position * w
         mbps = senders * msgs * size * 8 / phase / nodes
     else:
         d = 2 if pattern == "neighbour" and nodes > 2 else (1 if pattern == "neighbour" else nodes - 1)
@@ -85,4 +95,5 @@ def predict(model, shape, nodes, pattern, size, msgs):
         mean = (t0 + r + g_bi) / 2
         mbps = d * size * 8 / r
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
-            "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"]}
+            "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"],
+            "wait_position": position}
