@@ -203,6 +203,8 @@ def param_rows(model):
     for name, what in (("g_bi", "ni-8 alltoall"), ("g_r", "ni-8 hotspot"), ("t_ch", "link-14 alltoall")):
         rows.append([f"{name}_us", sv[name]["us"], "us", what])
         rows.append([f"{name}_ns_per_byte", sv[name]["us_per_byte"] * 1e3, "ns/B", what])
+        if sv[name].get("floor_us"):
+            rows.append([f"{name}_floor_us", sv[name]["floor_us"], "us", what + ": the smallest size's, the least a message takes"])
     rows.append(["t_sb_us", model["switch_box"]["us_per_header"], "us",
                  "sb-14: switch boxes' CPU busy time per header routed"])
     for s, c in model["hop_components"].items():

@@ -48,7 +48,7 @@ PATTERNS = ("alltoall", "neighbour", "hotspot")
 
 def service(model, name, size):
     p = model["service"][name]
-    return max(p["us"] + p["us_per_byte"] * size, 0.0)
+    return max(p["us"] + p["us_per_byte"] * size, p.get("floor_us", 0.0), 0.0)
 
 
 def predict(model, shape, nodes, pattern, size, msgs):
