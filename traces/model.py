@@ -207,6 +207,8 @@ def param_rows(model):
             rows.append([f"{name}_floor_us", sv[name]["floor_us"], "us", what + ": the smallest size's, the least a message takes"])
     rows.append(["t_sb_us", model["switch_box"]["us_per_header"], "us",
                  "sb-14: switch boxes' CPU busy time per header routed"])
+    rows.append(["t_skip_us", model["ni_cpu"]["us_per_skip"], "us",
+                 "ni-8/params.tsv: the MMP firmware's 13 instructions per posted receive walked past"])
     for s, c in model["hop_components"].items():
         for k, v in c.items():
             rows.append([f"per_box_{k[:-3]}@{s}B", v, "us", f"pingpong-h{max(model['breakdowns'])} stages"])

@@ -17,6 +17,9 @@ Run folders under one measurement folder (names fixed, so --reuse finds them):
                             box's routing firmware busy with a header per
                             message (sb*.cpu idle_us, fw_result0 = headers
                             routed): its time per header
+  ni-8/params.tsv           that run's parameters: the NI CPU's clock and CPI,
+                            its time per posted receive skipped
+                            (model_match.py)
 """
 import csv
 import math
@@ -303,4 +306,7 @@ def fit_all(folder):
              "breakdowns": breakdowns}
     model["service"] = fit_service_times(folder, fit)
     model["switch_box"] = fit_sb_header(folder)
+    # Imported here: model_match reads its file with this module's helpers.
+    from model_match import read_ni_cpu
+    model["ni_cpu"] = read_ni_cpu(folder)
     return model

@@ -121,15 +121,26 @@ def scale_wait_order(nodes, msgs):
 
 
 @functools.lru_cache(maxsize=None)  # the projections ask for each several times
-def _hot_spot(shape, nodes, msgs, box_us, channel_us, transit_us, gap_us):
+def _hot_order(shape, nodes, msgs, box_us, channel_us, transit_us, gap_us):
     sh = model_shapes.build(shape, nodes)
     hot_box = sh.leaf_of[0]
     paths = {s: [sh.leaf_of[s]] + [b for _, b in sh.route_to(sh.leaf_of[s], 0)] for s in range(1, nodes)}
     if any(p[-1] != hot_box for p in paths.values()):
         raise ValueError(f"model_order: a {shape} route of {nodes} nodes does not end at node 0's box")
     inject = {(s, r): s * START_STAGGER_US + r * gap_us for s in range(1, nodes) for r in range(msgs)}
-    order = arrival_order(paths, inject, box_us, channel_us, transit_us)
-    return mean_prefix_max(order, scale_wait_order(nodes, msgs))
+    return tuple(arrival_order(paths, inject, box_us, channel_us, transit_us))
+
+
+def hot_spot_order(model, shape, nodes, size, msgs, t_ch):
+    """[(src, round)] in the order the hot node's NI receives its (n - 1) M
+    messages (the model's network of FIFO boxes and channels)."""
+    if nodes < 2:
+        return []
+    c = chunks(size)
+    box_us = model["switch_box"]["us_per_header"] * c
+    per_box = unloaded_latency(model["unloaded"], size, 1) - unloaded_latency(model["unloaded"], size, 0)
+    transit_us = max(per_box - box_us, 0.0)
+    return list(_hot_order(shape, nodes, msgs, box_us, t_ch, transit_us, model["logp"]["g_us"]))
 
 
 def hot_spot_position(model, shape, nodes, size, msgs, t_ch):
@@ -138,8 +149,4 @@ def hot_spot_position(model, shape, nodes, size, msgs, t_ch):
     wait order."""
     if nodes < 2:
         return 0.0
-    c = chunks(size)
-    box_us = model["switch_box"]["us_per_header"] * c
-    per_box = unloaded_latency(model["unloaded"], size, 1) - unloaded_latency(model["unloaded"], size, 0)
-    transit_us = max(per_box - box_us, 0.0)
-    return _hot_spot(shape, nodes, msgs, box_us, t_ch, transit_us, model["logp"]["g_us"])
+    return mean_prefix_max(hot_spot_order(model, shape, nodes, size, msgs, t_ch), scale_wait_order(nodes, msgs))

@@ -24,8 +24,10 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   Hot spot: the n - 1 senders stream M messages each into one NI that
   receives only (the receiver's NI bound, g_r); the busiest channel
   carries L of the n - 1 streams and the busiest box routes H headers of
-  them, so per message at the hot node
-      w = max(g_r, L t_ch / (n - 1), H t_sb / (n - 1)),
+  them, so per message at the hot node (S: the posted receives of other
+  sources each message walks past in the hot NI's list, in the arrival
+  order below, t_skip the firmware's time per entry, model_match.py)
+      w = max(g_r + S t_skip, L t_ch / (n - 1), H t_sb / (n - 1)),
       phase = T0 + ((n - 1) M - 1) w.
   The senders inject far faster than one NI takes (their sends alone), so
   the K = (n - 1) M messages queue at once: the j-th to arrive waits j w.
@@ -40,7 +42,8 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
 from model_blocking import channel_graph, channel_queue
 from model_boxes import busiest_box
 from model_fit import chunks, unloaded_latency
-from model_order import hot_spot_position
+from model_match import mean_skipped
+from model_order import hot_spot_order, hot_spot_position, scale_wait_order
 from model_shapes import traffic_summary
 
 PATTERNS = ("alltoall", "neighbour", "hotspot")
@@ -53,7 +56,9 @@ def service(model, name, size):
 
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
-    'box_headers', 'sbs', 't_ch_held_us', 'wait_position'} of one phase;
+    'box_headers', 'sbs', 't_ch_held_us', 'wait_position', 'skipped'} of one
+    phase; skipped the hot NI's mean posted receives walked past per message
+    (None for the other patterns);
     t_ch_held_us is t* of the channel that sets the channels' queue (t_ch on
     the hot spot), wait_position the hot spot's mean observed position (in
     messages; None for the other patterns)."""
@@ -68,10 +73,14 @@ def predict(model, shape, nodes, pattern, size, msgs):
     L = t["max_load"]
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
-    position = None
+    position = skipped = None
     if pattern == "hotspot":
         senders = nodes - 1
-        w, bound = g_r, "receiver NI"
+        # scale.c posts the hot node's receives in its wait order; each
+        # arriving message walks past those of sources not arrived yet.
+        arrivals = [s for s, _ in hot_spot_order(model, shape, nodes, size, msgs, t_ch)]
+        skipped = mean_skipped(arrivals, [s for s, _ in scale_wait_order(nodes, msgs)])
+        w, bound = g_r + skipped * model["ni_cpu"]["us_per_skip"], "receiver NI"
         if L * t_ch / senders > w:  # the busiest channel carries L of the n - 1 streams
             w, bound = L * t_ch / senders, "channel"
         if H * t_sb / senders > w:  # the busiest box routes H headers of them
@@ -96,4 +105,4 @@ def predict(model, shape, nodes, pattern, size, msgs):
         mbps = d * size * 8 / r
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
             "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"],
-            "wait_position": position}
+            "wait_position": position, "skipped": skipped}

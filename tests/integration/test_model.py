@@ -4,7 +4,7 @@ experiment 9): the shapes' switch-box counts and path lengths against the
 shared definition, the fit and the predictions on a small recorded run
 folder (tests/data/model: files of short platform runs), and bad input named.
 
-  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|FitTests|CommandTests
+  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|FitTests|CommandTests
 """
 import collections
 import csv
@@ -24,6 +24,7 @@ sys.path.insert(0, TRACES)
 import model_blocking  # noqa: E402
 import model_boxes  # noqa: E402
 import model_fit  # noqa: E402
+import model_match  # noqa: E402
 import model_order  # noqa: E402
 import model_predict  # noqa: E402
 import model_shapes  # noqa: E402
@@ -276,7 +277,7 @@ class OrderTests(unittest.TestCase):
 
     def test_the_hot_spot_mean_uses_the_position_and_the_phase_does_not(self):
         p = model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)
-        w = model_predict.service(self.model, "g_r", 16)
+        w = model_predict.service(self.model, "g_r", 16) + p["skipped"] * self.model["ni_cpu"]["us_per_skip"]
         self.assertEqual(p["bound"], "receiver NI")
         self.assertAlmostEqual(p["mean_us"], p["t0_us"] + p["wait_position"] * w, places=9)
         self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t0_us"] + 125 * w) / 64, places=9)
@@ -309,6 +310,83 @@ class OrderTests(unittest.TestCase):
             with self.subTest(bytes=size):
                 p = model_predict.predict(self.model, "tree", 64, "hotspot", size, 2)
                 self.assertLess(abs(p["mean_us"] - r["mean_us"]) / r["mean_us"], 0.20)
+
+
+class MatchTests(unittest.TestCase):
+    """The hot NI's walk over its posted receives (model_match.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = model_fit.fit_all(DATA)
+
+    def test_skipped_entries_by_hand(self):
+        # Posted 1 2 3 1 2 3 (4 nodes, 2 rounds). 1 takes the head (0); 3
+        # walks past 2 (1); 2 is then the head (0); the second 3 walks past
+        # 1 and 2 (2); the last 1 and 2 take the head: mean 3 / 6.
+        posted = [1, 2, 3, 1, 2, 3]
+        self.assertEqual(model_match.skipped_entries([1, 3, 2, 3, 1, 2], posted), [0, 1, 0, 2, 0, 0])
+        self.assertAlmostEqual(model_match.mean_skipped([1, 3, 2, 3, 1, 2], posted), 0.5)
+        self.assertEqual(model_match.skipped_entries(posted, posted), [0] * 6)
+        self.assertEqual(model_match.skipped_entries([3, 2, 1], [1, 2, 3]), [2, 1, 0])
+        self.assertEqual(model_match.mean_skipped([], []), 0.0)
+        with self.assertRaisesRegex(ValueError, "node 4 finds no posted receive"):
+            model_match.skipped_entries([4], [1, 2, 3])
+
+    def test_time_per_skip_is_the_loops_instructions_at_the_ni_cpus_speed(self):
+        # ni-8/params.tsv: 300 MHz, CPI 1; 13 instructions a skipped entry.
+        self.assertAlmostEqual(self.model["ni_cpu"]["us_per_instruction"], 1 / 300)
+        self.assertAlmostEqual(self.model["ni_cpu"]["us_per_skip"], 13 / 300)
+
+    def test_the_simulated_hot_ni_pays_the_time_per_skip(self):
+        # tests/data/model/hot-skip: the hot NI's deliveries (16 B, 2
+        # rounds) of a 32-node chain and the 64-node fat tree. With a
+        # backlog each gap is the next message's service: a line in its
+        # skipped entries, 3.307 us + 43.3 ns each in both runs.
+        with open(os.path.join(DATA, "hot-skip", "deliveries.tsv"), newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+        runs = collections.defaultdict(list)
+        for r in rows:
+            runs[(r["run"], int(r["nodes"]))].append((float(r["delivered_us"]), int(r["src"])))
+        self.assertEqual(sorted(runs), [("hs-32", 32), ("hs-64", 64)])
+        gaps, skips = [], []
+        for (_, n), arr in sorted(runs.items()):
+            arr.sort()
+            sk = model_match.skipped_entries([s for _, s in arr], [s for _ in range(2) for s in range(1, n)])
+            gaps += [b[0] - a[0] for a, b in zip(arr, arr[1:])]
+            skips += sk[1:]
+        self.assertGreater(max(skips), 20)  # the fat tree's order skips many
+        ms, mg = sum(skips) / len(skips), sum(gaps) / len(gaps)
+        slope = (sum((x - ms) * (y - mg) for x, y in zip(skips, gaps)) /
+                 sum((x - ms) ** 2 for x in skips))
+        self.assertLess(abs(slope - self.model["ni_cpu"]["us_per_skip"]) / self.model["ni_cpu"]["us_per_skip"], 0.02)
+        self.assertLess(abs(mg - ms * slope - model_predict.service(self.model, "g_r", 16)) / 3.3, 0.03)
+
+    def test_predicted_skips_of_the_64_node_hot_spot_within_a_quarter(self):
+        # hot-order-64's deliveries skip 11.5, 11.7 (tree 16 B, 4 KB) and
+        # 9.7, 14.3 (chain) entries a message; the model's arrival order
+        # 10.4, 11.6, 12.0, 13.9.
+        with open(os.path.join(DATA, "hot-order-64", "arrivals.tsv"), newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+        cases = collections.defaultdict(list)
+        for r in rows:
+            cases[(r["shape"], int(r["bytes"]))].append((float(r["delivered_us"]), int(r["src"])))
+        posted = [s for _ in range(2) for s in range(1, 64)]
+        for (shape, size), arr in sorted(cases.items()):
+            with self.subTest(shape=shape, bytes=size):
+                measured = model_match.mean_skipped([s for _, s in sorted(arr)], posted)
+                self.assertGreater(measured, 5)
+                p = model_predict.predict(self.model, shape, 64, "hotspot", size, 2)
+                self.assertLess(abs(p["skipped"] - measured) / measured, 0.25)
+
+    def test_the_term_sets_the_hot_spots_rate(self):
+        # One box: the arrivals are the posted order, nothing skipped, w = g_r.
+        p = model_predict.predict(self.model, "tree", 8, "hotspot", 16, 4)
+        self.assertEqual(p["skipped"], 0)
+        # 64-node tree at 16 B: w = g_r + S 13 / 300 us.
+        p = model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)
+        w = model_predict.service(self.model, "g_r", 16) + p["skipped"] * 13 / 300
+        self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t0_us"] + 125 * w) / 64, places=9)
+        self.assertIsNone(model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)["skipped"])
 
 
 class FitTests(unittest.TestCase):
@@ -508,6 +586,25 @@ class CommandTests(unittest.TestCase):
         rc, _, err = self.model("--reuse", d, "-o", os.path.join(self.d, "o"))
         self.assertEqual(rc, 1)
         self.assertIn("logp/results.tsv: no column o_r_us", err)
+
+    def test_ni_cpu_parameters_missing_or_bad_are_named(self):
+        d = os.path.join(self.d, "runs")
+        shutil.copytree(DATA, d)
+        path = os.path.join(d, "ni-8", "params.tsv")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        with open(path, "w") as f:
+            f.write("\n".join(l for l in lines if "clock_mhz" not in l) + "\n")
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{path}: no row node0.ni.cpu.clock_mhz", err)
+        self.assertNotIn("Traceback", err)
+        with open(path, "w") as f:
+            f.write("\n".join(l.replace("\t1\tcycles", "\tfast\tcycles") for l in lines) + "\n")
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{path}: node0.ni.cpu.cpi: expected a positive number, got 'fast'", err)
+        self.assertNotIn("Traceback", err)
 
     def test_switch_box_stats_without_headers_are_named(self):
         d = os.path.join(self.d, "runs")
