@@ -42,23 +42,24 @@
  *
  * After each phase every node sends node 0 its records (source, destination,
  * sequence, latency) and its received bytes and phase times by MMP messages,
- * when node 0 asks for them: node 0 asks once its own part of the phase is
- * over, so no record reaches it while it still receives the phase's messages
- * (in the hot spot node 0 is the last to finish; records sent as soon as a
- * sender was done arrived there as unexpected messages in the middle of the
- * phase and slowed it, except in a run's first phase, where each sender's
- * first send from unpinned memory waited for the MMP library's bounce pool to
- * be pinned). Node 0 checks that every message sent arrived exactly once,
- * prints the phase's row (latency min, mean, p50, p99, max over all messages of all
- * nodes; throughput per node = received payload bits / phase time, the mean
- * over all nodes and the min over the nodes that receive in the pattern; the
- * phase time is from the common start to the last message's arrival on
- * any node) and appends every latency to the file --out (latencies.tsv, in the
- * run folder: pattern bytes src dst latency_us).
+ * once every node has finished the phase: a token goes round 0, 1, ... n-1, 0,
+ * each node passing it on when its own part is over, then node 0 asks every
+ * node for its records (gather()). So no record crosses the network while a
+ * node still receives the phase's messages (records sent as soon as a sender
+ * was done reached the hot node of a hot spot, the last to finish, as
+ * unexpected messages in the middle of its phase and slowed it). Node 0 checks
+ * that every message sent arrived exactly once, prints the phase's row
+ * (latency min, mean, p50, p99, max over all messages of all nodes; throughput
+ * per node = received payload bits / phase time, the mean over all nodes and
+ * the min over the nodes that receive in the pattern; the phase time is from
+ * the common start to the last message's arrival on any node) and appends
+ * every latency to the file --out (latencies.tsv, in the run folder: pattern
+ * bytes src dst latency_us).
  *
  * Sizes are at least 16 bytes (the header). A node posts (sources x --msgs)
- * receives at once, at most 256 (MMP's handle pool). Nothing but MMP calls
- * costs simulated time: filling and checking payloads is free. */
+ * receives at once, and the start's: at most 255 (MMP's handle pool of 256).
+ * Nothing but MMP calls costs simulated time: filling and checking payloads
+ * is free. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
