@@ -23,6 +23,7 @@ sys.path.insert(0, TRACES)
 
 import model_blocking  # noqa: E402
 import model_boxes  # noqa: E402
+import model_early_sends  # noqa: E402
 import model_fit  # noqa: E402
 import model_match  # noqa: E402
 import model_order  # noqa: E402
@@ -452,6 +453,75 @@ class RequestTests(unittest.TestCase):
                 model_requests.fit_request_time([], 8, 16)
         finally:
             shutil.rmtree(tmp)
+
+
+def read_ring_steps(path):
+    """[(first_sent_us, second_sent_us, first_arrival_us)] per node and
+    round of the recorded 8-node ring (tests/data/model/ring-8)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return [(float(r["first_sent_us"]), float(r["second_sent_us"]), float(r["first_arrival_us"]), int(r["round"]))
+                for r in csv.DictReader(f, delimiter="\t")]
+
+
+class EarlySendTests(unittest.TestCase):
+    """The ring's receive-free second send (model_early_sends.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = model_fit.fit_all(DATA)
+        cls.steps = read_ring_steps(os.path.join(DATA, "ring-8", "sends.tsv"))
+
+    def test_saving_by_hand(self):
+        # g_r 3, the ring (D 2, one chunk): the second send 3 earlier, mean 1.5.
+        self.assertAlmostEqual(model_early_sends.early_send_saving_us(3, 2, 1), 1.5)
+        # D 4, all requests in the first step: sends 2, 3, 4 each 3 earlier.
+        self.assertAlmostEqual(model_early_sends.early_send_saving_us(3, 4, 1), 9 / 4)
+        # D 5: the fifth request is taken in the second send's step, past the
+        # arrivals; 3 chunks: the later chunks' steps meet the arrivals.
+        self.assertEqual(model_early_sends.early_send_saving_us(3, 5, 1), 0.0)
+        self.assertEqual(model_early_sends.early_send_saving_us(3, 2, 3), 0.0)
+        # D 1 (the hot spot's senders, a 2-node ring): no second send.
+        self.assertEqual(model_early_sends.early_send_saving_us(3, 1, 1), 0.0)
+
+    def test_the_ring_at_16_bytes_by_hand(self):
+        p = model_predict.predict(self.model, "fat-tree", 16, "neighbour", 16, 2)
+        g_bi = model_predict.service(self.model, "g_bi", 16)
+        g_r = model_predict.service(self.model, "g_r", 16)
+        q = model_requests.US_PER_REQUEST
+        r = p["t0_us"] + g_bi  # NI-bound, D 2
+        self.assertEqual(p["bound"], "injection (NI)")
+        self.assertAlmostEqual(p["early_us"], g_r / 2, places=9)
+        # intake: both requests before the first send (q late), none after.
+        self.assertAlmostEqual(p["mean_us"], (p["t0_us"] + r + g_bi) / 2 + q / 2 - g_r / 2, places=9)
+        self.assertAlmostEqual(p["mbps"], 2 * 16 * 8 / r, places=9)  # the round is unchanged
+
+    def test_4k_ring_and_the_all_to_all_are_unchanged(self):
+        for shape, nodes, pattern, size in (("chain", 16, "neighbour", 4096), ("fat-tree", 64, "neighbour", 4096),
+                                            ("fat-tree", 16, "alltoall", 16), ("tree", 64, "alltoall", 16),
+                                            ("tree", 64, "hotspot", 16)):
+            with self.subTest(shape=shape, nodes=nodes, pattern=pattern, bytes=size):
+                self.assertEqual(model_predict.predict(self.model, shape, nodes, pattern, size, 2)["early_us"], 0.0)
+
+    def test_the_recorded_ring_shows_a_receive_free_step(self):
+        # ring-8: 8 nodes on one box, 16 B ring, M 2, sim.messages. A node's
+        # second send follows its first by a send-only step or by a step that
+        # also served a receive; the difference is a receive's time.
+        gaps = [b - a for a, b, _, _ in self.steps]
+        fast, slow = min(gaps), max(gaps)
+        self.assertEqual(len(gaps), 16)
+        for g in gaps:  # one of the two steps, nothing in between
+            self.assertTrue(abs(g - fast) < 0.01 or abs(g - slow) < 0.01, g)
+        g_r = model_predict.service(self.model, "g_r", 16)
+        self.assertLess(abs((slow - fast) - g_r) / g_r, 0.25)
+        # A send-only step only where nothing had arrived when it began.
+        for a, b, arrival, _ in self.steps:
+            if abs(b - a - fast) < 0.01:
+                self.assertGreater(arrival, a)
+        # The first round starts together (scale.c's start): its second sends
+        # nearly all receive-free; later rounds start skewed, fewer are.
+        free = collections.Counter(rnd for a, b, _, rnd in self.steps if abs(b - a - fast) < 0.01)
+        self.assertGreaterEqual(free[0], 7)
+        self.assertLess(free[1], free[0])
 
 
 class FitTests(unittest.TestCase):
