@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 import model_fit
+import model_requests
 import model_shapes
 from model_predict import PATTERNS, predict
 from output_files import OutputError, output_folder, replacing
@@ -209,6 +210,8 @@ def param_rows(model):
                  "sb-14: switch boxes' CPU busy time per header routed"])
     rows.append(["t_skip_us", model["ni_cpu"]["us_per_skip"], "us",
                  "ni-8/params.tsv: the MMP firmware's 13 instructions per posted receive walked past"])
+    rows.append(["q_request_us", model_requests.US_PER_REQUEST, "us",
+                 "tests/data/model/requests-8: the MMP firmware's time per request taken (traced 8-node all-to-all)"])
     for s, c in model["hop_components"].items():
         for k, v in c.items():
             rows.append([f"per_box_{k[:-3]}@{s}B", v, "us", f"pingpong-h{max(model['breakdowns'])} stages"])

@@ -20,7 +20,13 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   every header of the box one after another).
   Arrivals spread evenly over the round, and each message also waits for
   its own service at the NI (not in T0's unloaded share): the mean latency
-  is (T0 + R + g_bi) / 2. Throughput per node: D s / R.
+  is (T0 + R + g_bi) / 2, plus how much later the early sends leave
+  because the NI's firmware takes the round's D requests four a step ahead
+  of its sends (model_requests.py; 0 where the data's time hides them),
+  less g_r (D - 1) / D where the round's requests are all taken in the
+  first step and a message is one chunk (the ring): the second send's step
+  has no receive to serve yet (model_early_sends.py).
+  Throughput per node: D s / R.
   Hot spot: the n - 1 senders stream M messages each into one NI that
   receives only (the receiver's NI bound, g_r); the busiest channel
   carries L of the n - 1 streams and the busiest box routes H headers of
@@ -41,12 +47,16 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
 """
 from model_blocking import channel_graph, channel_queue
 from model_boxes import busiest_box
+from model_early_sends import early_send_saving_us
 from model_fit import chunks, unloaded_latency
 from model_match import mean_skipped
+from model_requests import US_PER_REQUEST, intake_delay_us
 from model_order import hot_spot_order, hot_spot_position, scale_wait_order
 from model_shapes import traffic_summary
 
 PATTERNS = ("alltoall", "neighbour", "hotspot")
+# One packet: the NI's per-message time is its CPU's (the smallest fitted size).
+CPU_BOUND_BYTES = 16
 
 
 def service(model, name, size):
@@ -56,8 +66,10 @@ def service(model, name, size):
 
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
-    'box_headers', 'sbs', 't_ch_held_us', 'wait_position', 'skipped'} of one
-    phase; skipped the hot NI's mean posted receives walked past per message
+    'box_headers', 'sbs', 't_ch_held_us', 'wait_position', 'skipped',
+    'intake_us', 'early_us'} of one phase; intake_us the closed rounds' request
+    intake, early_us how much earlier the ring's sends leave for its
+    receive-free second send (both 0 for the hot spot); skipped the hot NI's mean posted receives walked past per message
     (None for the other patterns);
     t_ch_held_us is t* of the channel that sets the channels' queue (t_ch on
     the hot spot), wait_position the hot spot's mean observed position (in
@@ -74,6 +86,7 @@ def predict(model, shape, nodes, pattern, size, msgs):
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
     position = skipped = None
+    intake = early = 0.0
     if pattern == "hotspot":
         senders = nodes - 1
         # scale.c posts the hot node's receives in its wait order; each
@@ -101,8 +114,16 @@ def predict(model, shape, nodes, pattern, size, msgs):
         r = t0 + queues[bound]
         if d == 1:
             bound = "latency"
-        mean = (t0 + r + g_bi) / 2
+        # The request intake (model_requests.py): the NI's CPU sets a 16 B
+        # message's time, the data's move a larger one's, if it is longer.
+        g_cpu = service(model, "g_bi", CPU_BOUND_BYTES)
+        intake = intake_delay_us(US_PER_REQUEST, g_cpu, g_bi, d, chunks(size))
+        # The ring's second send: its step has no receive to serve yet
+        # (model_early_sends.py), so it follows the first sooner.
+        early = early_send_saving_us(g_r, d, chunks(size))
+        mean = (t0 + r + g_bi) / 2 + intake - early
         mbps = d * size * 8 / r
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
             "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"],
-            "wait_position": position, "skipped": skipped}
+            "wait_position": position, "skipped": skipped,
+            "intake_us": intake, "early_us": early}

@@ -4,7 +4,7 @@ experiment 9): the shapes' switch-box counts and path lengths against the
 shared definition, the fit and the predictions on a small recorded run
 folder (tests/data/model: files of short platform runs), and bad input named.
 
-  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|FitTests|CommandTests
+  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|RequestTests|FitTests|CommandTests
 """
 import collections
 import csv
@@ -23,10 +23,12 @@ sys.path.insert(0, TRACES)
 
 import model_blocking  # noqa: E402
 import model_boxes  # noqa: E402
+import model_early_sends  # noqa: E402
 import model_fit  # noqa: E402
 import model_match  # noqa: E402
 import model_order  # noqa: E402
 import model_predict  # noqa: E402
+import model_requests  # noqa: E402
 import model_shapes  # noqa: E402
 
 
@@ -387,6 +389,139 @@ class MatchTests(unittest.TestCase):
         w = model_predict.service(self.model, "g_r", 16) + p["skipped"] * 13 / 300
         self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t0_us"] + 125 * w) / 64, places=9)
         self.assertIsNone(model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)["skipped"])
+
+
+class RequestTests(unittest.TestCase):
+    """The sending NI's request intake in closed rounds (model_requests.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = model_fit.fit_all(DATA)
+        cls.sends = model_requests.read_sends(os.path.join(DATA, "requests-8", "sends.tsv"))
+
+    def test_intake_delay_by_hand(self):
+        # q 2, g_cpu = g_msg = 7, D 7, one chunk: send k is late by
+        # min(4k, 7) 2 - 2k: 6, 10, 8, 6, 4, 2, 0, mean 36 / 7.
+        self.assertAlmostEqual(model_requests.intake_delay_us(2, 7, 7, 7, 1), 36 / 7)
+        # The ring (D 2): both requests before the first send, 2 and 0.
+        self.assertAlmostEqual(model_requests.intake_delay_us(2, 7, 7, 2, 1), 1.0)
+        # D 1 (the hot spot's senders): nothing ahead of the one send.
+        self.assertEqual(model_requests.intake_delay_us(2, 7, 7, 1, 1), 0.0)
+        self.assertEqual(model_requests.intake_delay_us(2, 7, 7, 0, 1), 0.0)
+        # A message whose data takes 40 us (3 chunks): the requests hide.
+        self.assertEqual(model_requests.intake_delay_us(2, 7, 40, 7, 3), 0.0)
+
+    def test_request_time_is_the_recorded_8_node_traces(self):
+        # requests-8: 8 nodes on one box, all-to-all, M 2, sim.messages.
+        q, g, _ = model_requests.fit_request_time(self.sends, 8, 16)
+        self.assertLess(abs(q - model_requests.US_PER_REQUEST) / model_requests.US_PER_REQUEST, 0.02)
+        self.assertGreater(g, 4)  # a send and a receive a step once the requests are in
+        q256, _, _ = model_requests.fit_request_time(self.sends, 8, 256)
+        self.assertLess(abs(q256 - model_requests.US_PER_REQUEST) / model_requests.US_PER_REQUEST, 0.05)
+        # 4 KB: the data's DMA sets the sends' pace, no early sends held back.
+        q4k, _, _ = model_requests.fit_request_time(self.sends, 8, 4096)
+        self.assertLess(q4k, 0)
+
+    def test_the_term_lengthens_closed_rounds_mean_only(self):
+        q = model_requests.US_PER_REQUEST
+        for size, extra in ((16, q * (3504 / 63 - 32)), (4096, 0.0)):
+            with self.subTest(bytes=size):
+                p = model_predict.predict(self.model, "fat-tree", 64, "alltoall", size, 2)
+                g_bi = model_predict.service(self.model, "g_bi", size)
+                r = p["t0_us"] + 62 * g_bi  # NI-bound: the round is unchanged
+                self.assertEqual(p["bound"], "injection (NI)")
+                self.assertAlmostEqual(p["mbps"], 63 * size * 8 / r, places=9)
+                self.assertAlmostEqual(p["intake_us"], extra, places=9)
+                self.assertAlmostEqual(p["mean_us"], (p["t0_us"] + r + g_bi) / 2 + extra, places=9)
+        self.assertEqual(model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)["intake_us"], 0.0)
+
+    def test_bad_trace_files_are_named(self):
+        tmp = tempfile.mkdtemp()
+        try:
+            path = os.path.join(tmp, "sends.tsv")
+            with self.assertRaisesRegex(model_fit.ModelInputError, "sends.tsv: cannot read"):
+                model_requests.read_sends(path)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("src\tdst\tbytes\n1\t2\t16\n")
+            with self.assertRaisesRegex(model_fit.ModelInputError, "sends.tsv: no column sent_us"):
+                model_requests.read_sends(path)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("src\tdst\tbytes\tsent_us\n1\tx\t16\t3.0\n")
+            with self.assertRaisesRegex(model_fit.ModelInputError, "sends.tsv:2: expected integers"):
+                model_requests.read_sends(path)
+            with self.assertRaisesRegex(model_fit.ModelInputError, "0 sends of 16 B"):
+                model_requests.fit_request_time([], 8, 16)
+        finally:
+            shutil.rmtree(tmp)
+
+
+def read_ring_steps(path):
+    """[(first_sent_us, second_sent_us, first_arrival_us)] per node and
+    round of the recorded 8-node ring (tests/data/model/ring-8)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return [(float(r["first_sent_us"]), float(r["second_sent_us"]), float(r["first_arrival_us"]), int(r["round"]))
+                for r in csv.DictReader(f, delimiter="\t")]
+
+
+class EarlySendTests(unittest.TestCase):
+    """The ring's receive-free second send (model_early_sends.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = model_fit.fit_all(DATA)
+        cls.steps = read_ring_steps(os.path.join(DATA, "ring-8", "sends.tsv"))
+
+    def test_saving_by_hand(self):
+        # g_r 3, the ring (D 2, one chunk): the second send 3 earlier, mean 1.5.
+        self.assertAlmostEqual(model_early_sends.early_send_saving_us(3, 2, 1), 1.5)
+        # D 4, all requests in the first step: sends 2, 3, 4 each 3 earlier.
+        self.assertAlmostEqual(model_early_sends.early_send_saving_us(3, 4, 1), 9 / 4)
+        # D 5: the fifth request is taken in the second send's step, past the
+        # arrivals; 3 chunks: the later chunks' steps meet the arrivals.
+        self.assertEqual(model_early_sends.early_send_saving_us(3, 5, 1), 0.0)
+        self.assertEqual(model_early_sends.early_send_saving_us(3, 2, 3), 0.0)
+        # D 1 (the hot spot's senders, a 2-node ring): no second send.
+        self.assertEqual(model_early_sends.early_send_saving_us(3, 1, 1), 0.0)
+
+    def test_the_ring_at_16_bytes_by_hand(self):
+        p = model_predict.predict(self.model, "fat-tree", 16, "neighbour", 16, 2)
+        g_bi = model_predict.service(self.model, "g_bi", 16)
+        g_r = model_predict.service(self.model, "g_r", 16)
+        q = model_requests.US_PER_REQUEST
+        r = p["t0_us"] + g_bi  # NI-bound, D 2
+        self.assertEqual(p["bound"], "injection (NI)")
+        self.assertAlmostEqual(p["early_us"], g_r / 2, places=9)
+        # intake: both requests before the first send (q late), none after.
+        self.assertAlmostEqual(p["mean_us"], (p["t0_us"] + r + g_bi) / 2 + q / 2 - g_r / 2, places=9)
+        self.assertAlmostEqual(p["mbps"], 2 * 16 * 8 / r, places=9)  # the round is unchanged
+
+    def test_4k_ring_and_the_all_to_all_are_unchanged(self):
+        for shape, nodes, pattern, size in (("chain", 16, "neighbour", 4096), ("fat-tree", 64, "neighbour", 4096),
+                                            ("fat-tree", 16, "alltoall", 16), ("tree", 64, "alltoall", 16),
+                                            ("tree", 64, "hotspot", 16)):
+            with self.subTest(shape=shape, nodes=nodes, pattern=pattern, bytes=size):
+                self.assertEqual(model_predict.predict(self.model, shape, nodes, pattern, size, 2)["early_us"], 0.0)
+
+    def test_the_recorded_ring_shows_a_receive_free_step(self):
+        # ring-8: 8 nodes on one box, 16 B ring, M 2, sim.messages. A node's
+        # second send follows its first by a send-only step or by a step that
+        # also served a receive; the difference is a receive's time.
+        gaps = [b - a for a, b, _, _ in self.steps]
+        fast, slow = min(gaps), max(gaps)
+        self.assertEqual(len(gaps), 16)
+        for g in gaps:  # one of the two steps, nothing in between
+            self.assertTrue(abs(g - fast) < 0.01 or abs(g - slow) < 0.01, g)
+        g_r = model_predict.service(self.model, "g_r", 16)
+        self.assertLess(abs((slow - fast) - g_r) / g_r, 0.25)
+        # A send-only step only where nothing had arrived when it began.
+        for a, b, arrival, _ in self.steps:
+            if abs(b - a - fast) < 0.01:
+                self.assertGreater(arrival, a)
+        # The first round starts together (scale.c's start): its second sends
+        # nearly all receive-free; later rounds start skewed, fewer are.
+        free = collections.Counter(rnd for a, b, _, rnd in self.steps if abs(b - a - fast) < 0.01)
+        self.assertGreaterEqual(free[0], 7)
+        self.assertLess(free[1], free[0])
 
 
 class FitTests(unittest.TestCase):
