@@ -26,7 +26,14 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   less g_r (D - 1) / D where the round's requests are all taken in the
   first step and a message is one chunk (the ring): the second send's step
   has no receive to serve yet (model_early_sends.py).
-  Throughput per node: D s / R.
+  Throughput per node: D s / R_max, R_max the same round at the pattern's
+  longest path: a node's next round waits for its D arrivals (scale.c), so
+  the nodes of the farthest pairs (the ring's wrap-around pair, the pairs
+  over a tree's top) finish their M rounds last, and the phase (experiment
+  6's, from the common start to the last arrival on any node) is M of
+  their rounds:
+      R_max = T0(s, h_max) + the same queue.
+  The mean latency stays at the mean hop count.
   Hot spot: the n - 1 senders stream M messages each into one NI that
   receives only (the receiver's NI bound, g_r); the busiest channel
   carries L of the n - 1 streams and the busiest box routes H headers of
@@ -67,7 +74,7 @@ def service(model, name, size):
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
     'box_headers', 'sbs', 't_ch_held_us', 'wait_position', 'skipped',
-    'intake_us', 'early_us'} of one phase; intake_us the closed rounds' request
+    'intake_us', 'early_us', 'max_hops', 't0_max_us'} of one phase; intake_us the closed rounds' request
     intake, early_us how much earlier the ring's sends leave for its
     receive-free second send (both 0 for the hot spot); skipped the hot NI's mean posted receives walked past per message
     (None for the other patterns);
@@ -87,6 +94,7 @@ def predict(model, shape, nodes, pattern, size, msgs):
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
     position = skipped = None
     intake = early = 0.0
+    t0_max = t0  # the hot spot's phase has its own terms
     if pattern == "hotspot":
         senders = nodes - 1
         # scale.c posts the hot node's receives in its wait order; each
@@ -111,7 +119,8 @@ def predict(model, shape, nodes, pattern, size, msgs):
         queues = {"injection (NI)": (d - 1) * g_bi, "channel": held["queue_us"],
                   "switch box": max(H - 1, 0) * t_sb}
         bound = max(queues, key=queues.get)  # ties: the first (dict order)
-        r = t0 + queues[bound]
+        queue = queues[bound]
+        r = t0 + queue
         if d == 1:
             bound = "latency"
         # The request intake (model_requests.py): the NI's CPU sets a 16 B
@@ -122,8 +131,10 @@ def predict(model, shape, nodes, pattern, size, msgs):
         # (model_early_sends.py), so it follows the first sooner.
         early = early_send_saving_us(g_r, d, chunks(size))
         mean = (t0 + r + g_bi) / 2 + intake - early
-        mbps = d * size * 8 / r
+        # The phase lasts M rounds of the farthest pairs' nodes.
+        t0_max = unloaded_latency(model["unloaded"], size, t["max_hops"])
+        mbps = d * size * 8 / (t0_max + queue)
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
             "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"],
             "wait_position": position, "skipped": skipped,
-            "intake_us": intake, "early_us": early}
+            "intake_us": intake, "early_us": early, "max_hops": t["max_hops"], "t0_max_us": t0_max}

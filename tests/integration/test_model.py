@@ -4,7 +4,7 @@ experiment 9): the shapes' switch-box counts and path lengths against the
 shared definition, the fit and the predictions on a small recorded run
 folder (tests/data/model: files of short platform runs), and bad input named.
 
-  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|RequestTests|FitTests|CommandTests
+  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|RequestTests|EarlySendTests|SlowestPairTests|FitTests|CommandTests
 """
 import collections
 import csv
@@ -430,7 +430,7 @@ class RequestTests(unittest.TestCase):
                 g_bi = model_predict.service(self.model, "g_bi", size)
                 r = p["t0_us"] + 62 * g_bi  # NI-bound: the round is unchanged
                 self.assertEqual(p["bound"], "injection (NI)")
-                self.assertAlmostEqual(p["mbps"], 63 * size * 8 / r, places=9)
+                self.assertAlmostEqual(p["mbps"], 63 * size * 8 / (p["t0_max_us"] + 62 * g_bi), places=9)
                 self.assertAlmostEqual(p["intake_us"], extra, places=9)
                 self.assertAlmostEqual(p["mean_us"], (p["t0_us"] + r + g_bi) / 2 + extra, places=9)
         self.assertEqual(model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)["intake_us"], 0.0)
@@ -493,7 +493,8 @@ class EarlySendTests(unittest.TestCase):
         self.assertAlmostEqual(p["early_us"], g_r / 2, places=9)
         # intake: both requests before the first send (q late), none after.
         self.assertAlmostEqual(p["mean_us"], (p["t0_us"] + r + g_bi) / 2 + q / 2 - g_r / 2, places=9)
-        self.assertAlmostEqual(p["mbps"], 2 * 16 * 8 / r, places=9)  # the round is unchanged
+        # the round is unchanged; the phase's rounds are those of the 3-box pairs
+        self.assertAlmostEqual(p["mbps"], 2 * 16 * 8 / (p["t0_max_us"] + g_bi), places=9)
 
     def test_4k_ring_and_the_all_to_all_are_unchanged(self):
         for shape, nodes, pattern, size in (("chain", 16, "neighbour", 4096), ("fat-tree", 64, "neighbour", 4096),
@@ -522,6 +523,60 @@ class EarlySendTests(unittest.TestCase):
         free = collections.Counter(rnd for a, b, _, rnd in self.steps if abs(b - a - fast) < 0.01)
         self.assertGreaterEqual(free[0], 7)
         self.assertLess(free[1], free[0])
+
+
+class SlowestPairTests(unittest.TestCase):
+    """A closed round pattern's phase lasts M rounds of its farthest pairs'
+    nodes (model_predict.py): throughput at the longest path, mean latency
+    at the mean hop count."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = model_fit.fit_all(DATA)
+        # Round numbers for a hand computation: T0 = 10 + 1 per box, the
+        # NI 5 per message, channels and boxes far from the bound.
+        cls.hand = dict(cls.model)
+        cls.hand["unloaded"] = {"end_us": 10.0, "end_us_per_byte": 0.0, "hop_us": 1.0, "hop_us_per_byte": 0.0}
+        cls.hand["service"] = dict(cls.model["service"], g_bi={"us": 5.0, "us_per_byte": 0.0},
+                                   t_ch={"us": 0.1, "us_per_byte": 0.0})
+        cls.hand["switch_box"] = dict(cls.model["switch_box"], us_per_header=0.01)
+
+    def test_three_box_chain_ring_by_hand(self):
+        # 16 nodes on a 3-box chain: the ring's 32 pairs are 26
+        # within a box, 4 across one cable pair and the wrap-around 0 <-> 15
+        # over all 3 boxes: mean 40 / 32 = 1.25 boxes, longest 3.
+        t = model_shapes.traffic_summary("chain", 16, "neighbour")
+        self.assertEqual(t["hist"], {1: 26, 2: 4, 3: 2})
+        self.assertEqual(t["max_hops"], 3)
+        p = model_predict.predict(self.hand, "chain", 16, "neighbour", 16, 2)
+        self.assertEqual(p["bound"], "injection (NI)")
+        self.assertAlmostEqual(p["t0_us"], 11.25, places=9)
+        self.assertAlmostEqual(p["t0_max_us"], 13.0, places=9)
+        # The phase: M rounds of nodes 0 and 15, each T0(3) + (D - 1) g_bi.
+        self.assertAlmostEqual(p["mbps"], 2 * 16 * 8 / (13.0 + 5.0), places=9)
+        # The mean latency keeps the round at the mean hop count (16.25).
+        self.assertAlmostEqual(p["mean_us"], (11.25 + 16.25 + 5.0) / 2 + p["intake_us"] - p["early_us"], places=9)
+
+    def test_longest_paths_of_the_rings(self):
+        # A tree's ring crosses its top between the subtrees (5 boxes at 64
+        # nodes: leaf, middle, top, middle, leaf), a fat tree's at 256
+        # nodes climbs all four levels (7 boxes).
+        for shape, nodes, hops in (("tree", 64, 5), ("fat-tree", 64, 5), ("fat-tree", 256, 7), ("chain", 64, 11)):
+            with self.subTest(shape=shape, nodes=nodes):
+                self.assertEqual(model_shapes.traffic_summary(shape, nodes, "neighbour")["max_hops"], hops)
+
+    def test_closed_rounds_take_t0_at_the_longest_path_and_the_hot_spot_does_not(self):
+        for shape, pattern, size in (("chain", "neighbour", 4096), ("tree", "alltoall", 16)):
+            with self.subTest(shape=shape, pattern=pattern):
+                p = model_predict.predict(self.model, shape, 64, pattern, size, 2)
+                d = 2 if pattern == "neighbour" else 63
+                # T0 at the longest path: the unloaded fit at max_hops boxes.
+                t = model_shapes.traffic_summary(shape, 64, pattern)
+                self.assertAlmostEqual(p["t0_max_us"], model_fit.unloaded_latency(self.model["unloaded"], size,
+                                                                                  t["max_hops"]), places=9)
+                self.assertGreater(p["t0_max_us"], p["t0_us"])
+        hot = model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)
+        self.assertEqual(hot["t0_max_us"], hot["t0_us"])
 
 
 class FitTests(unittest.TestCase):
@@ -590,7 +645,7 @@ class FitTests(unittest.TestCase):
         p = model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)
         self.assertEqual(p["bound"], "switch box")
         self.assertEqual(p["box_headers"], 3528)
-        self.assertAlmostEqual(p["mbps"], 63 * 16 * 8 / (p["t0_us"] + 3527 * t_sb), places=6)
+        self.assertAlmostEqual(p["mbps"], 63 * 16 * 8 / (p["t0_max_us"] + 3527 * t_sb), places=6)
         r = {(x["pattern"], int(x["bytes"])): x
              for x in model_fit.read_scale(os.path.join(DATA, "scale-tree-64", "results.tsv"))}[("alltoall", 16)]
         self.assertLess(abs(p["mbps"] - r["mbps"]) / r["mbps"], 0.20)
@@ -630,7 +685,7 @@ class FitTests(unittest.TestCase):
         q = model_blocking.channel_queue(model_blocking.channel_graph("tree", 64, "alltoall"), t_ch,
                                          max(63 * g_bi, p["box_headers"] * self.model["switch_box"]["us_per_header"]))
         self.assertEqual(p["bound"], "channel")
-        self.assertAlmostEqual(p["mbps"], 63 * 4096 * 8 / (p["t0_us"] + q["queue_us"]), places=6)
+        self.assertAlmostEqual(p["mbps"], 63 * 4096 * 8 / (p["t0_max_us"] + q["queue_us"]), places=6)
         self.assertGreater(p["t_ch_held_us"], 1.05 * t_ch)
         r = {(x["pattern"], int(x["bytes"])): x
              for x in model_fit.read_scale(os.path.join(DATA, "scale-tree-64", "results.tsv"))}[("alltoall", 4096)]
