@@ -138,6 +138,9 @@ def plan_runs(a, shapes):
     # The same two boxes routing small messages only: their firmware's time per header.
     runs["sb-14"] = ([cfg("scale-16.yaml"), "--set", "topology.nodes=14", "--set",
                       f"topology.links={two_box_links(7)}"] + scale_args("alltoall", "16", 4))
+    # One box's 16 B all-to-all, its sends traced: the NI's time per request.
+    runs[model_requests.RUN] = ([cfg("scale-8.yaml"), "--set", "sim.messages=true"] +
+                                scale_args("alltoall", str(model_requests.RUN_BYTES), 2))
     sizes = ",".join(str(s) for s in a.sizes)
     for n in a.nodes:
         for shape, how in shapes.items():
@@ -210,8 +213,8 @@ def param_rows(model):
                  "sb-14: switch boxes' CPU busy time per header routed"])
     rows.append(["t_skip_us", model["ni_cpu"]["us_per_skip"], "us",
                  "ni-8/params.tsv: the MMP firmware's 13 instructions per posted receive walked past"])
-    rows.append(["q_request_us", model_requests.US_PER_REQUEST, "us",
-                 "tests/data/model/requests-8: the MMP firmware's time per request taken (traced 8-node all-to-all)"])
+    rows.append(["q_request_us", model["requests"]["us_per_request"], "us",
+                 f"{model_requests.RUN}: the MMP firmware's time per request taken (traced 16 B all-to-all)"])
     for s, c in model["hop_components"].items():
         for k, v in c.items():
             rows.append([f"per_box_{k[:-3]}@{s}B", v, "us", f"pingpong-h{max(model['breakdowns'])} stages"])
@@ -288,7 +291,7 @@ def main(argv):
             output_folder(folder)
             shapes = shapes_available(a.sim)
             failed = run_all(a, plan_runs(a, shapes), folder)
-            if failed & {"logp", "ni-8", "link-14", "sb-14"} or failed & {f"pingpong-h{h}" for h in FIT_HOPS}:
+            if failed & {"logp", "ni-8", "link-14", "sb-14", model_requests.RUN} or failed & {f"pingpong-h{h}" for h in FIT_HOPS}:
                 print("m2vp model: a run the fit needs failed (above)", file=sys.stderr)
                 return 1
         if "fat-tree" not in shapes:

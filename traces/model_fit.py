@@ -20,6 +20,10 @@ Run folders under one measurement folder (names fixed, so --reuse finds them):
   ni-8/params.tsv           that run's parameters: the NI CPU's clock and CPI,
                             its time per posted receive skipped
                             (model_match.py)
+  requests-8/messages.csv   8 nodes on one box, 16-byte all-to-all, M = 2
+                            (sim.messages): each send's time to leave its
+                            NI, the firmware's time per request taken
+                            (model_requests.py; or a recorded sends.tsv)
 """
 import csv
 import math
@@ -306,7 +310,10 @@ def fit_all(folder):
              "breakdowns": breakdowns}
     model["service"] = fit_service_times(folder, fit)
     model["switch_box"] = fit_sb_header(folder)
-    # Imported here: model_match reads its file with this module's helpers.
+    # Imported here: model_match and model_requests read their files with this
+    # module's helpers.
     from model_match import read_ni_cpu
+    from model_requests import fit_requests
     model["ni_cpu"] = read_ni_cpu(folder)
+    model["requests"] = fit_requests(folder)
     return model

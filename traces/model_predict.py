@@ -57,7 +57,7 @@ from model_boxes import busiest_box
 from model_early_sends import early_send_saving_us
 from model_fit import chunks, unloaded_latency
 from model_match import mean_skipped
-from model_requests import US_PER_REQUEST, intake_delay_us
+from model_requests import intake_delay_us
 from model_order import hot_spot_order, hot_spot_position, scale_wait_order
 from model_shapes import traffic_summary
 
@@ -126,7 +126,7 @@ def predict(model, shape, nodes, pattern, size, msgs):
         # The request intake (model_requests.py): the NI's CPU sets a 16 B
         # message's time, the data's move a larger one's, if it is longer.
         g_cpu = service(model, "g_bi", CPU_BOUND_BYTES)
-        intake = intake_delay_us(US_PER_REQUEST, g_cpu, g_bi, d, chunks(size))
+        intake = intake_delay_us(model["requests"]["us_per_request"], g_cpu, g_bi, d, chunks(size))
         # The ring's second send: its step has no receive to serve yet
         # (model_early_sends.py), so it follows the first sooner.
         early = early_send_saving_us(g_r, d, chunks(size))

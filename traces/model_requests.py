@@ -18,9 +18,9 @@ data's move not before k g_bi(s). The mean latency gains the mean over
 k = 1..D of what the first exceeds the second (0 where the data's time
 hides the requests: a 4 KB message's DMA is longer than its requests).
 
-q comes from a microbenchmark, not from the validation runs: 8 nodes on one
-switch box, all-to-all, 16 B, M = 2, sim.messages=true (the recorded
-tests/data/model/requests-8/sends.tsv): each send's time from the host's
+q comes from a microbenchmark, not from the validation runs: the model's
+run requests-8 (8 nodes on one switch box, all-to-all, 16 B, M = 2,
+sim.messages=true; fit_requests): each send's time from the host's
 MMP_Send to its NI having sent it, fitted as c + k g' + min(4 k, D) q
 (fit_request_time). It gave q = 2.13 us (the 16- and 64-node fat trees'
 traced all-to-alls give 2.04 and 2.13 us: the same per request).
@@ -30,13 +30,15 @@ import os
 
 import numpy as np
 
-from model_fit import ModelInputError
+from model_fit import ModelInputError, read_table
 
 # mmp_fw.c step(): `for (unsigned k = 0; k < 4 && request_step(); k++)`.
 REQUESTS_PER_STEP = 4
-# A request's time in the NI firmware: fit_request_time on the recorded
-# 8-node 16 B trace (tests/data/model/requests-8; tested).
-US_PER_REQUEST = 2.13
+# The run q is fitted from (model.py plans it): its nodes and message size.
+RUN = "requests-8"
+RUN_NODES, RUN_BYTES = 8, 16
+# scale.c's data messages (its token and records have other tags).
+DATA_TAG = 256
 
 
 def intake_delay_us(q, g_cpu, g_msg, d, chunks):
@@ -73,6 +75,42 @@ def read_sends(path):
     return out
 
 
+def sends_from_messages(path):
+    """[(src, dst, bytes, sent_us)] of a sim.messages=true run's messages.csv:
+    its data messages, sent_us the time from the host's MMP_Send to its NI
+    having sent it (host_send_us + request_us + fw_send_us)."""
+    cols = ("src", "dst", "bytes", "tag", "host_send_us", "request_us", "fw_send_us")
+    return [(int(r["src"]), int(r["dst"]), int(r["bytes"]),
+             r["host_send_us"] + r["request_us"] + r["fw_send_us"])
+            for r in read_table(path, ",", cols) if int(r["tag"]) == DATA_TAG]
+
+
+def read_run_sends(folder):
+    """The sends of the measurement folder's requests-8 run: its
+    messages.csv, or a sends.tsv extracted from one (a recorded run);
+    ModelInputError naming the run folder when it has neither."""
+    run = os.path.join(folder, RUN)
+    messages, sends = os.path.join(run, "messages.csv"), os.path.join(run, "sends.tsv")
+    if os.path.exists(messages):
+        return sends_from_messages(messages)
+    if os.path.exists(sends):
+        return read_sends(sends)
+    raise ModelInputError(f"{run}: missing messages.csv (expected the model's {RUN} run: 8 nodes on one box, "
+                          f"16 B all-to-all, sim.messages=true; an older runs folder lacks it, run ./m2vp model "
+                          f"without --reuse)")
+
+
+def fit_requests(folder):
+    """The model's request time from the folder's requests-8 run."""
+    try:
+        q, g, c = fit_request_time(read_run_sends(folder), RUN_NODES, RUN_BYTES)
+    except ModelInputError as e:
+        if str(e).startswith(os.path.join(folder, RUN)):
+            raise
+        raise ModelInputError(f"{os.path.join(folder, RUN)}: {e}") from None
+    return {"us_per_request": q, "us_per_step": g, "us_start": c}
+
+
 def fit_request_time(sends, nodes, size):
     """(q, g', c) least squares of sent_us = c + k g' + min(4 k, D) q over
     the all-to-all's sends of one size, k = (dst - src) mod nodes the send's
@@ -85,7 +123,3 @@ def fit_request_time(sends, nodes, size):
     a = np.array(rows, dtype=float)
     coef = np.linalg.lstsq(a[:, :3], a[:, 3], rcond=None)[0]
     return float(coef[2]), float(coef[1]), float(coef[0])
-
-
-def recorded_sends_path(root):
-    return os.path.join(root, "tests", "data", "model", "requests-8", "sends.tsv")

@@ -21,6 +21,7 @@ DATA = os.path.join(HERE, "..", "data", "model")
 MODEL = os.path.join(TRACES, "model.py")
 sys.path.insert(0, TRACES)
 
+import model as model_command  # noqa: E402
 import model_blocking  # noqa: E402
 import model_boxes  # noqa: E402
 import model_early_sends  # noqa: E402
@@ -391,6 +392,11 @@ class MatchTests(unittest.TestCase):
         self.assertIsNone(model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)["skipped"])
 
 
+# q as fitted when it was a constant of model_requests.py (the recorded
+# requests-8 sends, experiment 9's fit table).
+RECORDED_Q_US = 2.13
+
+
 class RequestTests(unittest.TestCase):
     """The sending NI's request intake in closed rounds (model_requests.py)."""
 
@@ -414,16 +420,49 @@ class RequestTests(unittest.TestCase):
     def test_request_time_is_the_recorded_8_node_traces(self):
         # requests-8: 8 nodes on one box, all-to-all, M 2, sim.messages.
         q, g, _ = model_requests.fit_request_time(self.sends, 8, 16)
-        self.assertLess(abs(q - model_requests.US_PER_REQUEST) / model_requests.US_PER_REQUEST, 0.02)
+        self.assertLess(abs(q - RECORDED_Q_US) / RECORDED_Q_US, 0.02)
         self.assertGreater(g, 4)  # a send and a receive a step once the requests are in
         q256, _, _ = model_requests.fit_request_time(self.sends, 8, 256)
-        self.assertLess(abs(q256 - model_requests.US_PER_REQUEST) / model_requests.US_PER_REQUEST, 0.05)
+        self.assertLess(abs(q256 - RECORDED_Q_US) / RECORDED_Q_US, 0.05)
         # 4 KB: the data's DMA sets the sends' pace, no early sends held back.
         q4k, _, _ = model_requests.fit_request_time(self.sends, 8, 4096)
         self.assertLess(q4k, 0)
 
+    def test_the_model_fits_q_from_the_recorded_run(self):
+        # fit_all reads the run folder's messages.csv (the model's own
+        # requests-8 run, recorded): the recorded fit, within 2%.
+        q = self.model["requests"]["us_per_request"]
+        self.assertLess(abs(q - RECORDED_Q_US) / RECORDED_Q_US, 0.02)
+        self.assertGreater(self.model["requests"]["us_per_step"], 4)
+
+    def test_messages_give_the_recorded_sends(self):
+        # The recorded run's messages.csv, reduced as sends.tsv was made:
+        # its data messages (tag 256), sent_us = host_send + request + fw_send.
+        got = model_requests.sends_from_messages(os.path.join(DATA, "requests-8", "messages.csv"))
+        want = [r for r in self.sends if r[2] == 16]
+        self.assertEqual(len(got), 8 * 7 * 2)
+        self.assertEqual([r[:3] for r in got], [r[:3] for r in want])
+        for (_, _, _, a), (_, _, _, b) in zip(got, want):
+            self.assertAlmostEqual(a, b, places=3)
+
+    def test_a_recorded_sends_file_stands_for_the_run(self):
+        # A run folder with only the extracted sends.tsv (no messages.csv).
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "requests-8"))
+            shutil.copy(os.path.join(DATA, "requests-8", "sends.tsv"), os.path.join(d, "requests-8"))
+            q = model_requests.fit_requests(d)["us_per_request"]
+            self.assertAlmostEqual(q, model_requests.fit_request_time(self.sends, 8, 16)[0], places=12)
+            self.assertLess(abs(q - RECORDED_Q_US) / RECORDED_Q_US, 0.02)
+
+    def test_the_command_plans_the_request_run(self):
+        a = model_command.parse_args(["--sim", "m2vp-sim", "--nodes", "16"])
+        run = model_command.plan_runs(a, {"chain": "shape"})["requests-8"]
+        self.assertEqual(os.path.basename(run[0]), "scale-8.yaml")
+        self.assertIn("sim.messages=true", run)
+        self.assertIn("node*.host.args=--patterns alltoall --sizes 16 --msgs 2", run)
+
     def test_the_term_lengthens_closed_rounds_mean_only(self):
-        q = model_requests.US_PER_REQUEST
+        q = self.model["requests"]["us_per_request"]
         for size, extra in ((16, q * (3504 / 63 - 32)), (4096, 0.0)):
             with self.subTest(bytes=size):
                 p = model_predict.predict(self.model, "fat-tree", 64, "alltoall", size, 2)
@@ -487,7 +526,7 @@ class EarlySendTests(unittest.TestCase):
         p = model_predict.predict(self.model, "fat-tree", 16, "neighbour", 16, 2)
         g_bi = model_predict.service(self.model, "g_bi", 16)
         g_r = model_predict.service(self.model, "g_r", 16)
-        q = model_requests.US_PER_REQUEST
+        q = self.model["requests"]["us_per_request"]
         r = p["t0_us"] + g_bi  # NI-bound, D 2
         self.assertEqual(p["bound"], "injection (NI)")
         self.assertAlmostEqual(p["early_us"], g_r / 2, places=9)
@@ -794,6 +833,25 @@ class CommandTests(unittest.TestCase):
         rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
         self.assertEqual(rc, 1)
         self.assertIn(f"{path}: node0.ni.cpu.cpi: expected a positive number, got 'fast'", err)
+        self.assertNotIn("Traceback", err)
+
+    def test_a_missing_or_empty_request_run_is_named(self):
+        # An older runs folder, made before the model had run requests-8.
+        d = os.path.join(self.d, "runs")
+        shutil.copytree(DATA, d)
+        run = os.path.join(d, "requests-8")
+        shutil.rmtree(run)
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{run}: missing messages.csv (expected the model's requests-8 run", err)
+        self.assertNotIn("Traceback", err)
+        # A traced run without scale.c's data messages (tag 256).
+        os.mkdir(run)
+        with open(os.path.join(run, "messages.csv"), "w") as f:
+            f.write("msg,src,dst,bytes,tag,host_send_us,request_us,fw_send_us\n0.1,0,1,8,17,0.2,0.2,22.1\n")
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{run}: fit_request_time: 0 sends of 16 B", err)
         self.assertNotIn("Traceback", err)
 
     def test_switch_box_stats_without_headers_are_named(self):
