@@ -42,6 +42,13 @@ def parse_size(text):
     return int(t) * mult
 
 
+def parse_count(text):
+    t = text.strip()
+    if not t.isdigit():
+        raise ValueError(f"'{text}' is not a whole number of nodes")
+    return int(t)
+
+
 def parse_list(option, text, conv):
     try:
         return [conv(v) for v in text.split(",") if v.strip()]
@@ -57,15 +64,16 @@ def parse_args(argv):
     p.add_argument("--nodes", default="16,64", help="node counts to validate at (16, 64, 256)")
     p.add_argument("--sizes", default="16,4k", help="message sizes of the validation runs")
     p.add_argument("--msgs", type=int, default=2, help="messages per pair in the validation runs")
-    p.add_argument("--reuse", default=None, metavar="DIR", help="read the runs from DIR (an earlier OUT/runs)")
-    p.add_argument("--out", "-o", default=os.path.join(ROOT, "traces", "model"))
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--reuse", default=None, metavar="DIR", help="read the runs from DIR (an earlier OUT/runs: every fit run and a scale-SHAPE-N run per --nodes N); nothing runs")
+    p.add_argument("--out", "-o", default=os.path.join(ROOT, "traces", "model"),
+                   help="folder for params.tsv, validation.tsv, projection.* and plots (the runs in OUT/runs)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once (default: the cores)")
     p.add_argument("--project", default="1024,4096", help="node counts to project to (besides the validated ones)")
     a = p.parse_args(argv)
     try:
-        a.nodes = parse_list("--nodes", a.nodes, int)
+        a.nodes = parse_list("--nodes", a.nodes, parse_count)
         a.sizes = parse_list("--sizes", a.sizes, parse_size)
-        a.project = parse_list("--project", a.project, int)
+        a.project = parse_list("--project", a.project, parse_count)
     except argparse.ArgumentTypeError as e:
         p.error(str(e))
     for n in a.nodes + a.project:
@@ -149,6 +157,33 @@ def plan_runs(a, shapes):
     return runs
 
 
+# Runs the fit reads; requests-8 is checked by its own reader (model_requests).
+FIT_RUN_NAMES = ("logp",) + tuple(f"pingpong-h{h}" for h in FIT_HOPS) + ("ni-8", "link-14", "sb-14")
+CHECK_RUN_NAME = f"check-pingpong-h{CHECK_HOPS}"
+
+
+def check_reused_runs(folder, nodes):
+    """Notes on what an earlier runs folder lacks for this command; a
+    ModelInputError naming the first missing run the fit or the unloaded
+    check needs, or a node count with no validation run at all (a fit from
+    fewer runs, or rows that silently vanish, would pass for a result)."""
+    for name in FIT_RUN_NAMES + (CHECK_RUN_NAME,):
+        if not os.path.isdir(os.path.join(folder, name)):
+            raise model_fit.ModelInputError(
+                f"--reuse {folder}: no run {name} (expected every fit run ./m2vp model makes: "
+                f"{', '.join(FIT_RUN_NAMES + (model_requests.RUN, CHECK_RUN_NAME))})")
+    notes = []
+    for n in nodes:
+        names = [f"scale-{s}-{n}" for s in model_shapes.SHAPES]
+        have = [x for x in names if os.path.isdir(os.path.join(folder, x))]
+        if not have:
+            raise model_fit.ModelInputError(f"--reuse {folder}: no validation run for {n} nodes "
+                                            f"(expected one of {', '.join(names)})")
+        notes += [f"--reuse {folder} has no {x}: that shape is not validated at {n} nodes"
+                  for x in names if x not in have]
+    return notes
+
+
 def run_all(a, runs, folder):
     names = list(runs)
     cmds = [[a.sim, "run"] + runs[n][:1] + ["--out", os.path.join(folder, n), "--out-force", "--quiet"] + runs[n][1:]
@@ -184,7 +219,10 @@ def validate(model, folder, a, shapes):
             path = os.path.join(folder, f"scale-{shape}-{n}", "results.tsv")
             if shape not in shapes or not os.path.exists(path):
                 continue
-            for r in model_fit.read_scale(path):
+            phases = model_fit.read_scale(path)
+            for size in sorted(set(a.sizes) - {r["bytes"] for r in phases}):
+                print(f"m2vp model: note: {path} has no {size}-byte phase: not validated", file=sys.stderr)
+            for r in phases:
                 if r["bytes"] not in a.sizes or r["pattern"] not in PATTERNS:
                     continue
                 p = predict(model, shape, n, r["pattern"], int(r["bytes"]), model_fit.rounds_of(r))
@@ -284,6 +322,8 @@ def main(argv):
             folder = a.reuse
             if not os.path.isdir(folder):
                 raise model_fit.ModelInputError(f"--reuse {folder}: no such folder")
+            for note in check_reused_runs(folder, a.nodes):
+                print(f"m2vp model: note: {note}", file=sys.stderr)
             shapes = {s: "runs" for s in model_shapes.SHAPES
                       if any(os.path.isdir(os.path.join(folder, f"scale-{s}-{n}")) for n in a.nodes)}
         else:
@@ -291,10 +331,10 @@ def main(argv):
             output_folder(folder)
             shapes = shapes_available(a.sim)
             failed = run_all(a, plan_runs(a, shapes), folder)
-            if failed & {"logp", "ni-8", "link-14", "sb-14", model_requests.RUN} or failed & {f"pingpong-h{h}" for h in FIT_HOPS}:
+            if failed & set(FIT_RUN_NAMES + (model_requests.RUN, CHECK_RUN_NAME)):
                 print("m2vp model: a run the fit needs failed (above)", file=sys.stderr)
                 return 1
-        if "fat-tree" not in shapes:
+        if "fat-tree" not in shapes and not a.reuse:
             why = (f"none in {folder}" if a.reuse else
                    "the simulator has no topology.shape yet, issue 29 part 2")
             print(f"m2vp model: note: no fat-tree runs ({why}): fat trees are projected only" +

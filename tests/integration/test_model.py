@@ -803,6 +803,36 @@ class CommandTests(unittest.TestCase):
                 self.assertIn(f"{path}:2: {col}: expected a number, got '{bad}'", err)
                 self.assertNotIn("Traceback", err)
 
+    def test_what_a_reused_folder_lacks_is_named(self):
+        d = os.path.join(self.d, "runs")
+        shutil.copytree(DATA, d)
+        out = os.path.join(self.d, "o")
+        # A node count no run was made for: an error, not a table of unloaded rows only.
+        rc, _, err = self.model("--reuse", d, "--nodes", "17", "-o", out)
+        self.assertEqual(rc, 1)
+        self.assertIn(f"--reuse {d}: no validation run for 17 nodes (expected one of scale-chain-17", err)
+        # A size no phase had, and a shape no run was made for: named, the rest validated.
+        shutil.rmtree(os.path.join(d, "scale-tree-16"))
+        rc, stdout, err = self.model("--reuse", d, "--nodes", "16", "--sizes", "16,256", "-o", out)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(f"--reuse {d} has no scale-tree-16: that shape is not validated at 16 nodes", err)
+        self.assertIn(os.path.join(d, "scale-chain-16", "results.tsv") + " has no 256-byte phase: not validated", err)
+        self.assertIn("loaded", stdout)
+        # A fit run missing: an error naming it, not a fit from the other two ping-pongs.
+        shutil.rmtree(os.path.join(d, "pingpong-h2"))
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", out)
+        self.assertEqual(rc, 1)
+        self.assertIn(f"--reuse {d}: no run pingpong-h2 (expected every fit run", err)
+        self.assertNotIn("Traceback", err)
+
+    def test_node_counts_that_are_not_numbers_are_named(self):
+        for opt in ("--nodes", "--project"):
+            with self.subTest(option=opt):
+                rc, _, err = self.model("--reuse", DATA, opt, "abc", "-o", os.path.join(self.d, "o"))
+                self.assertEqual(rc, 64)
+                self.assertIn(f"{opt}: 'abc' is not a whole number of nodes", err)
+                self.assertNotIn("invalid literal", err)
+
     def test_a_missing_file_and_a_missing_column_are_named(self):
         d = os.path.join(self.d, "runs")
         shutil.copytree(DATA, d)
