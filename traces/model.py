@@ -127,7 +127,8 @@ def scale_args(patterns, sizes, msgs):
 
 
 def validation_msgs(msgs, nodes):
-    return max(1, min(msgs, 256 // (nodes - 1)))
+    # scale.c posts a phase's receives and its start's from MMP's 256 handles.
+    return max(1, min(msgs, 255 // (nodes - 1)))
 
 
 def plan_runs(a, shapes):
