@@ -204,17 +204,34 @@ def fmt(v, digits=4):
     return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
+# predict()'s quantities written beside each validation row (names as in
+# docs/experiments.md): T0 at the mean and the longest path, the busiest
+# channel's held time t* and flows L, the busiest box's headers H, the
+# closed rounds' intake and early-send terms, the hot spot's observed
+# position and skipped posted receives.
+INSIDE_COLUMNS = ("t0_us", "t0_max_us", "t_star_us", "max_load", "box_headers", "intake_us", "early_us",
+                  "position", "skipped")
+INSIDE_KEYS = ("t0_us", "t0_max_us", "t_ch_held_us", "max_load", "box_headers", "intake_us", "early_us",
+               "wait_position", "skipped")
+
+
+def inside_values(p):
+    return ["" if p.get(k) is None else p[k] for k in INSIDE_KEYS]
+
+
 def validate(model, folder, a, shapes):
     """Rows model against simulation: the unloaded check, then each
     (shape, nodes, pattern, size) phase."""
+    # After the bound, the model's own quantities of the row, so that a row can
+    # be checked by hand against the equations (docs/experiments.md, experiment 9).
     rows = [["kind", "shape", "nodes", "pattern", "bytes", "hops", "sim_us", "model_us", "err_pct",
-             "sim_mbps", "model_mbps", "mbps_err_pct", "bound"]]
+             "sim_mbps", "model_mbps", "mbps_err_pct", "bound"] + list(INSIDE_COLUMNS)]
     check = os.path.join(folder, f"check-pingpong-h{CHECK_HOPS}", "messages.csv")
     if os.path.exists(check):
         for s, m in model_fit.read_breakdown(check).items():
             pred = model_fit.unloaded_latency(model["unloaded"], s, CHECK_HOPS)
             rows.append(["unloaded", "chain", 2, "pingpong", s, CHECK_HOPS, m["total_us"], pred,
-                         pct(pred, m["total_us"]), "", "", "", "latency"])
+                         pct(pred, m["total_us"]), "", "", "", "latency", pred] + [""] * (len(INSIDE_COLUMNS) - 1))
     for n in a.nodes:
         for shape in model_shapes.SHAPES:
             path = os.path.join(folder, f"scale-{shape}-{n}", "results.tsv")
@@ -229,7 +246,7 @@ def validate(model, folder, a, shapes):
                 p = predict(model, shape, n, r["pattern"], int(r["bytes"]), model_fit.rounds_of(r))
                 rows.append(["loaded", shape, n, r["pattern"], int(r["bytes"]), round(p["mean_hops"], 3),
                              r["mean_us"], p["mean_us"], pct(p["mean_us"], r["mean_us"]), r["mbps"], p["mbps"],
-                             pct(p["mbps"], r["mbps"]), p["bound"]])
+                             pct(p["mbps"], r["mbps"]), p["bound"]] + inside_values(p))
     return rows
 
 
@@ -356,7 +373,7 @@ def main(argv):
     print("Fitted parameters:")
     print_aligned(params)
     print("\nModel against simulation (mean latency; throughput per node):")
-    print_aligned([[fmt(c) for c in r] for r in val])
+    print_aligned([[fmt(c) for c in r[:-len(INSIDE_COLUMNS)]] for r in val])  # the rest: validation.tsv
     bad = [r for r in val[1:] if abs(r[8]) > (GOAL_UNLOADED if r[0] == "unloaded" else GOAL_LOADED)]
     print(f"\n{len(val) - 1 - len(bad)} of {len(val) - 1} latencies within the goal "
           f"({GOAL_UNLOADED:g}% unloaded, {GOAL_LOADED:g}% loaded)")

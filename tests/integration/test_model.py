@@ -771,6 +771,24 @@ class CommandTests(unittest.TestCase):
         self.assertIn("Model against simulation", stdout)
         self.assertIn("unloaded", stdout)
         self.assertEqual(sorted(os.listdir(self.d)), ["out"])  # nothing beside the output folder
+        # Each row carries the model's own quantities, to check it by hand.
+        with open(os.path.join(out, "validation.tsv")) as f:
+            lines = f.read().splitlines()
+        head = lines[0].split("\t")
+        val = [dict(zip(head, l.split("\t"))) for l in lines[1:]]
+        self.assertTrue(val)
+        for r in val:
+            with self.subTest(row=(r["kind"], r["shape"], r["nodes"], r["pattern"], r["bytes"])):
+                self.assertEqual(len(r), 22)
+                if r["kind"] == "unloaded":
+                    self.assertEqual(r["t0_us"], r["model_us"])
+                elif r["pattern"] == "hotspot":
+                    k = (int(r["nodes"]) - 1) * 2  # --msgs 2 in the recorded runs
+                    self.assertTrue(0 <= float(r["position"]) <= k - 1)
+                    self.assertGreaterEqual(float(r["skipped"]), 0)
+                else:
+                    self.assertEqual(r["position"], "")
+                    self.assertGreater(float(r["t_star_us"]), 0)
 
     def test_missing_folder_is_named(self):
         rc, _, err = self.model("--reuse", os.path.join(self.d, "nowhere"), "-o", os.path.join(self.d, "o"))
