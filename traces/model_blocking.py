@@ -56,12 +56,14 @@ class ChannelGraph:
         self.load = dict(load)
         self.onward = {c: dict(onward.get(c, {})) for c in self.load}
         self.count = count or {}
-        self.order = _destinations_first(self.onward)
+        self.order = destinations_first(self.onward)
 
 
-def _destinations_first(onward):
-    """Post-order of the channel dependency graph (acyclic under up*/down*
-    and chain routes); a cycle is an error, not an endless recursion."""
+def destinations_first(onward):
+    """Post-order of a dependency graph {node: its successors} (channels
+    under up*/down* and chain routes, boxes on the routes to a node): every
+    node after all nodes that follow it; a cycle is an error, not an
+    endless recursion."""
     order, state = [], {}
     for root in onward:
         if root in state:

@@ -35,6 +35,7 @@ import functools
 import numpy as np
 
 import model_shapes
+from model_blocking import destinations_first
 from model_fit import chunks, unloaded_latency
 
 # scale.c, START_STAGGER_NS: node i starts its phase i x 100 ns after the
@@ -54,27 +55,16 @@ def fifo_done(arrivals, service_us):
 def topological(paths):
     """Boxes of the routes' union (a tree converging on the hot node's box)
     with every box after all boxes that feed it."""
-    succ = collections.defaultdict(set)
-    indeg = collections.Counter()
-    boxes = set()
+    succ = {}
     for p in paths.values():
-        boxes.update(p)
-        for a, b in zip(p, p[1:]):
-            if b not in succ[a]:
-                succ[a].add(b)
-                indeg[b] += 1
-    ready = sorted(b for b in boxes if indeg[b] == 0)
-    out = []
-    while ready:
-        b = ready.pop()
-        out.append(b)
-        for c in sorted(succ[b]):
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                ready.append(c)
-    if len(out) != len(boxes):
-        raise ValueError("model_order: the routes to the hot node form a cycle")
-    return out
+        for a, b in zip(p, p[1:] + [None]):
+            succ.setdefault(a, {})
+            if b is not None:
+                succ[a][b] = True
+    try:
+        return list(reversed(destinations_first(succ)))
+    except ValueError:
+        raise ValueError("model_order: the routes to the hot node form a cycle") from None
 
 
 def arrival_order(paths, inject, box_us, channel_us, transit_us):
