@@ -13,9 +13,10 @@ mean latency is
 
   - t_first: the unloaded latency of the sender nearest the hot node, T0 at
     the fewest boxes on a route to it (1 where a sender shares its box), less
-    half a request: the ping-pongs T0 is fitted from post the pinging side's
-    receive just before its send (mmp_pingpong.c), so the NI takes that
-    request (q) ahead of every other message's send; scale.c's senders post
+    half a request: the ping-pongs that T0 is fitted from post the pinging
+    side's receive just before its send (mmp_pingpong.c), so its NI takes
+    that request (q) ahead of the ping's send, every other message of the
+    fit; scale.c's senders post
     nothing in the phase (their receives are none, the start's is taken
     before the start), so their sends have no request ahead.
   - the send times: sender i sends round r at i x scale.c's stagger + r g
