@@ -208,11 +208,11 @@ def fmt(v, digits=4):
 # docs/experiments.md): T0 at the mean and the longest path, the busiest
 # channel's held time t* and flows L, the busiest box's headers H, the
 # closed rounds' intake and early-send terms, the hot spot's observed
-# position and skipped posted receives.
+# position, skipped posted receives, first delivery and mean send delay.
 INSIDE_COLUMNS = ("t0_us", "t0_max_us", "t_star_us", "max_load", "box_headers", "intake_us", "early_us",
-                  "position", "skipped")
+                  "position", "skipped", "t_first_us", "send_delay_us")
 INSIDE_KEYS = ("t0_us", "t0_max_us", "t_ch_held_us", "max_load", "box_headers", "intake_us", "early_us",
-               "wait_position", "skipped")
+               "wait_position", "skipped", "t_first_us", "send_delay_us")
 
 
 def inside_values(p):

@@ -110,15 +110,27 @@ def scale_wait_order(nodes, msgs):
     return [(s, r) for r in range(msgs) for s in range(1, nodes)]
 
 
-@functools.lru_cache(maxsize=None)  # the projections ask for each several times
-def _hot_order(shape, nodes, msgs, box_us, channel_us, transit_us, gap_us):
+def hot_spot_paths(shape, nodes):
+    """{src: [its box, ..., node 0's box]}: the boxes each sender's messages
+    pass to the hot node (len: the path's hop count, T0's h)."""
     sh = model_shapes.build(shape, nodes)
     hot_box = sh.leaf_of[0]
     paths = {s: [sh.leaf_of[s]] + [b for _, b in sh.route_to(sh.leaf_of[s], 0)] for s in range(1, nodes)}
     if any(p[-1] != hot_box for p in paths.values()):
         raise ValueError(f"model_order: a {shape} route of {nodes} nodes does not end at node 0's box")
-    inject = {(s, r): s * START_STAGGER_US + r * gap_us for s in range(1, nodes) for r in range(msgs)}
-    return tuple(arrival_order(paths, inject, box_us, channel_us, transit_us))
+    return paths
+
+
+def injection_times(nodes, msgs, gap_us):
+    """{(src, round): when scale.c's sender src sends its round-r message}:
+    its start stagger plus r sender's gaps, from the common start."""
+    return {(s, r): s * START_STAGGER_US + r * gap_us for s in range(1, nodes) for r in range(msgs)}
+
+
+@functools.lru_cache(maxsize=None)  # the projections ask for each several times
+def _hot_order(shape, nodes, msgs, box_us, channel_us, transit_us, gap_us):
+    paths = hot_spot_paths(shape, nodes)
+    return tuple(arrival_order(paths, injection_times(nodes, msgs, gap_us), box_us, channel_us, transit_us))
 
 
 def hot_spot_order(model, shape, nodes, size, msgs, t_ch):

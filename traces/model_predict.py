@@ -41,21 +41,26 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   sources each message walks past in the hot NI's list, in the arrival
   order below, t_skip the firmware's time per entry, model_match.py)
       w = max(g_r + S t_skip, L t_ch / (n - 1), H t_sb / (n - 1)),
-      phase = T0 + ((n - 1) M - 1) w.
+      phase = t_first + ((n - 1) M - 1) w.
   The senders inject far faster than one NI takes (their sends alone), so
-  the K = (n - 1) M messages queue at once: the j-th to arrive waits j w.
+  the K = (n - 1) M messages queue at once: the j-th to arrive waits j w
+  behind the first, which the NI delivers at t_first (the nearest sender's
+  unloaded latency, model_hot_origin.py).
   The hot node takes them in its program order (round by round, sources
   1..n-1), not in their arrival order: a message is observed at the prefix
   maximum of the arrival positions in that order (model_order.py predicts
   the arrival order from the routes and the boxes' FIFO routing), so the
-  mean latency is T0 + P w with P that mean position ((K - 1) / 2 if the
-  arrival order were the wait order). Throughput per node: the hot node's
-  (n - 1) M s / phase over n (experiment 6's column).
+  mean latency is t_first + P w - d with P that mean position ((K - 1) / 2
+  if the arrival order were the wait order) and d the messages' mean send
+  time after the first's (each latency counts from its own send).
+  Throughput per node: the hot node's (n - 1) M s / phase over n
+  (experiment 6's column).
 """
 from model_blocking import channel_graph, channel_queue
 from model_boxes import busiest_box
 from model_early_sends import early_send_saving_us
 from model_fit import chunks, unloaded_latency
+from model_hot_origin import first_delivery_us, send_delay_us
 from model_match import mean_skipped
 from model_requests import intake_delay_us
 from model_order import hot_spot_order, hot_spot_position, scale_wait_order
@@ -74,13 +79,16 @@ def service(model, name, size):
 def predict(model, shape, nodes, pattern, size, msgs):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
     'box_headers', 'sbs', 't_ch_held_us', 'wait_position', 'skipped',
-    'intake_us', 'early_us', 'max_hops', 't0_max_us'} of one phase; intake_us the closed rounds' request
+    'intake_us', 'early_us', 'max_hops', 't0_max_us', 't_first_us',
+    'send_delay_us'} of one phase; intake_us the closed rounds' request
     intake, early_us how much earlier the ring's sends leave for its
     receive-free second send (both 0 for the hot spot); skipped the hot NI's mean posted receives walked past per message
     (None for the other patterns);
     t_ch_held_us is t* of the channel that sets the channels' queue (t_ch on
     the hot spot), wait_position the hot spot's mean observed position (in
-    messages; None for the other patterns)."""
+    messages; None for the other patterns), t_first_us the hot spot's
+    first delivery and send_delay_us its messages' mean send time after the
+    first's (model_hot_origin.py; None for the other patterns)."""
     t = traffic_summary(shape, nodes, pattern)
     t0 = unloaded_latency(model["unloaded"], size, t["mean_hops"])
     g_bi = service(model, "g_bi", size)
@@ -92,7 +100,7 @@ def predict(model, shape, nodes, pattern, size, msgs):
     L = t["max_load"]
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
-    position = skipped = None
+    position = skipped = t_first = send_delay = None
     intake = early = 0.0
     t0_max = t0  # the hot spot's phase has its own terms
     if pattern == "hotspot":
@@ -107,9 +115,13 @@ def predict(model, shape, nodes, pattern, size, msgs):
         if H * t_sb / senders > w:  # the busiest box routes H headers of them
             w, bound = H * t_sb / senders, "switch box"
         k = senders * msgs
-        phase = t0 + (k - 1) * w
+        # The queue starts at the nearest sender's message, and each
+        # latency counts from its own send (model_hot_origin.py).
+        t_first = first_delivery_us(model, shape, nodes, size)
+        send_delay = send_delay_us(nodes, msgs, model["logp"]["g_us"])
+        phase = t_first + (k - 1) * w
         position = hot_spot_position(model, shape, nodes, size, msgs, t_ch)
-        mean = t0 + position * w
+        mean = t_first + position * w - send_delay
         mbps = senders * msgs * size * 8 / phase / nodes
     else:
         d = 2 if pattern == "neighbour" and nodes > 2 else (1 if pattern == "neighbour" else nodes - 1)
@@ -137,4 +149,5 @@ def predict(model, shape, nodes, pattern, size, msgs):
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
             "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"],
             "wait_position": position, "skipped": skipped,
-            "intake_us": intake, "early_us": early, "max_hops": t["max_hops"], "t0_max_us": t0_max}
+            "intake_us": intake, "early_us": early, "max_hops": t["max_hops"], "t0_max_us": t0_max,
+            "t_first_us": t_first, "send_delay_us": send_delay}

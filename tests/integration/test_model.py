@@ -4,7 +4,7 @@ experiment 9): the shapes' switch-box counts and path lengths against the
 shared definition, the fit and the predictions on a small recorded run
 folder (tests/data/model: files of short platform runs), and bad input named.
 
-  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|RequestTests|EarlySendTests|SlowestPairTests|FitTests|CommandTests
+  test_model.py ShapeTests|BoxTests|BlockingTests|OrderTests|MatchTests|HotOriginTests|RequestTests|EarlySendTests|SlowestPairTests|FitTests|CommandTests
 """
 import collections
 import csv
@@ -26,6 +26,7 @@ import model_blocking  # noqa: E402
 import model_boxes  # noqa: E402
 import model_early_sends  # noqa: E402
 import model_fit  # noqa: E402
+import model_hot_origin  # noqa: E402
 import model_match  # noqa: E402
 import model_order  # noqa: E402
 import model_predict  # noqa: E402
@@ -276,14 +277,14 @@ class OrderTests(unittest.TestCase):
         p = model_predict.predict(self.model, "tree", 8, "hotspot", 16, 4)
         self.assertAlmostEqual(p["wait_position"], (7 * 4 - 1) / 2)
         w = model_predict.service(self.model, "g_r", 16)
-        self.assertAlmostEqual(p["mean_us"], p["t0_us"] + (7 * 4 - 1) / 2 * w, places=9)
+        self.assertAlmostEqual(p["mean_us"], p["t_first_us"] + (7 * 4 - 1) / 2 * w - p["send_delay_us"], places=9)
 
     def test_the_hot_spot_mean_uses_the_position_and_the_phase_does_not(self):
         p = model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)
         w = model_predict.service(self.model, "g_r", 16) + p["skipped"] * self.model["ni_cpu"]["us_per_skip"]
         self.assertEqual(p["bound"], "receiver NI")
-        self.assertAlmostEqual(p["mean_us"], p["t0_us"] + p["wait_position"] * w, places=9)
-        self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t0_us"] + 125 * w) / 64, places=9)
+        self.assertAlmostEqual(p["mean_us"], p["t_first_us"] + p["wait_position"] * w - p["send_delay_us"], places=9)
+        self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t_first_us"] + 125 * w) / 64, places=9)
 
     def test_measured_positions_of_the_64_node_hot_spot_within_ten_percent(self):
         # tests/data/model/hot-order-64: the hot node's deliveries at its NI
@@ -388,7 +389,7 @@ class MatchTests(unittest.TestCase):
         # 64-node tree at 16 B: w = g_r + S 13 / 300 us.
         p = model_predict.predict(self.model, "tree", 64, "hotspot", 16, 2)
         w = model_predict.service(self.model, "g_r", 16) + p["skipped"] * 13 / 300
-        self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t0_us"] + 125 * w) / 64, places=9)
+        self.assertAlmostEqual(p["mbps"], 126 * 16 * 8 / (p["t_first_us"] + 125 * w) / 64, places=9)
         self.assertIsNone(model_predict.predict(self.model, "tree", 64, "alltoall", 16, 2)["skipped"])
 
 
@@ -500,6 +501,106 @@ def read_ring_steps(path):
     with open(path, newline="", encoding="utf-8") as f:
         return [(float(r["first_sent_us"]), float(r["second_sent_us"]), float(r["first_arrival_us"]), int(r["round"]))
                 for r in csv.DictReader(f, delimiter="\t")]
+
+
+class HotOriginTests(unittest.TestCase):
+    """The hot spot's queue origin: its first delivery and its messages'
+    send times (model_hot_origin.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model = model_fit.fit_all(DATA)
+        with open(os.path.join(DATA, "hot-16", "messages.tsv"), newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+        cls.trace = collections.defaultdict(list)
+        for r in rows:
+            cls.trace[r["shape"]].append({k: (v if k == "shape" else float(v)) for k, v in r.items()})
+
+    def test_send_delay_by_hand(self):
+        # 4 nodes, 2 rounds, g = 3 us: senders 1..3 send at 0.1, 0.2, 0.3,
+        # 3.1, 3.2, 3.3 us: mean 1.7, 1.6 after the first.
+        self.assertAlmostEqual(model_hot_origin.send_delay_us(4, 2, 3.0), 1.6)
+        # 256 nodes, one round: 0.1 .. 25.5 us, mean 12.8, 12.7 after the first.
+        self.assertAlmostEqual(model_hot_origin.send_delay_us(256, 1, 10.0), 12.7)
+        self.assertEqual(model_hot_origin.send_delay_us(1, 2, 3.0), 0.0)
+
+    def test_first_delivery_by_hand(self):
+        # Every shape puts node 1 on node 0's box: T0(16 B, 1 box) less q / 2.
+        u, q = self.model["unloaded"], self.model["requests"]["us_per_request"]
+        t0_1 = u["end_us"] + 16 * u["end_us_per_byte"] + u["hop_us"] + 16 * u["hop_us_per_byte"]
+        for shape in model_shapes.SHAPES:
+            with self.subTest(shape=shape):
+                self.assertEqual(model_hot_origin.nearest_hops(shape, 16), 1)
+                self.assertAlmostEqual(model_hot_origin.first_delivery_us(self.model, shape, 16, 16), t0_1 - q / 2)
+        # 10.81 + 0.07 + 1.19 + 0.003 - 1.07 us.
+        self.assertAlmostEqual(t0_1 - q / 2, 11.006, places=3)
+
+    def test_the_hot_spot_mean_by_hand(self):
+        # 16-node tree, 16 B, 2 rounds: t_first + P w - d with d = 0.7 us of
+        # stagger (senders 1..15, 0.1 us apart) + g / 2 (round 1 one g later).
+        p = model_predict.predict(self.model, "tree", 16, "hotspot", 16, 2)
+        d = 0.1 * (16 / 2 - 1) + self.model["logp"]["g_us"] / 2
+        self.assertAlmostEqual(p["send_delay_us"], d)
+        w = model_predict.service(self.model, "g_r", 16) + p["skipped"] * self.model["ni_cpu"]["us_per_skip"]
+        self.assertAlmostEqual(p["mean_us"], p["t_first_us"] + p["wait_position"] * w - d, places=9)
+        self.assertAlmostEqual(p["mbps"], 30 * 16 * 8 / (p["t_first_us"] + 29 * w) / 16, places=9)
+        # The other patterns have neither.
+        a = model_predict.predict(self.model, "tree", 16, "alltoall", 16, 2)
+        self.assertIsNone(a["t_first_us"])
+        self.assertIsNone(a["send_delay_us"])
+
+    def test_the_traced_16_node_hot_spot_is_first_delivery_plus_queue_less_send_times(self):
+        # tests/data/model/hot-16: the 16 B hot spot of the 16-node tree and
+        # chain traced (means 59.91 and 54.30 us, those of the validation
+        # runs). Measured: the first message's latency, the mean gap between
+        # deliveries (w), the mean observed position (P), the mean send time
+        # after the first (d): the mean is t_first + P w - d within 1%.
+        wait = model_order.scale_wait_order(16, 2)
+        for shape, mean_us in (("tree", 59.91), ("chain", 54.30)):
+            with self.subTest(shape=shape):
+                msgs = self.trace[shape]
+                self.assertEqual(len(msgs), 30)
+                lat = [m["observed_us"] - m["sent_us"] for m in msgs]
+                self.assertAlmostEqual(sum(lat) / 30, mean_us, places=2)
+                by_delivery = sorted(msgs, key=lambda m: m["delivered_us"])
+                first = by_delivery[0]
+                t_first = first["observed_us"] - first["sent_us"]
+                w = (by_delivery[-1]["delivered_us"] - first["delivered_us"]) / 29
+                pos = model_order.mean_prefix_max([(int(m["src"]), int(m["round"])) for m in by_delivery], wait)
+                d = sum(m["sent_us"] for m in msgs) / 30 - min(m["sent_us"] for m in msgs)
+                self.assertLess(abs(t_first + pos * w - d - mean_us) / mean_us, 0.01)
+                # The nearest sender's message first, at the model's t_first
+                # within 5% (T0 at the mean hop count is 20% above it).
+                self.assertEqual(int(first["src"]), 1)
+                p = model_predict.predict(self.model, shape, 16, "hotspot", 16, 2)
+                self.assertLess(abs(p["t_first_us"] - t_first) / t_first, 0.05)
+                self.assertGreater((p["t0_us"] - t_first) / t_first, 0.20)
+                # Round 0's sends are scale.c's stagger exactly (0.7 us
+                # after the first on average); round 1 follows 7.24 us
+                # later, below logp's g (10.3 us): the model's d is larger.
+                r0 = [m["sent_us"] - first["sent_us"] for m in msgs if m["round"] == 0]
+                self.assertAlmostEqual(sum(r0) / len(r0), 0.7, places=6)
+                self.assertGreater(p["send_delay_us"], d)
+                self.assertLess(p["send_delay_us"] - d, 2.0)
+
+    def test_the_hot_spots_senders_have_no_request_ahead_of_their_send(self):
+        # The ping-pong's ping (its receive posted just before the send)
+        # takes about q longer than its pong (pingpong-h1, 16 B: 13.096 and
+        # 11.203 us), and the hot spot's senders send with nothing ahead:
+        # their NI takes 5.30 us from the request to the send in round 0,
+        # 5.71 in round 1 (the ping's 7.69, the pong's 5.80 in the run's
+        # full messages.csv).
+        with open(os.path.join(DATA, "pingpong-h1", "messages.csv"), newline="", encoding="utf-8") as f:
+            pp = [r for r in csv.DictReader(f) if r["bytes"] == "16" and r["phase"] == "timed"]
+        ping = [float(r["total_us"]) for r in pp if r["msg"].startswith("0.")]
+        pong = [float(r["total_us"]) for r in pp if r["msg"].startswith("1.")]
+        q = self.model["requests"]["us_per_request"]
+        gap = sum(ping) / len(ping) - sum(pong) / len(pong)
+        self.assertLess(abs(gap - q) / q, 0.15)
+        for shape, msgs in self.trace.items():
+            with self.subTest(shape=shape):
+                for m in msgs:
+                    self.assertAlmostEqual(m["fw_send_us"], 5.713 if m["round"] else 5.303, places=2)
 
 
 class EarlySendTests(unittest.TestCase):
@@ -779,15 +880,19 @@ class CommandTests(unittest.TestCase):
         self.assertTrue(val)
         for r in val:
             with self.subTest(row=(r["kind"], r["shape"], r["nodes"], r["pattern"], r["bytes"])):
-                self.assertEqual(len(r), 22)
+                self.assertEqual(len(r), 24)
                 if r["kind"] == "unloaded":
                     self.assertEqual(r["t0_us"], r["model_us"])
                 elif r["pattern"] == "hotspot":
                     k = (int(r["nodes"]) - 1) * 2  # --msgs 2 in the recorded runs
                     self.assertTrue(0 <= float(r["position"]) <= k - 1)
                     self.assertGreaterEqual(float(r["skipped"]), 0)
+                    self.assertLess(float(r["t_first_us"]), float(r["t0_us"]))
+                    self.assertGreater(float(r["send_delay_us"]), 0)
                 else:
                     self.assertEqual(r["position"], "")
+                    self.assertEqual(r["t_first_us"], "")
+                    self.assertEqual(r["send_delay_us"], "")
                     self.assertGreater(float(r["t_star_us"]), 0)
 
     def test_missing_folder_is_named(self):
