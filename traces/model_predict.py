@@ -26,12 +26,12 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   less g_r (D - 1) / D where the round's requests are all taken in the
   first step and a message is one chunk (the ring): the second send's step
   has no receive to serve yet (model_early_sends.py).
-  Throughput per node: D s / R_max, R_max the same round at the pattern's
-  longest path: a node's next round waits for its D arrivals (scale.c), so
-  the nodes of the farthest pairs (the ring's wrap-around pair, the pairs
-  over a tree's top) finish their M rounds last, and the phase (experiment
-  6's, from the common start to the last arrival on any node) is M of
-  their rounds:
+  Throughput per node: M D s / phase, the phase M rounds R_max, the same
+  round at the pattern's longest path: a node's next round waits for its D
+  arrivals (scale.c), so the nodes of the farthest pairs (the ring's
+  wrap-around pair, the pairs over a tree's top) finish their M rounds
+  last, and the phase (experiment 6's, from the earliest start to the last
+  arrival on any node) is M of their rounds after the later one's start:
       R_max = T0(s, h_max) + the same queue [+ W on the ring],
   W the ring's farthest message's wait on the cables of its path for the
   round's other flows on them (model_blocking.path_wait: rho_c t*_c / 2 per
@@ -40,7 +40,7 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   from the earliest start (scale.c's common start: node i starts
   i x START_STAGGER_US late) to the end of the last node's M rounds:
       phase = max over the farthest pairs of (later node's start + M R_max)
-  (the all-to-all: (n - 1) x stagger + M R_max), throughput M D s / phase.
+  (the all-to-all: (n - 1) x stagger + M R_max).
   The projections pass stagger_us = 0 (model.py says why).
   The mean latency stays at the mean hop count.
   Hot spot: the n - 1 senders stream M messages each into one NI that
