@@ -208,11 +208,13 @@ def fmt(v, digits=4):
 # docs/experiments.md): T0 at the mean and the longest path, the busiest
 # channel's held time t* and flows L, the busiest box's headers H, the
 # closed rounds' intake and early-send terms, the hot spot's observed
-# position, skipped posted receives, first delivery and mean send delay.
+# position, skipped posted receives, first delivery and mean send delay,
+# the ring's farthest pair's wait on its cables and the start offset of the
+# phase's last node.
 INSIDE_COLUMNS = ("t0_us", "t0_max_us", "t_star_us", "max_load", "box_headers", "intake_us", "early_us",
-                  "position", "skipped", "t_first_us", "send_delay_us")
+                  "position", "skipped", "t_first_us", "send_delay_us", "wrap_us", "start_us")
 INSIDE_KEYS = ("t0_us", "t0_max_us", "t_ch_held_us", "max_load", "box_headers", "intake_us", "early_us",
-               "wait_position", "skipped", "t_first_us", "send_delay_us")
+               "wait_position", "skipped", "t_first_us", "send_delay_us", "wrap_us", "start_us")
 
 
 def inside_values(p):
@@ -277,6 +279,15 @@ def param_rows(model):
     return [[fmt(c) for c in r] for r in rows]
 
 
+# The projections leave scale.c's start stagger out (the validation keeps
+# it: it predicts experiment 6's measured phase): scale.c runs at most 256
+# nodes (MMP's addresses), so at 1024 and 4096 nodes there is no benchmark
+# whose start they would stand for, and its (n - 1) x 0.1 us would be most
+# of a ring's one-round phase there (409.5 us at 4096 nodes against a round
+# of tens of us): the network's figure, not the benchmark's start.
+PROJECTION_STAGGER_US = 0.0
+
+
 def projection(model, a):
     counts = sorted(set(a.nodes + [16, 64, 256] + a.project))
     msgs = a.msgs
@@ -285,7 +296,7 @@ def projection(model, a):
         for n in counts:
             for pat in PATTERNS:
                 for s in a.sizes:
-                    p = predict(model, shape, n, pat, s, validation_msgs(msgs, n))
+                    p = predict(model, shape, n, pat, s, validation_msgs(msgs, n), stagger_us=PROJECTION_STAGGER_US)
                     rows.append([shape, n, p["sbs"], pat, s, round(p["mean_hops"], 3), round(p["t0_us"], 2),
                                  round(p["mean_us"], 2), round(p["mbps"], 2), p["bound"]])
     return rows
@@ -377,7 +388,8 @@ def main(argv):
     bad = [r for r in val[1:] if abs(r[8]) > (GOAL_UNLOADED if r[0] == "unloaded" else GOAL_LOADED)]
     print(f"\n{len(val) - 1 - len(bad)} of {len(val) - 1} latencies within the goal "
           f"({GOAL_UNLOADED:g}% unloaded, {GOAL_LOADED:g}% loaded)")
-    print(f"\nProjection: {os.path.join(a.out, 'projection.tsv')} (and .md, projection_*.png/svg)")
+    print(f"\nProjection: {os.path.join(a.out, 'projection.tsv')} (and .md, projection_*.png/svg; "
+          "without scale.c's start stagger)")
     return 0
 
 

@@ -174,6 +174,33 @@ def held_times(graph, t, busy):
     return held
 
 
+def path_wait(graph, t, busy, path):
+    """The mean time a message waits at the channels of its path for the
+    other flows of each (docs/experiments.md, experiment 9, "The farthest
+    pairs' waits on their cables"): the blocking term's channel service
+    applied to the message entering each channel c of its path, which finds
+    c held by one of c's L_c - 1 other flows of the round with probability
+    rho_c = (L_c - 1) t*_c / busy and then waits half its holding time t*_c
+    (deterministic service):
+
+        W = sum over c of  rho_c t*_c / 2
+
+    busy is B of the round (channel_queue's busy_us): the other flows are
+    sent within the same round as this message, spread over the sending
+    NIs' busy time as it is. Channels the graph does not know (or a path
+    between nodes on one box) add nothing."""
+    if busy <= 0 or not path:
+        return 0.0
+    held = held_times(graph, t, busy)
+    wait = 0.0
+    for c in path:
+        if c not in graph.load:
+            continue
+        rho = min(1.0, (graph.load[c] - 1) * held[c] / busy)
+        wait += rho * held[c] / 2
+    return wait
+
+
 def channel_queue(graph, t, other_busy):
     """{'queue_us': max_c (L_c - 1) t*_c, 'held_us': that channel's t*,
     'channel', 'busy_us': B} of one closed round. other_busy is the round's

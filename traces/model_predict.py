@@ -26,13 +26,22 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   less g_r (D - 1) / D where the round's requests are all taken in the
   first step and a message is one chunk (the ring): the second send's step
   has no receive to serve yet (model_early_sends.py).
-  Throughput per node: D s / R_max, R_max the same round at the pattern's
-  longest path: a node's next round waits for its D arrivals (scale.c), so
-  the nodes of the farthest pairs (the ring's wrap-around pair, the pairs
-  over a tree's top) finish their M rounds last, and the phase (experiment
-  6's, from the common start to the last arrival on any node) is M of
-  their rounds:
-      R_max = T0(s, h_max) + the same queue.
+  Throughput per node: M D s / phase, the phase M rounds R_max, the same
+  round at the pattern's longest path: a node's next round waits for its D
+  arrivals (scale.c), so the nodes of the farthest pairs (the ring's
+  wrap-around pair, the pairs over a tree's top) finish their M rounds
+  last, and the phase (experiment 6's, from the earliest start to the last
+  arrival on any node) is M of their rounds after the later one's start:
+      R_max = T0(s, h_max) + the same queue [+ W on the ring],
+  W the ring's farthest message's wait on the cables of its path for the
+  round's other flows on them (model_blocking.path_wait: rho_c t*_c / 2 per
+  cable). In the all-to-all the round is the busiest resource's backlog,
+  which a path's wait does not lengthen (not added there). The phase runs
+  from the earliest start (scale.c's common start: node i starts
+  i x START_STAGGER_US late) to the end of the last node's M rounds:
+      phase = max over the farthest pairs of (later node's start + M R_max)
+  (the all-to-all: (n - 1) x stagger + M R_max).
+  The projections pass stagger_us = 0 (model.py says why).
   The mean latency stays at the mean hop count.
   Hot spot: the n - 1 senders stream M messages each into one NI that
   receives only (the receiver's NI bound, g_r); the busiest channel
@@ -56,15 +65,15 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   Throughput per node: the hot node's (n - 1) M s / phase over n
   (experiment 6's column).
 """
-from model_blocking import channel_graph, channel_queue
+from model_blocking import channel_graph, channel_queue, path_wait
 from model_boxes import busiest_box
 from model_early_sends import early_send_saving_us
 from model_fit import chunks, unloaded_latency
 from model_hot_origin import first_delivery_us, send_delay_us
 from model_match import mean_skipped
 from model_requests import intake_delay_us
-from model_order import hot_spot_order, hot_spot_position, scale_wait_order
-from model_shapes import traffic_summary
+from model_order import START_STAGGER_US, hot_spot_order, hot_spot_position, scale_wait_order
+from model_shapes import farthest_pairs, traffic_summary
 
 PATTERNS = ("alltoall", "neighbour", "hotspot")
 # One packet: the NI's per-message time is its CPU's (the smallest fitted size).
@@ -76,11 +85,16 @@ def service(model, name, size):
     return max(p["us"] + p["us_per_byte"] * size, p.get("floor_us", 0.0), 0.0)
 
 
-def predict(model, shape, nodes, pattern, size, msgs):
+def predict(model, shape, nodes, pattern, size, msgs, stagger_us=START_STAGGER_US):
     """{'mean_us', 'mbps', 't0_us', 'bound', 'mean_hops', 'max_load',
     'box_headers', 'sbs', 't_ch_held_us', 'wait_position', 'skipped',
     'intake_us', 'early_us', 'max_hops', 't0_max_us', 't_first_us',
-    'send_delay_us'} of one phase; intake_us the closed rounds' request
+    'send_delay_us', 'wrap_us', 'start_us', 'phase_us'} of one phase
+    (stagger_us: scale.c's start stagger per node number; wrap_us the
+    ring's farthest message's wait on its cables, start_us the start of the
+    node whose M rounds end last, phase_us the phase; on the hot spot
+    wrap_us and start_us are 0 and phase_us its stream's phase); intake_us
+    the closed rounds' request
     intake, early_us how much earlier the ring's sends leave for its
     receive-free second send (both 0 for the hot spot); skipped the hot NI's mean posted receives walked past per message
     (None for the other patterns);
@@ -101,7 +115,7 @@ def predict(model, shape, nodes, pattern, size, msgs):
     t_sb = model["switch_box"]["us_per_header"]
     H = busiest_box(shape, nodes, pattern)["messages"] * chunks(size)
     position = skipped = t_first = send_delay = None
-    intake = early = 0.0
+    intake = early = wrap = start = 0.0
     t0_max = t0  # the hot spot's phase has its own terms
     if pattern == "hotspot":
         senders = nodes - 1
@@ -143,11 +157,28 @@ def predict(model, shape, nodes, pattern, size, msgs):
         # (model_early_sends.py), so it follows the first sooner.
         early = early_send_saving_us(g_r, d, chunks(size))
         mean = (t0 + r + g_bi) / 2 + intake - early
-        # The phase lasts M rounds of the farthest pairs' nodes.
+        # The phase lasts M rounds of the farthest pairs' nodes, from the
+        # earliest start: the later of a pair starts its first round
+        # (its node number) x stagger_us late (scale.c's common start).
         t0_max = unloaded_latency(model["unloaded"], size, t["max_hops"])
-        mbps = d * size * 8 / (t0_max + queue)
+        if pattern == "neighbour":
+            # Its farthest message meets the round's other flows on the
+            # cables of its path (model_blocking.path_wait).
+            graph = channel_graph(shape, nodes, pattern)
+            ends = []
+            for (a, b), route in farthest_pairs(shape, nodes, pattern):
+                w = path_wait(graph, t_ch, held["busy_us"], route)
+                ends.append((max(a, b) * stagger_us + msgs * (t0_max + queue + w), w, max(a, b) * stagger_us))
+            phase, wrap, start = max(ends)
+        else:
+            # The all-to-all's round is its busiest resource's backlog, the
+            # same on every node: the last node to start ends last.
+            start = (nodes - 1) * stagger_us
+            phase = start + msgs * (t0_max + queue)
+        mbps = msgs * d * size * 8 / phase
     return {"mean_us": mean, "mbps": mbps, "t0_us": t0, "bound": bound, "mean_hops": t["mean_hops"],
             "max_load": L, "box_headers": H, "sbs": t["sbs"], "t_ch_held_us": held["held_us"],
             "wait_position": position, "skipped": skipped,
             "intake_us": intake, "early_us": early, "max_hops": t["max_hops"], "t0_max_us": t0_max,
-            "t_first_us": t_first, "send_delay_us": send_delay}
+            "t_first_us": t_first, "send_delay_us": send_delay,
+            "wrap_us": wrap, "start_us": start, "phase_us": phase}

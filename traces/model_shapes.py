@@ -336,6 +336,21 @@ def traffic_summary(shape, nodes, pattern, ports=8):
             "flows": flows, "max_load": max_load, "sbs": sbs}
 
 
+@functools.lru_cache(maxsize=None)  # the projections ask for each several times
+def farthest_pairs(shape, nodes, pattern, ports=8):
+    """((src, dst), route) of every pair of one round of the pattern whose
+    path passes the most switch boxes (the ring's wrap-around pair, the
+    pairs over a tree's top), route the inter-box channels of its path.
+    Walks every pair: for the ring and the hot spot (n - 1 or 2n pairs), not
+    for the all-to-all."""
+    if pattern == "alltoall":
+        raise ValueError("farthest_pairs: the all-to-all's pairs are not walked one by one")
+    sh = build(shape, nodes, ports)
+    routes = [((s, d), tuple(sh.route_to(sh.leaf_of[s], d))) for s, d in pattern_pairs(pattern, nodes)]
+    longest = max((len(r) for _, r in routes), default=0)
+    return tuple((pair, r) for pair, r in routes if len(r) == longest)
+
+
 def links_string(sh):
     """The `topology.links` cabling of a tree or fat-tree built here, for
     running these shapes before the builder knows them (node i is cabled
