@@ -25,7 +25,7 @@ mean latency is
 import statistics
 
 from model_fit import unloaded_latency
-from model_order import hot_spot_paths, injection_times
+from model_order import START_STAGGER_US, hot_spot_paths, injection_times
 
 
 def nearest_hops(shape, nodes):
@@ -40,8 +40,8 @@ def first_delivery_us(model, shape, nodes, size):
     return t0 - model["requests"]["us_per_request"] / 2
 
 
-def send_delay_us(nodes, msgs, gap_us):
+def send_delay_us(nodes, msgs, gap_us, stagger_us=START_STAGGER_US):
     """Mean over the hot spot's messages of when they were sent, after the
     first was: what the latencies, each from its own send, do not count."""
-    times = list(injection_times(nodes, msgs, gap_us).values())
+    times = list(injection_times(nodes, msgs, gap_us, stagger_us).values())
     return statistics.fmean(times) - min(times) if times else 0.0

@@ -121,19 +121,20 @@ def hot_spot_paths(shape, nodes):
     return paths
 
 
-def injection_times(nodes, msgs, gap_us):
+def injection_times(nodes, msgs, gap_us, stagger_us=START_STAGGER_US):
     """{(src, round): when scale.c's sender src sends its round-r message}:
-    its start stagger plus r sender's gaps, from the common start."""
-    return {(s, r): s * START_STAGGER_US + r * gap_us for s in range(1, nodes) for r in range(msgs)}
+    its start stagger plus r sender's gaps, from the common start (the
+    projections pass stagger_us 0: model.py says why)."""
+    return {(s, r): s * stagger_us + r * gap_us for s in range(1, nodes) for r in range(msgs)}
 
 
 @functools.lru_cache(maxsize=None)  # the projections ask for each several times
-def _hot_order(shape, nodes, msgs, box_us, channel_us, transit_us, gap_us):
+def _hot_order(shape, nodes, msgs, box_us, channel_us, transit_us, gap_us, stagger_us):
     paths = hot_spot_paths(shape, nodes)
-    return tuple(arrival_order(paths, injection_times(nodes, msgs, gap_us), box_us, channel_us, transit_us))
+    return tuple(arrival_order(paths, injection_times(nodes, msgs, gap_us, stagger_us), box_us, channel_us, transit_us))
 
 
-def hot_spot_order(model, shape, nodes, size, msgs, t_ch):
+def hot_spot_order(model, shape, nodes, size, msgs, t_ch, stagger_us=START_STAGGER_US):
     """[(src, round)] in the order the hot node's NI receives its (n - 1) M
     messages (the model's network of FIFO boxes and channels)."""
     if nodes < 2:
@@ -142,13 +143,14 @@ def hot_spot_order(model, shape, nodes, size, msgs, t_ch):
     box_us = model["switch_box"]["us_per_header"] * c
     per_box = unloaded_latency(model["unloaded"], size, 1) - unloaded_latency(model["unloaded"], size, 0)
     transit_us = max(per_box - box_us, 0.0)
-    return list(_hot_order(shape, nodes, msgs, box_us, t_ch, transit_us, model["logp"]["g_us"]))
+    return list(_hot_order(shape, nodes, msgs, box_us, t_ch, transit_us, model["logp"]["g_us"], stagger_us))
 
 
-def hot_spot_position(model, shape, nodes, size, msgs, t_ch):
+def hot_spot_position(model, shape, nodes, size, msgs, t_ch, stagger_us=START_STAGGER_US):
     """The mean position (0-based, in messages) at which scale.c's hot node
     observes its (n - 1) M messages; (K - 1) / 2 if they arrived in its
     wait order."""
     if nodes < 2:
         return 0.0
-    return mean_prefix_max(hot_spot_order(model, shape, nodes, size, msgs, t_ch), scale_wait_order(nodes, msgs))
+    return mean_prefix_max(hot_spot_order(model, shape, nodes, size, msgs, t_ch, stagger_us),
+                           scale_wait_order(nodes, msgs))

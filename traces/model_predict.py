@@ -41,7 +41,8 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
   i x START_STAGGER_US late) to the end of the last node's M rounds:
       phase = max over the farthest pairs of (later node's start + M R_max)
   (the all-to-all: (n - 1) x stagger + M R_max).
-  The projections pass stagger_us = 0 (model.py says why).
+  The projections pass stagger_us = 0 (model.py says why), also to the hot
+  spot's send times (its arrival order and the send delay d).
   The mean latency stays at the mean hop count.
   Hot spot: the n - 1 senders stream M messages each into one NI that
   receives only (the receiver's NI bound, g_r); the busiest channel
@@ -121,7 +122,7 @@ def predict(model, shape, nodes, pattern, size, msgs, stagger_us=START_STAGGER_U
         senders = nodes - 1
         # scale.c posts the hot node's receives in its wait order; each
         # arriving message walks past those of sources not arrived yet.
-        arrivals = [s for s, _ in hot_spot_order(model, shape, nodes, size, msgs, t_ch)]
+        arrivals = [s for s, _ in hot_spot_order(model, shape, nodes, size, msgs, t_ch, stagger_us)]
         skipped = mean_skipped(arrivals, [s for s, _ in scale_wait_order(nodes, msgs)])
         w, bound = g_r + skipped * model["ni_cpu"]["us_per_skip"], "receiver NI"
         if L * t_ch / senders > w:  # the busiest channel carries L of the n - 1 streams
@@ -132,9 +133,9 @@ def predict(model, shape, nodes, pattern, size, msgs, stagger_us=START_STAGGER_U
         # The queue starts at the nearest sender's message, and each
         # latency counts from its own send (model_hot_origin.py).
         t_first = first_delivery_us(model, shape, nodes, size)
-        send_delay = send_delay_us(nodes, msgs, model["logp"]["g_us"])
+        send_delay = send_delay_us(nodes, msgs, model["logp"]["g_us"], stagger_us)
         phase = t_first + (k - 1) * w
-        position = hot_spot_position(model, shape, nodes, size, msgs, t_ch)
+        position = hot_spot_position(model, shape, nodes, size, msgs, t_ch, stagger_us)
         mean = t_first + position * w - send_delay
         mbps = senders * msgs * size * 8 / phase / nodes
     else:

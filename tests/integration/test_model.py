@@ -526,6 +526,17 @@ class HotOriginTests(unittest.TestCase):
         self.assertAlmostEqual(model_hot_origin.send_delay_us(256, 1, 10.0), 12.7)
         self.assertEqual(model_hot_origin.send_delay_us(1, 2, 3.0), 0.0)
 
+    def test_projections_send_without_the_stagger(self):
+        # The projections' stagger_us = 0: every sender's round r at r g, so
+        # d = g (M - 1) / 2 (4 nodes, 2 rounds, g = 3 us: 0, 0, 0, 3, 3, 3).
+        self.assertAlmostEqual(model_hot_origin.send_delay_us(4, 2, 3.0, stagger_us=0.0), 1.5)
+        g = self.model["logp"]["g_us"]
+        # With scale.c's stagger: senders 1..15 at 0.1 .. 1.5 us, 0.7 after the first on average.
+        for stagger, d in ((0.0, g / 2), (model_order.START_STAGGER_US, g / 2 + 0.7)):
+            with self.subTest(stagger=stagger):
+                p = model_predict.predict(self.model, "tree", 16, "hotspot", 16, 2, stagger_us=stagger)
+                self.assertAlmostEqual(p["send_delay_us"], d)
+
     def test_first_delivery_by_hand(self):
         # Every shape puts node 1 on node 0's box: T0(16 B, 1 box) less q / 2.
         u, q = self.model["unloaded"], self.model["requests"]["us_per_request"]
@@ -764,9 +775,16 @@ class SlowestPairTests(unittest.TestCase):
                     self.assertAlmostEqual(p["mbps"], 2 * d * 16 * 8 / (15 * stagger + 2 * r), places=9)
                     self.assertEqual(p["mean_us"], base["mean_us"])  # the latency counts from each send
         self.assertEqual(model_predict.predict(self.hand, "fat-tree", 16, "neighbour", 16, 2)["start_us"], 1.5)
-        # The hot spot's phase is the hot NI's stream: no stagger term.
+        # The hot spot's phase is the hot NI's stream: no start term. The
+        # stagger moves only its arrival order, so the NI's walk (S), and its
+        # send times: its time per message less the walk stays g_r.
         hot = [model_predict.predict(self.hand, "fat-tree", 16, "hotspot", 16, 2, stagger_us=s) for s in (0.0, 1.0)]
-        self.assertEqual(hot[0]["mbps"], hot[1]["mbps"])
+        t_skip = self.hand["ni_cpu"]["us_per_skip"]
+        g_r = []
+        for h in hot:
+            self.assertEqual((h["start_us"], h["bound"]), (0.0, "receiver NI"))
+            g_r.append((h["phase_us"] - h["t_first_us"]) / (30 - 1) - h["skipped"] * t_skip)
+        self.assertAlmostEqual(g_r[0], g_r[1], places=9)
 
     def test_recorded_rings_at_4k_within_the_goal(self):
         # The 16-node chain and tree, the 64-node tree (recorded runs): the
