@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 
+import model_boxes
 import model_fit
 import model_requests
 import model_shapes
@@ -61,14 +62,19 @@ def parse_args(argv):
                     usage="m2vp model [--nodes 16,64] [--sizes 16,4k] [--msgs 2] [--reuse DIR] [--out DIR] "
                           "[--jobs N] [--project 1024,4096]")
     p.add_argument("--sim", default=None, help=argparse.SUPPRESS)  # given by ./m2vp
-    p.add_argument("--nodes", default="16,64", help="node counts to validate at (16, 64, 256)")
-    p.add_argument("--sizes", default="16,4k", help="message sizes of the validation runs")
-    p.add_argument("--msgs", type=int, default=2, help="messages per pair in the validation runs")
+    p.add_argument("--nodes", default="16,64", help="node counts to validate at, 2 to 256 (default 16,64)")
+    p.add_argument("--sizes", default="16,4k", help="message sizes of the validation runs and the projections, "
+                   "in bytes, k or m for KiB or MiB (default 16,4k)")
+    p.add_argument("--msgs", type=int, default=2, help="messages per pair of the validation runs it makes (with --reuse "
+                   "the runs' own count is read from them) and of the projections, at most 255/(n-1) as scale.c "
+                   "allows (default 2)")
     p.add_argument("--reuse", default=None, metavar="DIR", help="read the runs from DIR (an earlier OUT/runs: every fit run and a scale-SHAPE-N run per --nodes N); nothing runs")
     p.add_argument("--out", "-o", default=os.path.join(ROOT, "traces", "model"),
                    help="folder for params.tsv, validation.tsv, projection.* and plots (the runs in OUT/runs)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations run at once (default: the cores)")
-    p.add_argument("--project", default="1024,4096", help="node counts to project to (besides the validated ones)")
+    p.add_argument("--project", default="1024,4096", help="node counts to project to, besides 16, 64, 256 and the "
+                   "validated ones (default 1024,4096; a fat tree only at 4^n nodes above 529; 16384 nodes take "
+                   "minutes and about 2 GB)")
     a = p.parse_args(argv)
     try:
         a.nodes = parse_list("--nodes", a.nodes, parse_count)
@@ -76,9 +82,14 @@ def parse_args(argv):
         a.project = parse_list("--project", a.project, parse_count)
     except argparse.ArgumentTypeError as e:
         p.error(str(e))
-    for n in a.nodes + a.project:
-        if n < 2:
-            p.error(f"--nodes/--project: {n}: at least 2 nodes")
+    if not a.nodes:
+        p.error("--nodes: at least one node count to validate at (e.g. 16,64)")
+    if not a.sizes:
+        p.error("--sizes: at least one message size (e.g. 16,4k)")
+    for option, counts in (("--nodes", a.nodes), ("--project", a.project)):
+        for n in counts:
+            if n < 2:
+                p.error(f"{option}: {n}: at least 2 nodes")
     if any(n > 256 for n in a.nodes):
         p.error("--nodes: the platform builds at most 256 nodes (larger counts are --project)")
     if a.msgs < 1:
@@ -201,7 +212,13 @@ def pct(model, sim):
 
 
 def fmt(v, digits=4):
-    return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+    """A float with `digits` significant digits, as a whole number from
+    10^digits up (15704, not 1.57e+04); anything else as it is."""
+    if not isinstance(v, float):
+        return str(v)
+    if math.isfinite(v) and abs(v) >= 10 ** digits:
+        return str(round(v))
+    return f"{v:.{digits}g}"
 
 
 # predict()'s quantities written beside each validation row (names as in
@@ -288,18 +305,41 @@ def param_rows(model):
 PROJECTION_STAGGER_US = 0.0
 
 
+def not_projected(shape, nodes):
+    """Why the model cannot project this shape at this node count, or None.
+    A fat tree's all-to-all is in closed form for a full k-ary n-tree only
+    (N = k^n, model_blocking.fat_tree_alltoall); other counts are walked
+    route by route, which is bounded (model_boxes.WALK_ROUTES)."""
+    if shape != "fat-tree":
+        return None
+    k, levels = model_shapes.fat_tree_levels(nodes)
+    routes = -(-nodes // k) * nodes  # leaves x destination nodes (model_boxes.routes_to_walk)
+    if k ** levels == nodes or routes <= model_boxes.WALK_ROUTES:
+        return None
+    return (f"a fat tree of {nodes} nodes is not projected: it is not a full {k}-ary tree ({k}^n nodes: "
+            f"{k ** (levels - 1)} or {k ** levels}), and its {routes} routes are more than the model walks "
+            f"({model_boxes.WALK_ROUTES})")
+
+
 def projection(model, a):
+    """(rows, notes): the projection's rows (unrounded; written with fmt) and
+    why a shape was left out at a node count."""
     counts = sorted(set(a.nodes + [16, 64, 256] + a.project))
     msgs = a.msgs
     rows = [["shape", "nodes", "switch_boxes", "pattern", "bytes", "mean_hops", "t0_us", "mean_us", "mbps", "bound"]]
+    notes = []
     for shape in model_shapes.SHAPES:
         for n in counts:
+            why = not_projected(shape, n)
+            if why:
+                notes.append(why)
+                continue
             for pat in PATTERNS:
                 for s in a.sizes:
                     p = predict(model, shape, n, pat, s, validation_msgs(msgs, n), stagger_us=PROJECTION_STAGGER_US)
-                    rows.append([shape, n, p["sbs"], pat, s, round(p["mean_hops"], 3), round(p["t0_us"], 2),
-                                 round(p["mean_us"], 2), round(p["mbps"], 2), p["bound"]])
-    return rows
+                    rows.append([shape, n, p["sbs"], pat, s, p["mean_hops"], p["t0_us"], p["mean_us"], p["mbps"],
+                                 p["bound"]])
+    return rows, notes
 
 
 def markdown(rows):
@@ -326,13 +366,20 @@ def plots(rows, out):
         fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3.6), squeeze=False)
         data = []
         for ax, (pat, s) in zip(axes[0], keys):
+            ys = []
             for shape in model_shapes.SHAPES:
                 pts = [(r[col["nodes"]], r[col[metric]]) for r in body
                        if r[col["shape"]] == shape and r[col["pattern"]] == pat and r[col["bytes"]] == s]
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=shape)
-                data += [[shape, pat, s, x, y] for x, y in pts]
+                data += [[shape, pat, s, x, fmt(y)] for x, y in pts]
+                ys += [p[1] for p in pts if p[1] > 0]
             ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
+            # A log axis where the values span a decade or more (a ring's
+            # latency hardly moves with N: a linear axis shows it readably).
+            if ys and max(ys) >= 10 * min(ys):
+                ax.set_yscale("log")
+            elif ys:
+                ax.set_ylim(0, max(ys) * 1.15)  # room above the lines for the legend
             ax.set_title(f"{pat}, {figure.human_bytes(s)}B")
             ax.set_xlabel("nodes")
             ax.set_ylabel(label)
@@ -373,7 +420,9 @@ def main(argv):
         write_tsv(os.path.join(a.out, "params.tsv"), params)
         val = validate(model, folder, a, shapes)
         write_tsv(os.path.join(a.out, "validation.tsv"), [[fmt(c) for c in r] for r in val])
-        proj = projection(model, a)
+        proj, proj_notes = projection(model, a)
+        for note in proj_notes:
+            print(f"m2vp model: note: {note}", file=sys.stderr)
         write_tsv(os.path.join(a.out, "projection.tsv"), [[fmt(c) for c in r] for r in proj])
         with replacing(os.path.join(a.out, "projection.md")) as f:
             f.write(markdown(proj))
@@ -388,6 +437,9 @@ def main(argv):
     bad = [r for r in val[1:] if abs(r[8]) > (GOAL_UNLOADED if r[0] == "unloaded" else GOAL_LOADED)]
     print(f"\n{len(val) - 1 - len(bad)} of {len(val) - 1} latencies within the goal "
           f"({GOAL_UNLOADED:g}% unloaded, {GOAL_LOADED:g}% loaded)")
+    thr = [r[11] for r in val[1:] if r[0] == "loaded" and isinstance(r[11], float) and not math.isnan(r[11])]
+    print(f"{sum(abs(e) <= GOAL_LOADED for e in thr)} of {len(thr)} loaded throughputs within {GOAL_LOADED:g}% "
+          "(the simulation's Mbit/s per node has one decimal: small rates carry its rounding)")
     print(f"\nProjection: {os.path.join(a.out, 'projection.tsv')} (and .md, projection_*.png/svg; "
           "without scale.c's start stagger)")
     return 0

@@ -35,6 +35,10 @@ import numpy as np
 # a message crosses each switch box chunk by chunk, so a further hop adds
 # one chunk's store-and-forward, not the whole message (pipelining).
 CHUNK_BYTES = 2016
+# The smallest fitted size (model.py's FIT_SIZES): a message whose time at
+# the receiving NI is its per-message work alone, g_r's floor
+# (floor_line_fit; model_predict's CPU_BOUND_BYTES, the same size).
+FLOOR_BYTES = 16
 # Switch-box stages of messages.csv and the cable between boxes.
 SB_STAGES = ("sb_analyzer_us", "sb_routing_us", "sb_station_us", "sb_bus_us")
 
@@ -143,7 +147,9 @@ def fit_unloaded(breakdowns):
 def hop_components(breakdowns):
     """Per switch box, per size: the stages a message spends in one box
     (analyzer + routing firmware: routing; station + bus: switching) and on
-    the cable to the next box, from the runs with the most hops."""
+    the cable to the next box, from the runs with the most hops. Reported,
+    not used by the model. The breakdown times the message's tail, so from
+    256 B up routing is 0: the header was routed while the tail arrived."""
     h = max(breakdowns)
     out = {}
     for s, m in breakdowns[h].items():
@@ -231,6 +237,12 @@ def fit_service_times(folder, fit):
     for name, pts in (("g_bi", bi), ("t_ch", ch)):
         a, b = line_fit(pts)
         out[name] = {"us": a, "us_per_byte": b, "floor_us": 0.0, "points": pts}
+    # g_r's floor is a one-packet message's time: without the smallest
+    # size, the next one would pass for it (and move every small hot spot).
+    if min(s for s, _ in recv) > FLOOR_BYTES:
+        raise ModelInputError(f"{ni}: the hotspot rows need a message of at most {FLOOR_BYTES} bytes (g_r's floor "
+                              f"is the smallest message's time, the NI's per-message work alone); sizes found: "
+                              f"{', '.join(str(int(s)) for s, _ in sorted(recv))}")
     floor, a, b = floor_line_fit(recv)
     out["g_r"] = {"us": a, "us_per_byte": b, "floor_us": floor, "points": recv}
     return out

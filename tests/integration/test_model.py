@@ -972,6 +972,8 @@ class CommandTests(unittest.TestCase):
                 self.assertIn((shape, n), keys)
         self.assertIn("Model against simulation", stdout)
         self.assertIn("unloaded", stdout)
+        self.assertRegex(stdout, r"\n\d+ of \d+ latencies within the goal")
+        self.assertRegex(stdout, r"\n\d+ of \d+ loaded throughputs within 20%")
         self.assertEqual(sorted(os.listdir(self.d)), ["out"])  # nothing beside the output folder
         # Each row carries the model's own quantities, to check it by hand.
         with open(os.path.join(out, "validation.tsv")) as f:
@@ -1135,10 +1137,55 @@ class CommandTests(unittest.TestCase):
 
     def test_bad_options_are_usage_errors(self):
         for args, text in ((["--nodes", "512"], "at most 256"), (["--sizes", "8"], "at least 16 bytes"),
-                           (["--msgs", "0"], "at least 1")):
-            rc, _, err = self.model("--reuse", DATA, *args)
-            self.assertEqual(rc, 64, err)
-            self.assertIn(text, err)
+                           (["--msgs", "0"], "at least 1"), (["--nodes", ""], "--nodes: at least one node count"),
+                           (["--sizes", ","], "--sizes: at least one message size"),
+                           (["--project", "1"], "--project: 1: at least 2 nodes")):
+            with self.subTest(args=args):
+                rc, _, err = self.model("--reuse", DATA, *args)
+                self.assertEqual(rc, 64, err)
+                self.assertIn(text, err)
+
+    def test_a_fat_tree_count_the_model_cannot_project_is_named_and_left_out(self):
+        # 1100 nodes: not 4^n, and 275 leaves x 1100 destinations are more
+        # routes than the model walks; chains and trees are projected.
+        out = os.path.join(self.d, "out")
+        rc, _, err = self.model("--reuse", DATA, "--nodes", "16", "--sizes", "16", "--project", "1100", "-o", out)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("a fat tree of 1100 nodes is not projected: it is not a full 4-ary tree", err)
+        self.assertNotIn("Traceback", err)
+        with open(os.path.join(out, "projection.tsv")) as f:
+            rows = [l.split("\t") for l in f.read().splitlines()[1:]]
+        keys = {(r[0], r[1]) for r in rows}
+        self.assertIn(("chain", "1100"), keys)
+        self.assertIn(("tree", "1100"), keys)
+        self.assertNotIn(("fat-tree", "1100"), keys)
+        self.assertIn(("fat-tree", "256"), keys)
+        # Every throughput with 4 significant digits: none rounds to 0.
+        mbps = [float(r[8]) for r in rows]
+        self.assertTrue(all(v > 0 for v in mbps), mbps)
+        self.assertLess(min(mbps), 0.1)  # the 16 B hot spot at 1100 nodes
+
+    def test_numbers_carry_four_significant_digits_without_exponents(self):
+        self.assertEqual(model_command.fmt(15703.9), "15704")
+        self.assertEqual(model_command.fmt(1186.6712), "1187")
+        self.assertEqual(model_command.fmt(0.0012345), "0.001234")
+        self.assertEqual(model_command.fmt(3), "3")
+        self.assertEqual(model_command.fmt(float("nan")), "nan")
+
+    def test_ni_8_without_its_smallest_hot_spot_size_is_named(self):
+        # g_r's floor is the smallest message's time: a 256 B floor would
+        # pass silently for it.
+        d = os.path.join(self.d, "runs")
+        shutil.copytree(DATA, d)
+        path = os.path.join(d, "ni-8", "results.tsv")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        with open(path, "w") as f:
+            f.write("\n".join(l for l in lines if not l.startswith("hotspot\t8\t16\t")) + "\n")
+        rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
+        self.assertEqual(rc, 1, err)
+        self.assertIn(f"{path}: the hotspot rows need a message of at most 16 bytes", err)
+        self.assertIn("sizes found: 256, 4096, 65536", err)
 
 
 if __name__ == "__main__":
