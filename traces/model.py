@@ -344,7 +344,9 @@ def projection(model, a):
 
 def markdown(rows):
     head = rows[0]
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    # Text columns (shape, pattern, bound) left, numbers right.
+    numeric = [all(isinstance(r[i], (int, float)) for r in rows[1:]) for i in range(len(head))]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     out += ["| " + " | ".join(fmt(c) for c in r) + " |" for r in rows[1:]]
     return "\n".join(out) + "\n"
 
