@@ -289,12 +289,9 @@ int run_simulation(const RunOptions& opts) {
   if (opts.quiet && e->run.exit_code() != 0) {
     // The reason a program or firmware gave is often in its last lines: the
     // failed one's, or the run's when none failed on its own (a stall).
-    const std::vector<std::string> tail = log.quieted_tail();
-    std::vector<std::string> shown;
     const std::string who = e->run.failed_source();
-    for (const std::string& l : tail)
-      if (!who.empty() && l.rfind("[" + who + "]", 0) == 0) shown.push_back(l);
-    if (shown.empty()) shown = tail;
+    std::vector<std::string> shown = who.empty() ? std::vector<std::string>{} : log.quieted_tail_of(who);
+    if (shown.empty()) shown = log.quieted_tail();
     if (shown.size() > 6) shown.erase(shown.begin(), shown.end() - 6);
     if (!shown.empty()) {
       std::string t = "last output lines" + (who.empty() ? std::string() : " of " + who) +

@@ -95,10 +95,17 @@ void Topology::build_shape(const TopologySpec& spec) {
 // second-to-last port; the other ports take nodes, spread evenly.
 void Topology::build_automatic() {
   const int chain_cost = 2;  // ports a middle switch box gives to the chain
+  // The longest chain built automatically: a message crosses every box of
+  // it, so longer chains are for the shapes (and explicit cabling).
+  constexpr int kMaxChainBoxes = 64;
   if (m_sbs <= 0) {
     m_sbs = 1;
     while (m_sbs * m_ports - chain_cost * (m_sbs - 1) < m_nodes) {
-      if (++m_sbs > 64) fail(std::to_string(m_nodes) + " nodes need too many switch boxes");
+      if (++m_sbs > kMaxChainBoxes)
+        fail(std::to_string(m_nodes) + " nodes on " + std::to_string(m_ports) + "-port switch boxes need more than " +
+             std::to_string(kMaxChainBoxes) + " boxes as a chain (a middle box gives " +
+             std::to_string(std::max(m_ports - chain_cost, 0)) + " ports to nodes, each end box " +
+             std::to_string(m_ports - 1) + "); use topology.shape: tree or fat-tree, or boxes with more ports");
     }
   }
   const int capacity = m_sbs * m_ports - chain_cost * (m_sbs - 1);

@@ -71,7 +71,7 @@ void ConsoleFold::line(const std::string& speaker, const std::string& text) {
   // table's rows come from one instance); the others' go to run.log.
   if (speaker == f.first_speaker) return Log::instance().out(full);
   f.folded++;
-  Log::instance().file_only(full);
+  Log::instance().folded(full);
 }
 
 std::vector<std::string> ConsoleFold::summary() const {

@@ -46,6 +46,7 @@ void Log::out(const std::string& line) {
   } else {
     m_quieted.push_back(line);
     if (m_quieted.size() > kQuietedTail) m_quieted.pop_front();
+    remember_for_source(line);
   }
   if (m_file) *m_file << line << '\n' << std::flush;
 }
@@ -53,6 +54,27 @@ void Log::out(const std::string& line) {
 std::vector<std::string> Log::quieted_tail() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return {m_quieted.begin(), m_quieted.end()};
+}
+
+void Log::remember_for_source(const std::string& line) {
+  const size_t end = line.size() > 1 && line[0] == '[' ? line.find(']') : std::string::npos;
+  if (end == std::string::npos) return;
+  std::deque<std::string>& own = m_quieted_by_source[line.substr(1, end - 1)];
+  own.push_back(line);
+  if (own.size() > kSourceTail) own.pop_front();
+}
+
+void Log::folded(const std::string& line) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_quiet) remember_for_source(line);
+  if (m_file) *m_file << line << '\n' << std::flush;
+}
+
+std::vector<std::string> Log::quieted_tail_of(const std::string& source) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const auto it = m_quieted_by_source.find(source);
+  if (it == m_quieted_by_source.end()) return {};
+  return {it->second.begin(), it->second.end()};
 }
 
 void Log::always(const std::string& line) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -26,6 +27,10 @@ class Log {
   // The last lines out() kept off stdout (--quiet), oldest first: a failed
   // quiet run shows them, since the reason is often in them.
   std::vector<std::string> quieted_tail() const;
+  // The last lines out() kept off stdout that came from `source` (lines
+  // "[source] ..."), oldest first: its own reason, however much the other
+  // sources said after it.
+  std::vector<std::string> quieted_tail_of(const std::string& source) const;
   // Output the user must see even with --quiet (the run waits for them, or
   // it tells how a failed run ended): stdout when not quiet, else stderr.
   void always(const std::string& line);
@@ -34,6 +39,9 @@ class Log {
   void result(const std::string& line);
   // The file only (the full end-of-run report, which the console summarises).
   void file_only(const std::string& line);
+  // A source's "[source] ..." line folded off the console (core/console_fold.h):
+  // the file, and with --quiet that source's tail (quieted_tail_of).
+  void folded(const std::string& line);
   // A status line on stderr, rewritten in place (the progress meter, only on
   // a terminal); every other line clears it first. "" clears it.
   void status(const std::string& line);
@@ -42,10 +50,13 @@ class Log {
 
  private:
   void clear_status();
+  void remember_for_source(const std::string& line);  // m_mutex held
   std::unique_ptr<std::ostream> m_file;  // null: no run log
   bool m_quiet = false;
   std::deque<std::string> m_quieted;  // at most kQuietedTail lines
   static constexpr size_t kQuietedTail = 64;
+  std::map<std::string, std::deque<std::string>> m_quieted_by_source;  // at most kSourceTail lines each
+  static constexpr size_t kSourceTail = 6;
   bool m_status_shown = false;
   mutable std::mutex m_mutex;  // the progress meter's thread writes the status line
 };

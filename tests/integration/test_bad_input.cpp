@@ -346,6 +346,26 @@ TEST_CASE("bad input: a failed --quiet run shows the failed program's last lines
   CHECK_FALSE(contains(ok.err + ok.out, "last output lines"));
 }
 
+// On 16 nodes the other NIs' and hosts' lines come after the failed
+// program's reason, and identical lines fold off the console: the summary
+// still shows that program's own last lines, its reason first.
+TEST_CASE("bad input: a failed --quiet run of 16 nodes shows the failed program's own reason",
+          "[integration][bad-input]") {
+  Sandbox sb;
+  const std::string cfg = std::string(M2VP_SOURCE_DIR) + "/configs/scale-16.yaml";
+  const SimResult r = sb.run({"run", cfg, "--quiet", "--set", "node*.host.args=--sizes 16 --msgs 18"});
+  INFO(r.describe());
+  CHECK(r.exited(2));
+  const std::smatch m = [&] {
+    std::smatch x;
+    std::regex_search(r.err, x, std::regex(R"(last output lines of (node\d+\.host) \(--quiet)"));
+    return x;
+  }();
+  REQUIRE(m.size() == 2);
+  CHECK(contains(r.err, "[" + m[1].str() + "] scale: --msgs: at least 1 and at most 255 / (nodes - 1)"));
+  CHECK(contains(r.err, "[" + m[1].str() + "] program exited with code 2"));
+}
+
 TEST_CASE("bad input: network firmware on the one-node platform faults naming the missing link controller",
           "[integration][bad-input]") {
   Sandbox sb;

@@ -126,6 +126,12 @@ TEST_CASE("cluster: impossible topologies are configuration errors before simula
       sb.run({"run", config(2), "--set", "topology.switch_boxes=1", "--set", "topology.links=node0:sb0.3 node1:sb0.3"});
   CHECK(twice.exited(64));
   CHECK(contains(twice.err + twice.out, "port sb0.3 is used twice"));
+  // 2-port boxes leave a chain no port for nodes: the limit and the way out named.
+  const SimResult narrow = sb.run({"run", config(4), "--set", "sb*.ports=2"});
+  CHECK(narrow.exited(64));
+  CHECK(contains(narrow.err + narrow.out,
+                 "impossible topology: 4 nodes on 2-port switch boxes need more than 64 boxes as a chain (a middle box "
+                 "gives 0 ports to nodes, each end box 1); use topology.shape: tree or fat-tree"));
 }
 
 TEST_CASE("cluster: a receiver that stops reading stalls the network and the watchdog reports its state",
