@@ -51,7 +51,7 @@ class Log {
  private:
   void clear_status();
   void remember_for_source(const std::string& line);  // m_mutex held
-  std::unique_ptr<std::ostream> m_file;  // null: no run log
+  std::unique_ptr<std::ostream> m_file;               // null: no run log
   bool m_quiet = false;
   std::deque<std::string> m_quieted;  // at most kQuietedTail lines
   static constexpr size_t kQuietedTail = 64;
