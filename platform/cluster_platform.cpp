@@ -223,6 +223,8 @@ class ClusterPlatform : public Platform {
     return most;
   }
 
+  std::string network_description() const override { return m_topology ? m_topology->describe() : ""; }
+
   std::vector<std::string> end_of_run_warnings() override {
     std::vector<std::string> w;
     for (auto& l : m_links)

@@ -51,6 +51,9 @@ class Platform {
   // Said at the end of the run: what the run was asked to do and did not
   // (e.g. a fault injection that found nothing to act on).
   virtual std::vector<std::string> end_of_run_warnings() { return {}; }
+  // The network as built (a cluster: nodes, switch boxes, cables and each
+  // box's routes; the first line a summary), for topology.txt; "" if none.
+  virtual std::string network_description() const { return ""; }
   // Signals the VCD output can show (see signal_probes.h).
   virtual void add_signals(SignalProbes& out) { (void)out; }
 };

@@ -245,6 +245,14 @@ int run_simulation(const RunOptions& opts) {
   const std::string cleared = describe_earlier_run(folder.earlier, out);
   if (!cleared.empty()) log.file_only(cleared);
   write_params_tsv(file("params.tsv"));
+  // What the topology builder made of topology.* (a tree's boxes, its root,
+  // the cables and routes): the summary in run.log, everything in topology.txt.
+  if (const std::string net = e->platform->network_description(); !net.empty()) {
+    log.file_only("topology: " + net.substr(0, net.find('\n')) + " (cables and routes: topology.txt)");
+    OutputFile t(file("topology.txt"), "the network as built");
+    t.stream() << net;
+    t.commit();
+  }
   HostCpu::set_output_dir(out.string());
   // More CPUs than a two-node cluster's: where same-time ties can decide results.
   if (e->sampler && e->platform->processors().size() > 3)

@@ -153,3 +153,28 @@ TEST_CASE("cluster shapes: what a shape cannot build ends the run before simulat
   CHECK(contains(ports.err + ports.out, "a fat tree needs an even number of ports per switch box, at least 4"));
   CHECK(contains(ports.err + ports.out, "these have 5 (sb*.ports)"));
 }
+
+// What the builder made of topology.shape is in the run folder: the summary
+// in run.log, the cables and every box's routes in topology.txt.
+TEST_CASE("cluster shapes: a run writes the network as built into topology.txt", "[integration][cluster]") {
+  Sandbox sb;
+  const std::string cfg = std::string(M2VP_SOURCE_DIR) + "/configs/scale-16.yaml";
+  const SimResult r = sb.run({"run", cfg, "--quiet", "--set", "topology.shape=tree", "--set",
+                              "node*.host.args=--sizes 16 --msgs 1 --patterns neighbour"});
+  INFO(r.describe());
+  REQUIRE(r.exited(0));
+  const std::string summary = "16 nodes, 4 switch box(es) of 8 ports, shape tree, root sb3";
+  CHECK(contains(r.file("run.log"), "topology: " + summary + " (cables and routes: topology.txt)"));
+  const std::string t = r.file("topology.txt");
+  CHECK(t.rfind(summary + "\n", 0) == 0);
+  size_t cables = 0, routes = 0;
+  for (size_t p = 0; (p = t.find("\n  cable ", p)) != std::string::npos; ++p) ++cables;
+  for (size_t p = 0; (p = t.find(" unicast:", p)) != std::string::npos; ++p) ++routes;
+  CHECK(cables == 16 + 3);  // every node's, and the three boxes' to the root
+  CHECK(routes == 4);
+  CHECK(contains(t, "  cable node0 - sb0.0\n"));
+  // A platform without a network writes none.
+  const SimResult one = sb.run({"run", std::string(M2VP_SOURCE_DIR) + "/configs/hello.yaml", "--quiet"});
+  REQUIRE(one.exited(0));
+  CHECK(one.file("topology.txt").empty());
+}
