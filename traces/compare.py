@@ -106,11 +106,20 @@ def keyed_rows(table):
 def print_params(params):
     """The parameters that differ (param_diff.py): set ones, then defaults,
     then instances only some runs have, one line each."""
-    chosen, kept, collapsed, count = differences(params)
-    if not (chosen or kept or collapsed):
-        print("parameters: the same in every run")
+    # A run without params.tsv (a bare results.tsv) has no parameters to
+    # differ: left out, or all its others' would be "only in some runs".
+    numbers = [i + 1 for i, p in enumerate(params) if p]
+    without = [i + 1 for i, p in enumerate(params) if not p]
+    if without:
+        print(f"parameters: no params.tsv for run{'' if len(without) == 1 else 's'} "
+              f"{', '.join(map(str, without))}: compared among the others")
+    if len(numbers) < 2:
         return
-    header = ["name"] + [f"run {i + 1}" for i in range(len(params))]
+    chosen, kept, collapsed, count = differences([p for p in params if p], numbers)
+    if not (chosen or kept or collapsed):
+        print("parameters: the same in every run" + (" that has them" if without else ""))
+        return
+    header = ["name"] + [f"run {n}" for n in numbers]
     if chosen:
         print("parameters that differ, set by a config file, case or option:")
         print_aligned([header] + chosen)

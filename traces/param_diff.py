@@ -6,6 +6,8 @@ extra switch boxes: hundreds of parameters that say one thing)."""
 import re
 
 ABSENT = "-"
+# A number in an instance's name; a leading 0 stays text ("port04": "port0" and 4).
+NUMBER = re.compile(r"[1-9][0-9]*|0(?![0-9])")
 
 
 def was_set(origin):
@@ -44,16 +46,18 @@ def _ranges(numbers):
 
 
 def _runs_phrase(runs):
-    """Run indexes (from 0) as "run 2" or "runs 2, 3"."""
-    return ("run " if len(runs) == 1 else "runs ") + ", ".join(str(i + 1) for i in runs)
+    """Run numbers as "run 2" or "runs 2, 3"."""
+    return ("run " if len(runs) == 1 else "runs ") + ", ".join(map(str, runs))
 
 
-def differences(params):
-    """params: per run, {name: (value, origin)}. Returns (set rows,
+def differences(params, numbers=None):
+    """params: per run, {name: (value, origin)}; numbers: the runs' numbers
+    in what is printed (default 1, 2, ...). Returns (set rows,
     default rows, collapsed lines, parameters collapsed): rows are
     [name, value per run] (ABSENT where a run lacks it), sorted by name;
     a collapsed line is [instances, what, count], e.g. ["sb4..7.*",
     "only in run 2", "280 parameters, 2 set"]."""
+    numbers = numbers or list(range(1, len(params) + 1))
     names = sorted(set().union(*params))
     known = [set(p for n in run for p in _prefixes(n)) for run in params]
     chosen, kept = [], []
@@ -70,8 +74,8 @@ def differences(params):
         if instance == n:
             (chosen if is_set else kept).append(row)
             continue
-        numbers = tuple(int(d) for d in re.findall(r"\d+", instance))
-        groups.setdefault((re.sub(r"\d+", "#", instance), having), {}).setdefault(numbers, []).append((row, is_set))
+        in_name = tuple(int(d) for d in NUMBER.findall(instance))
+        groups.setdefault((NUMBER.sub("#", instance), having), {}).setdefault(in_name, []).append((row, is_set))
     collapsed = []
     count = 0
     for (template, having), members in groups.items():
@@ -81,7 +85,7 @@ def differences(params):
                 (chosen if is_set else kept).append(row)
                 continue
             n_set = sum(1 for _, s in rows if s)
-            collapsed.append([shown, f"only in {_runs_phrase(having)}",
+            collapsed.append([shown, f"only in {_runs_phrase([numbers[i] for i in having])}",
                               f"{len(rows)} parameters" + (f", {n_set} set" if n_set else "")])
             count += len(rows)
     return sorted(chosen), sorted(kept), sorted(collapsed, key=lambda c: _natural(c[0])), count

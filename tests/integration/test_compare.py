@@ -118,6 +118,14 @@ class CompareTests(unittest.TestCase):
         self.assertIn("parameters of instances only some runs have: 8 parameters in 2 lines:\n"
                       "  node2..3.*  only in runs 2, 3 (4 parameters)\n"
                       "  node4..5.*  only in run 3 (4 parameters)\n", out)
+        # A bare results.tsv has no parameters: left out, not "only in runs 1, 3".
+        write(os.path.join(self.d, "bare.tsv"), "bytes\tlatency_us\n32\t8.0\n")
+        rc, out, err = run(folders[0], os.path.join(self.d, "bare.tsv"), folders[2])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("parameters: no params.tsv for run 2: compared among the others\n", out)
+        self.assertRegex(line_of(out, "topology.nodes"), r"^topology\.nodes\s+2\s+6$")
+        self.assertRegex(line_of(out, "name"), r"^name\s+run 1\s+run 3$")
+        self.assertIn("  node2..5.*  only in run 3 (8 parameters)\n", out)
 
     def test_tolerance_sets_the_exit_code(self):
         a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n1024\t20.00\n")
