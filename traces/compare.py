@@ -111,8 +111,9 @@ def print_params(params):
     numbers = [i + 1 for i, p in enumerate(params) if p]
     without = [i + 1 for i, p in enumerate(params) if not p]
     if without:
+        verdict = "compared among the others" if len(numbers) > 1 else "not compared"
         print(f"parameters: no params.tsv for run{'' if len(without) == 1 else 's'} "
-              f"{', '.join(map(str, without))}: compared among the others")
+              f"{', '.join(map(str, without))}: {verdict}")
     if len(numbers) < 2:
         return
     chosen, kept, collapsed, count = differences([p for p in params if p], numbers)

@@ -126,6 +126,9 @@ class CompareTests(unittest.TestCase):
         self.assertRegex(line_of(out, "topology.nodes"), r"^topology\.nodes\s+2\s+6$")
         self.assertRegex(line_of(out, "name"), r"^name\s+run 1\s+run 3$")
         self.assertIn("  node2..5.*  only in run 3 (8 parameters)\n", out)
+        rc, out, err = run(folders[0], os.path.join(self.d, "bare.tsv"))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nparameters: no params.tsv for run 2: not compared\nrow ", out)
 
     def test_tolerance_sets_the_exit_code(self):
         a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n1024\t20.00\n")
