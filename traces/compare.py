@@ -22,6 +22,7 @@ import os
 import sys
 
 from output_files import OutputError, output_file_problem
+from param_diff import differences
 from runs import TableError, is_number, print_aligned, read_tsv, row_keys, write_tsv
 
 DEFAULT_METRICS = ["latency_us", "mean_us", "time_us", "round_trip_us", "p99_us", "mbps"]
@@ -82,7 +83,8 @@ def load_results(run):
 
 
 def load_params(run):
-    """{name: value} of the run's params.tsv; {} when there is none (a bare results.tsv)."""
+    """{name: (value, origin)} of the run's params.tsv (origin "" when it has
+    no origin column); {} when there is none (a bare results.tsv)."""
     path = os.path.join(os.path.dirname(results_path(run)), "params.tsv")
     try:
         rows = read_tsv(path)
@@ -90,7 +92,8 @@ def load_params(run):
         raise InputError(str(e)) from None
     if not rows or rows[0][:2] != ["name", "value"]:
         return {}
-    return {r[0]: r[1] for r in rows[1:] if len(r) >= 2}
+    at = rows[0].index("origin") if "origin" in rows[0] else None
+    return {r[0]: (r[1], r[at] if at is not None and len(r) > at else "") for r in rows[1:] if len(r) >= 2}
 
 
 def keyed_rows(table):
@@ -100,10 +103,36 @@ def keyed_rows(table):
     return [(r[0], r) for r in table[1:]]
 
 
-def differing_params(params):
-    """Rows (name, value per run) of the parameters whose values differ."""
-    names = sorted(set().union(*params))
-    return [[n] + [p.get(n, "-") for p in params] for n in names if len({p.get(n, "-") for p in params}) > 1]
+def print_params(params):
+    """The parameters that differ (param_diff.py): set ones, then defaults,
+    then instances only some runs have, one line each."""
+    # A run without params.tsv (a bare results.tsv) has no parameters to
+    # differ: left out, or all its others' would be "only in some runs".
+    numbers = [i + 1 for i, p in enumerate(params) if p]
+    without = [i + 1 for i, p in enumerate(params) if not p]
+    if without:
+        verdict = "compared among the others" if len(numbers) > 1 else "not compared"
+        print(f"parameters: no params.tsv for run{'' if len(without) == 1 else 's'} "
+              f"{', '.join(map(str, without))}: {verdict}")
+    if len(numbers) < 2:
+        return
+    chosen, kept, collapsed, count = differences([p for p in params if p], numbers)
+    if not (chosen or kept or collapsed):
+        print("parameters: the same in every run" + (" that has them" if without else ""))
+        return
+    header = ["name"] + [f"run {n}" for n in numbers]
+    if chosen:
+        print("parameters that differ, set by a config file, case or option:")
+        print_aligned([header] + chosen)
+    if kept:
+        print("parameters that differ, defaults (the model's or a variant's):")
+        print_aligned([header] + kept)
+    if collapsed:
+        print(f"parameters of instances only some runs have: {count} parameters in {len(collapsed)} "
+              f"line{'' if len(collapsed) == 1 else 's'}:")
+        width = max(len(c[0]) for c in collapsed)
+        for shown, where, how_many in collapsed:
+            print(f"  {shown.ljust(width)}  {where} ({how_many})")
 
 
 def read_cell(rows, key, column):
@@ -210,10 +239,7 @@ def main(argv):
     for i, n in enumerate(names):
         print(f"run {i + 1}: {n}")
     if any(params):
-        diff = differing_params(params)
-        print("parameters that differ:" if diff else "parameters: the same in every run")
-        if diff:
-            print_aligned([["name"] + [f"run {i + 1}" for i in range(len(names))]] + diff)
+        print_params(params)
     else:
         print("parameters: no params.tsv to compare")
     rows, worst, beyond, missing, invalid = compare(tables, metrics, a.tolerance)

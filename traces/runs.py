@@ -6,6 +6,7 @@ import concurrent.futures
 import csv
 import fcntl
 import io
+import itertools
 import math
 import os
 import subprocess
@@ -180,8 +181,22 @@ def stderr_summary(rc, text):
     lines = [l for l in text.strip().splitlines() if l.strip()]
     # The first "error:" line says why; the lines after it are details.
     why = next((l for l in lines if l.startswith("error:")), lines[-1] if lines else "")
+    if why.endswith(":"):
+        why = _without_dangling_label(why, lines[lines.index(why) + 1:])
     warnings = [l for l in lines if l.startswith("warning:")]
     return why if rc else "", warnings
+
+
+def _without_dangling_label(why, after):
+    """An error line that ends in a label whose text is the indented lines
+    after it (a stall's "network state:", one line per interface): the
+    label says how many lines and where they are, as one line cannot hold
+    them; with no such lines the label goes."""
+    details = list(itertools.takewhile(lambda l: l[:1].isspace(), after))
+    if details:
+        return f"{why} {len(details)} line{'' if len(details) == 1 else 's'} in the run's run.log"
+    head, sep, _ = why[:-1].rpartition("; ")
+    return head if sep else why[:-1]
 
 
 def _run_one(cmd):

@@ -18,7 +18,6 @@ what runs them (traces/engines.py).
 import argparse
 import hashlib
 import itertools
-import math
 import os
 import re
 import sys
@@ -26,8 +25,8 @@ import sys
 from engines import Interrupted, add_engine_options, check_engine_options, join_pass_through, run_jobs
 from output_files import OutputError, output_folder
 from plots import figure
-from plots.readers import LARGEST
-from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases, is_number,
+from plots import variants as variant_plot
+from runs import (EXIT_USAGE, TableError, UsageParser, add_to_run_manifest, choose_metric, declared_cases,
                   metric_by_size, print_aligned, read_tsv, run_stats, sizes_of, start_run_manifest,
                   table_problem, unknown_metric, write_tsv)
 
@@ -189,43 +188,19 @@ def main(argv):
     except OutputError as e:
         print(f"m2vp sweep: error: {e}", file=sys.stderr)
         return 1
-    print(f"sweep: {len(variants)} variants in {out}/ (summary: {summary})")
+    print(f"sweep: {len(variants)} variant{'' if len(variants) == 1 else 's'} in {out}/ (summary: {summary})")
     return 1 if any(r["exit"] for r in rows) else 0
 
 
 def plot(out, metric, rows, tables):
-    """The metric per size, one line per variant (figure.save: PNG, SVG and
-    the plotted numbers as .tsv)."""
+    """The metric per size, one line per variant and row kind
+    (plots/variants.py)."""
     if figure.plt is None:
         print("sweep: python3-matplotlib is missing; no plots")
         return
-    fig, ax = figure.plt.subplots(figsize=(7, 4.5))
-    data = []
-    for row, t in zip(rows, tables):
-        # One line per variant, or per variant and row kind ("alltoall:16" -> "alltoall").
-        lines = {}
-        for key, v in metric_by_size(t, metric).items():
-            kind, _, b = key.rpartition(":")
-            # A damaged cell (text, nan, inf, beyond any plot's range) is left out.
-            if (b.isascii() and b.isdigit() and int(b) <= LARGEST and is_number(v) and math.isfinite(float(v))
-                    and abs(float(v)) <= LARGEST):
-                lines.setdefault(kind, []).append((int(b), float(v)))
-        for kind, pts in lines.items():
-            pts.sort()
-            label = figure.shown(row["variant"] + (f", {kind}" if kind else ""))
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=label)
-            data += [(label, b, v) for b, v in pts]
-    if not data:
-        figure.plt.close(fig)
+    if not variant_plot.plot(out, metric, rows, [metric_by_size(t, metric) for t in tables]):
         print(f"sweep: no {metric} value to plot")
-        return
-    ax.set_xscale("log")
-    ax.set_xlabel("bytes")
-    ax.set_ylabel(metric)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    figure.save(fig, out, f"sweep_{metric}", ["variant", "bytes", metric], data)
+
 
 if __name__ == "__main__":
     sys.stdout.reconfigure(errors="surrogateescape")  # argv bytes that are not UTF-8, printed as given

@@ -68,6 +68,68 @@ class CompareTests(unittest.TestCase):
         self.assertRegex(line_of(out, "mbps@1024"), r"400\.0\s+380\.0 \(-5\.00%\)$")
         self.assertIn("largest difference from run 1: +5.00% (latency_us at 1024)", out)  # the first of two equal ones
 
+    def test_set_parameters_first_and_extra_instances_collapsed(self):
+        # A tree against a fat tree: the shape set in each config comes
+        # first, then a default that differs, then the fat tree's extra switch
+        # boxes and ports, one line per instance range, not one per parameter.
+        head = "name\tvalue\tunit\tdefault\torigin\n"
+        common = ("sb0.bus_clock_mhz\t100\tMHz\t100\tvariant maestro2\n"
+                  + "".join(f"sb0.port{p}.buffer.total_bytes\t8192\tB\t8192\tdefault\n" for p in range(8)))
+        a = self.run_dir("tree", "bytes\tlatency_us\n32\t8.0\n")
+        b = self.run_dir("fat", "bytes\tlatency_us\n32\t7.0\n")
+        write(os.path.join(a, "params.tsv"), head + common + "sim.timing\tlt\t\tlt\tdefault\n"
+              "topology.shape\ttree\t\tchain\ttree.yaml:7\n")
+        extra = "".join(f"sb{s}.{k}\t{v}\t\t{v}\t{o}\n" for s in range(4, 8)
+                        for k, v, o in (("ports", 8, "variant maestro2"), ("stations", 8, "variant maestro2"),
+                                        ("variant", "maestro2", "fat.yaml:9")))
+        extra += "".join(f"sb0.port{p}.link.{k}\t5\tm\t5\tvariant lvds\n" for p in (4, 5, 6)
+                         for k in ("cable_m", "ns_per_m"))
+        write(os.path.join(b, "params.tsv"), head + common + extra + "node0.ni.extra\t5\t\t5\tdefault\n"
+              "sim.timing\tat\t\tlt\tdefault\ntopology.shape\tfat-tree\t\tchain\tfat.yaml:7\n")
+        rc, out, err = run(a, b)
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        self.assertEqual(lines[2], "parameters that differ, set by a config file, case or option:")
+        self.assertRegex(lines[4], r"^topology\.shape\s+tree\s+fat-tree$")
+        self.assertEqual(lines[5], "parameters that differ, defaults (the model's or a variant's):")
+        # An instance with a single parameter in one run only keeps its row.
+        self.assertRegex(lines[7], r"^node0\.ni\.extra\s+-\s+5$")
+        self.assertRegex(lines[8], r"^sim\.timing\s+lt\s+at$")
+        self.assertEqual(lines[9], "parameters of instances only some runs have: 18 parameters in 2 lines:")
+        self.assertRegex(lines[10], r"^  sb0\.port4\.\.6\.link\.\*\s+only in run 2 \(6 parameters\)$")
+        self.assertRegex(lines[11], r"^  sb4\.\.7\.\*\s+only in run 2 \(12 parameters, 4 set\)$")
+        self.assertRegex(lines[12], r"^row\s+run 1\s+run 2$")
+        self.assertNotIn("sb5.ports", out)
+        self.assertNotIn("sb0.bus_clock_mhz", out)
+
+    def test_instances_of_some_runs_of_three(self):
+        # Ranges per run set: nodes 2..3 in runs 2 and 3, nodes 4..5 in run 3
+        # only; a params.tsv without the origin column sets nothing.
+        folders = []
+        for n in (2, 4, 6):
+            f = self.run_dir(f"n{n}", "bytes\tlatency_us\n32\t8.0\n")
+            write(os.path.join(f, "params.tsv"), "name\tvalue\n" + f"topology.nodes\t{n}\n" + "".join(
+                f"node{i}.host.{k}\t1\n" for i in range(n) for k in ("app", "args")))
+            folders.append(f)
+        rc, out, err = run(*folders)
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("set by a config file", out)
+        self.assertRegex(line_of(out, "topology.nodes"), r"^topology\.nodes\s+2\s+4\s+6$")
+        self.assertIn("parameters of instances only some runs have: 8 parameters in 2 lines:\n"
+                      "  node2..3.*  only in runs 2, 3 (4 parameters)\n"
+                      "  node4..5.*  only in run 3 (4 parameters)\n", out)
+        # A bare results.tsv has no parameters: left out, not "only in runs 1, 3".
+        write(os.path.join(self.d, "bare.tsv"), "bytes\tlatency_us\n32\t8.0\n")
+        rc, out, err = run(folders[0], os.path.join(self.d, "bare.tsv"), folders[2])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("parameters: no params.tsv for run 2: compared among the others\n", out)
+        self.assertRegex(line_of(out, "topology.nodes"), r"^topology\.nodes\s+2\s+6$")
+        self.assertRegex(line_of(out, "name"), r"^name\s+run 1\s+run 3$")
+        self.assertIn("  node2..5.*  only in run 3 (8 parameters)\n", out)
+        rc, out, err = run(folders[0], os.path.join(self.d, "bare.tsv"))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nparameters: no params.tsv for run 2: not compared\nrow ", out)
+
     def test_tolerance_sets_the_exit_code(self):
         a = self.run_dir("a", "bytes\tlatency_us\n32\t8.00\n1024\t20.00\n")
         b = self.run_dir("b", "bytes\tlatency_us\n32\t8.10\n1024\t20.20\n")

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import xml.etree.ElementTree as ET
 
 TRACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "traces")
 
@@ -23,7 +24,8 @@ TRACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "t
 # NAME=VALUE...` exits 64 at once for fail=early, else writes DIR/results.tsv with one row whose mbps is the length
 # of the settings' text (so variants differ), or, with --set table=TEXT, TEXT
 # itself ('\n' and '\t' escaped), or a folder named results.tsv for
-# table=folder.
+# table=folder; with --set exit=N (N > 0) it then stalls as the simulator does:
+# exit N, an error line ending in "network state:" and two indented lines.
 FAKE_SIM = textwrap.dedent("""\
     import os, sys
     args = sys.argv[1:]
@@ -50,6 +52,11 @@ FAKE_SIM = textwrap.dedent("""\
             f.write("bytes\\tmbps\\n1\\t%d\\n" % len(" ".join(sets)))
     with open(os.path.join(out, "stats.tsv"), "w") as f:
         f.write("source\\tkey\\tvalue\\nrun\\tsim_time_us\\t5\\n")
+    code = int(dict(s.split("=", 1) for s in sets).get("exit", "0"))
+    if code:
+        sys.stderr.write("[node0.host] @row 1\\nerror: network stalled at 42 ms: no byte has moved; network state:\\n"
+                         "  node0.ni.mlcx: link up, stalled on credit\\n  sb0.port0.mlx: link up\\n")
+        sys.exit(code)
 """)
 
 
@@ -201,6 +208,88 @@ class SweepTests(ToolTestBase):
         self.assertFalse(os.path.islink(os.path.join(sw, "sweep.tsv")))
         self.assertTrue(read(os.path.join(sw, "sweep.tsv")).startswith("variant\texit"))
         self.assertEqual([f for f in os.listdir(sw) if f.endswith(".tmp")], [])
+
+    def test_failed_variants_are_named_in_the_plot(self):
+        # A variant that stalled (exit 66) after one point, and two that
+        # failed before any (exit 64): all three named as failed in the
+        # legend, the stalled one's point kept under its failure label.
+        rc, out, err = self.sweep("--vary", "fail=none,early", "--vary", "exit=0,66")
+        self.assertEqual(rc, 1, out + err)
+        sw = os.path.join(self.d, "sw")
+        self.assertEqual([r.split("\t")[0] for r in read(os.path.join(sw, "sweep_mbps.tsv")).splitlines()[1:]],
+                         ["fail=none, exit=0", "fail=none, exit=66 (failed: exit 66)"])
+        legend = svg_texts(os.path.join(sw, "sweep_mbps.svg"))
+        self.assertIn("fail=none, exit=0", legend)
+        self.assertIn("fail=none, exit=66 (failed: exit 66)", legend)
+        self.assertIn("fail=early, exit=0 (failed: exit 64, nothing to plot)", legend)
+        self.assertIn("fail=early, exit=66 (failed: exit 64, nothing to plot)", legend)
+        # The stall's error line says where its network state is, not a bare label.
+        self.assertIn("variant fail=none, exit=66: exit code 66 error: network stalled at 42 ms: no byte has moved; "
+                      "network state: 2 lines in the run's run.log\n", out)
+        self.assertIn(f"sweep: 4 variants in {sw}/", out)
+
+    def test_one_variant_is_one(self):
+        rc, out, err = self.sweep("--vary", "x=1")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn(f"sweep: 1 variant in {os.path.join(self.d, 'sw')}/", out)
+
+
+def svg_texts(path):
+    """The text of every <text> element of an SVG (figure.py keeps text as text)."""
+    return ["".join(e.itertext()).strip() for e in ET.parse(path).getroot().iter("{http://www.w3.org/2000/svg}text")]
+
+
+class SweepPlotTests(unittest.TestCase):
+    """plots/variants.py called directly: the look of each line."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        sys.path.insert(0, TRACES)
+        try:
+            from plots import figure, variants
+        finally:
+            sys.path.remove(TRACES)
+        if figure.plt is None:
+            self.skipTest("python3-matplotlib is missing")
+        self.variants = variants
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def draw(self, n_variants, kinds, exits=None):
+        rows = [{"variant": f"v={i}", "exit": (exits or {}).get(i, 0)} for i in range(n_variants)]
+        points = [{(f"{k}:" if k else "") + str(b): str(i + b) for k in kinds for b in (16, 256)}
+                  for i in range(n_variants)]
+        return self.variants.plot(self.tmp.name, "p50_us", rows, points)
+
+    def test_twelve_lines_look_different(self):
+        # 4 variants x 3 patterns (beyond the palette's ten colours).
+        lines = self.draw(4, ["alltoall", "neighbour", "hotspot"])
+        self.assertEqual(len(lines), 12)
+        self.assertEqual(len({tuple(look[1:4]) for look in lines}), 12, lines)
+        # A variant keeps its colour; a pattern keeps its line style and marker.
+        colours = {label.split(",")[0]: set() for label, *_ in lines}
+        shapes = {label.split(", ")[1]: set() for label, *_ in lines}
+        for label, colour, style, marker, _ in lines:
+            colours[label.split(",")[0]].add(colour)
+            shapes[label.split(", ")[1]].add((style, marker))
+        self.assertEqual([len(c) for c in colours.values()], [1] * 4)
+        self.assertEqual(len(set.union(*colours.values())), 4)
+        self.assertEqual([len(s) for s in shapes.values()], [1] * 3)
+        ids = [e.get("id") for e in ET.parse(os.path.join(self.tmp.name, "sweep_p50_us.svg"))
+               .getroot().iter() if (e.get("id") or "").startswith("sweep-")]
+        self.assertEqual(len(ids), 12, ids)
+
+    def test_more_variants_than_colours(self):
+        for n, kinds in ((12, [""]), (30, ["a", "b", "c"])):
+            lines = self.draw(n, kinds)
+            self.assertEqual(len(lines), n * len(kinds))
+            self.assertEqual(len({tuple(look[1:4]) for look in lines}), len(lines), (n, kinds))
+
+    def test_a_failed_variant_is_hollow_and_labelled(self):
+        lines = self.draw(3, ["a"], exits={1: 66, 2: 1})
+        self.assertEqual([(label, hollow) for label, *_, hollow in lines],
+                         [("v=0, a", False), ("v=1, a (failed: exit 66)", True), ("v=2, a (failed: exit 1)", True)])
 
 
 class CasesTests(ToolTestBase):

@@ -2,5 +2,5 @@
 
 readers: the run-output file formats; runs: which files a run folder has;
 figure: matplotlib set-up and saving; netpipe, breakdown, cdf: one kind of
-figure each.
+figure each; variants: a sweep's overlay plot (traces/sweep.py).
 """
