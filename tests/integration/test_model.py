@@ -1080,18 +1080,26 @@ class CommandTests(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("logp/results.tsv: no column o_r_us", err)
 
-    def test_ni_cpu_parameters_missing_or_bad_are_named(self):
+    def runs_without_lines(self, run, name, drop):
+        """(folder, path): a copy of the recorded runs whose <run>/<name>
+        lacks the lines drop(line) holds for."""
         d = os.path.join(self.d, "runs")
         shutil.copytree(DATA, d)
-        path = os.path.join(d, "ni-8", "params.tsv")
+        path = os.path.join(d, run, name)
         with open(path) as f:
             lines = f.read().splitlines()
         with open(path, "w") as f:
-            f.write("\n".join(l for l in lines if "clock_mhz" not in l) + "\n")
+            f.write("\n".join(l for l in lines if not drop(l)) + "\n")
+        return d, path
+
+    def test_ni_cpu_parameters_missing_or_bad_are_named(self):
+        d, path = self.runs_without_lines("ni-8", "params.tsv", lambda l: "clock_mhz" in l)
         rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
         self.assertEqual(rc, 1)
         self.assertIn(f"{path}: no row node0.ni.cpu.clock_mhz", err)
         self.assertNotIn("Traceback", err)
+        with open(os.path.join(DATA, "ni-8", "params.tsv")) as f:
+            lines = f.read().splitlines()
         with open(path, "w") as f:
             f.write("\n".join(l.replace("\t1\tcycles", "\tfast\tcycles") for l in lines) + "\n")
         rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
@@ -1175,13 +1183,7 @@ class CommandTests(unittest.TestCase):
     def test_ni_8_without_its_smallest_hot_spot_size_is_named(self):
         # g_r's floor is the smallest message's time: a 256 B floor would
         # pass silently for it.
-        d = os.path.join(self.d, "runs")
-        shutil.copytree(DATA, d)
-        path = os.path.join(d, "ni-8", "results.tsv")
-        with open(path) as f:
-            lines = f.read().splitlines()
-        with open(path, "w") as f:
-            f.write("\n".join(l for l in lines if not l.startswith("hotspot\t8\t16\t")) + "\n")
+        d, path = self.runs_without_lines("ni-8", "results.tsv", lambda l: l.startswith("hotspot\t8\t16\t"))
         rc, _, err = self.model("--reuse", d, "--nodes", "16", "-o", os.path.join(self.d, "o"))
         self.assertEqual(rc, 1, err)
         self.assertIn(f"{path}: the hotspot rows need a message of at most 16 bytes", err)
