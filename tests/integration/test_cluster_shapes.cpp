@@ -143,12 +143,13 @@ TEST_CASE("cluster shapes: the 32-node chain's 4 KB all-to-all completes with ev
 // deadlock avoidance, "What the NIs must do"; docs/mmp.md, wire format).
 namespace {
 
-const std::vector<std::string> kOoo2Chain = {"--set", "topology.shape=chain", "--set", "sb*.variant=ooo2", "--set",
-                                             "node*.host.args=--patterns alltoall --sizes 4k --msgs 2"};
+const std::vector<std::string> kOoo2Chain = {"--set", "topology.shape=chain",
+                                             "--set", "sb*.variant=ooo2",
+                                             "--set", "node*.host.args=--patterns alltoall --sizes 4k --msgs 2"};
 
 std::vector<std::string> ooo2_chain_args(const std::string& nodes, const std::string& firmware) {
-  std::vector<std::string> args{"run", kConfig, "--quiet", "--set", "topology.nodes=" + nodes, "--set",
-                                "node*.ni.firmware=" + firmware};
+  std::vector<std::string> args{
+      "run", kConfig, "--quiet", "--set", "topology.nodes=" + nodes, "--set", "node*.ni.firmware=" + firmware};
   args.insert(args.end(), kOoo2Chain.begin(), kOoo2Chain.end());
   return args;
 }
@@ -166,8 +167,10 @@ TEST_CASE("cluster shapes: with the mmp firmware a 9-node chain of 2-station box
   // sb0's station for node 4 (port 4) and sb1's for node 5 (port 0) wait for
   // room in those nodes' channel 1, which their NIs do not drain.
   CHECK(contains(text, "2/2 stations occupied"));
-  CHECK(contains(text, "-> ports 0x10, 32/2048 bytes; waits for: room: port 4 ch 1 TX has 0 of the 32 bytes needed free"));
-  CHECK(contains(text, "-> ports 0x1, 32/2048 bytes; waits for: room: port 0 ch 1 TX has 0 of the 32 bytes needed free"));
+  CHECK(contains(text,
+                 "-> ports 0x10, 32/2048 bytes; waits for: room: port 4 ch 1 TX has 0 of the 32 bytes needed free"));
+  CHECK(
+      contains(text, "-> ports 0x1, 32/2048 bytes; waits for: room: port 0 ch 1 TX has 0 of the 32 bytes needed free"));
 }
 
 TEST_CASE("cluster shapes: with the mmp-early firmware chains of 2-station boxes complete the 4 KB all-to-all",

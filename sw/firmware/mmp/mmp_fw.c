@@ -430,8 +430,9 @@ static uint16_t early_entry(const struct rxch *c) {
   const uint16_t m = g_mmt_free;
   struct msg *e = &g_mmt[m];
   g_mmt_free = e->next_free;
-  *e = (struct msg){c->src,      c->ports, c->tag, c->total,  c->seq, 0,    (uint32_t)off, NO_COOKIE, traced(c->src, c->seq),
-                    MODE_MSGBUF, 0,        0,      UNMATCHED, NONE,   NONE, NONE,          {NO_PAGE, 0}};
+  *e = (struct msg){
+      c->src,      c->ports, c->tag, c->total,  c->seq, 0,    (uint32_t)off, NO_COOKIE,   traced(c->src, c->seq),
+      MODE_MSGBUF, 0,        0,      UNMATCHED, NONE,   NONE, NONE,          {NO_PAGE, 0}};
   e->next_active = g_active;
   g_active = m;
   g_unmatched++;
