@@ -413,6 +413,7 @@ static uint16_t take_receive(uint32_t src, uint32_t ports, uint32_t tag) {
 #define UNMATCHED 2u         /* in_unexpected of an early entry: its first chunk has not come */
 static uint32_t g_unmatched; /* early entries waiting for their first chunk */
 
+/* chunk_entry has these lines inline: the mmp image stays as it was. */
 static void unexp_append(uint16_t m) {
   g_mmt[m].in_unexpected = 1;
   if (g_unexp_tail == NONE) g_unexp_head = m;
