@@ -132,6 +132,65 @@ TEST_CASE("cluster shapes: the 32-node chain's 4 KB all-to-all completes with ev
   CHECK(rows.at({"alltoall", 4096}).messages == 32 * 31);
 }
 
+// A 9-node chain of 2-station (ooo2) boxes stalls in the 4 KB all-to-all with
+// the mmp firmware (exit 66 at 21 ms; 12 nodes stall too). A chunk on channel 1
+// that overtook its message's first chunk waits in its NI's full RX channel for
+// the first to create the message's entry; the first is queued on channel 0
+// behind up traffic, which waits for a station held by a channel 1 transfer to
+// such a full RX channel. The mmp-early image enters the overtaking chunk's
+// message into the message buffer at once and completes; the mmp image keeps
+// the wait, since the calibrated runs overtake too (docs/models/switchbox.md,
+// deadlock avoidance, "What the NIs must do"; docs/mmp.md, wire format).
+namespace {
+
+const std::vector<std::string> kOoo2Chain = {"--set", "topology.shape=chain",
+                                             "--set", "sb*.variant=ooo2",
+                                             "--set", "node*.host.args=--patterns alltoall --sizes 4k --msgs 2"};
+
+std::vector<std::string> ooo2_chain_args(const std::string& nodes, const std::string& firmware) {
+  std::vector<std::string> args{
+      "run", kConfig, "--quiet", "--set", "topology.nodes=" + nodes, "--set", "node*.ni.firmware=" + firmware};
+  args.insert(args.end(), kOoo2Chain.begin(), kOoo2Chain.end());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("cluster shapes: with the mmp firmware a 9-node chain of 2-station boxes stalls in the 4 KB all-to-all",
+          "[integration][scale][topology]") {
+  Sandbox sb;
+  const SimResult r = sb.run(ooo2_chain_args("9", "mmp"), true, 60);
+  INFO(r.describe());
+  CHECK(r.exited(66));
+  const std::string text = r.err + r.out;
+  CHECK(contains(text, "network stalled at 21 ms"));
+  // sb0's station for node 4 (port 4) and sb1's for node 5 (port 0) wait for
+  // room in those nodes' channel 1, which their NIs do not drain.
+  CHECK(contains(text, "2/2 stations occupied"));
+  CHECK(contains(text,
+                 "-> ports 0x10, 32/2048 bytes; waits for: room: port 4 ch 1 TX has 0 of the 32 bytes needed free"));
+  CHECK(
+      contains(text, "-> ports 0x1, 32/2048 bytes; waits for: room: port 0 ch 1 TX has 0 of the 32 bytes needed free"));
+}
+
+TEST_CASE("cluster shapes: with the mmp-early firmware chains of 2-station boxes complete the 4 KB all-to-all",
+          "[integration][scale][topology]") {
+  Sandbox sb;
+  for (const char* nodes : {"9", "12"}) {
+    INFO(nodes << " nodes");
+    const SimResult r = sb.run(ooo2_chain_args(nodes, "mmp-early"), true, 120);
+    INFO(r.describe());
+    CHECK_FALSE(contains(r.err + r.out, "network stalled"));
+    const int n = std::stoi(nodes);
+    check_every_message_intact(r, {0, 4, 5, n - 1});
+    const auto rows = rows_of(r);
+    REQUIRE(rows.size() == 1);
+    REQUIRE(rows.count({"alltoall", 4096}) == 1);
+    CHECK(rows.at({"alltoall", 4096}).nodes == n);
+    CHECK(rows.at({"alltoall", 4096}).messages == 2 * n * (n - 1));
+  }
+}
+
 TEST_CASE("cluster shapes: what a shape cannot build ends the run before simulation, naming the key",
           "[integration][topology][bad-input]") {
   Sandbox sb;

@@ -276,7 +276,7 @@ static uint16_t g_recv_head = NONE, g_recv_tail = NONE, g_recv_free = NONE;
 enum { MODE_DIRECT, MODE_MSGBUF, MODE_DISCARD };
 struct msg {
   uint32_t src, ports, tag, total, seq, received, dest, cookie, trace; /* trace: traced(src, seq) */
-  uint8_t mode, complete, truncated, in_unexpected;
+  uint8_t mode, complete, truncated, in_unexpected; /* in_unexpected: 1 listed (mmp-early: or UNMATCHED) */
   uint16_t next_active, next_unexp, next_free;
   struct xlate x; /* MODE_DIRECT: dest is the receive's NI address */
 };
@@ -398,14 +398,89 @@ static uint16_t take_receive(uint32_t src, uint32_t ports, uint32_t tag) {
   return NONE;
 }
 
+#if MMP_FW_EARLY
+/* ---- early entries (the mmp-early image) -----------------------------------
+ * A later chunk on channel 1 can overtake its message's first chunk (channel
+ * 0) in out-of-order switch boxes. The mmp image keeps it in its RX channel
+ * until the first has created the entry, so channel 1 drains only when
+ * channel 0 delivers; boxes that share their stations between the channels
+ * can close a cycle through that (a 9-node chain of ooo2 boxes stalls:
+ * docs/models/switchbox.md, deadlock avoidance). Here such a chunk creates the
+ * entry itself, in the message buffer, and the message is matched when its
+ * first chunk comes, in first-chunk order like every other message. Its own
+ * image, not an argument: the calibrated runs overtake too, and any
+ * instruction more on their path moves their results. */
+#define UNMATCHED 2u         /* in_unexpected of an early entry: its first chunk has not come */
+static uint32_t g_unmatched; /* early entries waiting for their first chunk */
+
+/* chunk_entry has these lines inline: the mmp image stays as it was. */
+static void unexp_append(uint16_t m) {
+  g_mmt[m].in_unexpected = 1;
+  if (g_unexp_tail == NONE) g_unexp_head = m;
+  else g_mmt[g_unexp_tail].next_unexp = m;
+  g_unexp_tail = m;
+  count(RESULT_UNEXPECTED, 1);
+}
+
+/* An entry in the message buffer for later chunk c; NONE without an entry or
+ * room (the chunk then waits, as a first chunk does). */
+static uint16_t early_entry(const struct rxch *c) {
+  if (g_mmt_free == NONE) return NONE;
+  const int32_t off = msgbuf_alloc(c->total);
+  if (off < 0) return NONE;
+  const uint16_t m = g_mmt_free;
+  struct msg *e = &g_mmt[m];
+  g_mmt_free = e->next_free;
+  *e = (struct msg){
+      c->src,      c->ports, c->tag, c->total,  c->seq, 0,    (uint32_t)off, NO_COOKIE,   traced(c->src, c->seq),
+      MODE_MSGBUF, 0,        0,      UNMATCHED, NONE,   NONE, NONE,          {NO_PAGE, 0}};
+  e->next_active = g_active;
+  g_active = m;
+  g_unmatched++;
+  return m;
+}
+
+/* The early entry of first chunk c, matched now: the oldest matching posted
+ * receive (its data reaches it from the message buffer), else the unexpected
+ * list. NONE if c's message has none. */
+static uint16_t early_matched(const struct rxch *c) {
+  for (uint16_t m = g_active; m != NONE; m = g_mmt[m].next_active) {
+    struct msg *e = &g_mmt[m];
+    if (e->src != c->src || e->seq != c->seq || e->in_unexpected != UNMATCHED) continue;
+    g_unmatched--;
+    e->in_unexpected = 0;
+    const uint16_t r = take_receive(e->src, e->ports, e->tag);
+    if (r == NONE) {
+      unexp_append(m);
+    } else {
+      e->cookie = g_recv[r].cookie;
+      e->truncated = e->total > g_recv[r].len;
+    }
+    return m;
+  }
+  return NONE;
+}
+#endif
+
 /* The MMT entry a chunk belongs to; NONE while it cannot be decided yet
- * (no room, no entry free, or a later chunk ahead of its first). */
+ * (no room, no entry free, or, in the mmp image, a later chunk ahead of its
+ * first). */
 static uint16_t chunk_entry(const struct rxch *c) {
   if (c->offset != 0) {
     for (uint16_t m = g_active; m != NONE; m = g_mmt[m].next_active)
       if (g_mmt[m].src == c->src && g_mmt[m].seq == c->seq) return m;
+#if MMP_FW_EARLY
+    return early_entry(c);
+#else
     return NONE;
+#endif
   }
+#if MMP_FW_EARLY
+  if (g_unmatched != 0) {
+    const uint16_t m = early_matched(c);
+    if (m != NONE) return m;
+  }
+#endif
   if (g_mmt_free == NONE) return NONE;
   const uint16_t m = g_mmt_free, next_free = g_mmt[m].next_free;
   struct msg *e = &g_mmt[m];
