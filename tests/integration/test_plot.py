@@ -263,6 +263,14 @@ class CdfTests(unittest.TestCase):
                                  if (r["series"], r["pattern"], r["bytes"]) == ("inorder", "all-to-all", "64")), 50.0)
 
 
+    def test_legend_latencies_without_exponents(self):
+        sys.path.insert(0, os.path.dirname(PLOT))  # traces/, where the plots package is
+        from plots import cdf
+        self.assertEqual(cdf.legend_us(1285.4), "1285")
+        self.assertEqual(cdf.legend_us(21.434), "21.4")
+        self.assertEqual(cdf.legend_us(999.4), "999")
+
+
 class ErrorTests(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -10,6 +10,12 @@ STYLES = ("-", "--", ":", "-.")
 LOG_SPREAD = 30.0
 
 
+def legend_us(v):
+    """A latency for the legend: 3 significant digits, whole µs from 1000 up
+    (1285, not 1.28e+03)."""
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
 def percentile(sorted_values, q):
     """The smallest value with at least q of the values at or below it."""
     return sorted_values[max(0, math.ceil(q * len(sorted_values)) - 1)]
@@ -43,7 +49,7 @@ def plot(runs, out):
                 name = pattern if len(runs) == 1 else f"{run.label}: {pattern}"
                 ax.step([lat[0]] + lat, [0.0] + cdf, where="post", color=cmap(p_i % cmap.N),
                         linestyle=STYLES[k % len(STYLES)], linewidth=1.3, gid=series_id("cdf", line),
-                        label=f"{name} (p50 {percentile(lat, 0.5):.3g}, p99 {percentile(lat, 0.99):.3g})")
+                        label=f"{name} (p50 {legend_us(percentile(lat, 0.5))}, p99 {legend_us(percentile(lat, 0.99))})")
                 line += 1
                 rows += [(run.label, pattern, size, l, c) for l, c in zip(lat, cdf)]
         if log_x:
