@@ -412,11 +412,9 @@ def main(argv):
             if failed & set(FIT_RUN_NAMES + (model_requests.RUN, CHECK_RUN_NAME)):
                 print("m2vp model: a run the fit needs failed (above)", file=sys.stderr)
                 return 1
-        if "fat-tree" not in shapes and not a.reuse:
-            why = (f"none in {folder}" if a.reuse else
-                   "the simulator has no topology.shape yet, issue 29 part 2")
-            print(f"m2vp model: note: no fat-tree runs ({why}): fat trees are projected only" +
-                  ("" if "tree" in shapes else "; trees too"), file=sys.stderr)
+        if "fat-tree" not in shapes and not a.reuse:  # (--reuse: check_reused_runs named what it lacks)
+            print("m2vp model: note: no fat-tree runs (the simulator has no topology.shape yet, issue 29 part 2): "
+                  "fat trees are projected only" + ("" if "tree" in shapes else "; trees too"), file=sys.stderr)
         model = model_fit.fit_all(folder)
         params = param_rows(model)
         write_tsv(os.path.join(a.out, "params.tsv"), params)

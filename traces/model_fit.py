@@ -36,8 +36,8 @@ import numpy as np
 # one chunk's store-and-forward, not the whole message (pipelining).
 CHUNK_BYTES = 2016
 # The smallest fitted size (model.py's FIT_SIZES): a message whose time at
-# the receiving NI is its per-message work alone, g_r's floor
-# (floor_line_fit; model_predict's CPU_BOUND_BYTES, the same size).
+# an NI is its CPU's per-message work alone: g_r's floor (floor_line_fit)
+# and the CPU-bound g_bi of the request intake (model_predict.py).
 FLOOR_BYTES = 16
 # Switch-box stages of messages.csv and the cable between boxes.
 SB_STAGES = ("sb_analyzer_us", "sb_routing_us", "sb_station_us", "sb_bus_us")

@@ -69,7 +69,7 @@ Contention model. A phase of the pattern is M rounds (scale.c: --msgs).
 from model_blocking import channel_graph, channel_queue, path_wait
 from model_boxes import busiest_box
 from model_early_sends import early_send_saving_us
-from model_fit import chunks, unloaded_latency
+from model_fit import FLOOR_BYTES, chunks, unloaded_latency
 from model_hot_origin import first_delivery_us, send_delay_us
 from model_match import mean_skipped
 from model_requests import intake_delay_us
@@ -77,8 +77,6 @@ from model_order import START_STAGGER_US, hot_spot_order, hot_spot_position, sca
 from model_shapes import farthest_pairs, traffic_summary
 
 PATTERNS = ("alltoall", "neighbour", "hotspot")
-# One packet: the NI's per-message time is its CPU's (the smallest fitted size).
-CPU_BOUND_BYTES = 16
 
 
 def service(model, name, size):
@@ -152,7 +150,7 @@ def predict(model, shape, nodes, pattern, size, msgs, stagger_us=START_STAGGER_U
             bound = "latency"
         # The request intake (model_requests.py): the NI's CPU sets a 16 B
         # message's time, the data's move a larger one's, if it is longer.
-        g_cpu = service(model, "g_bi", CPU_BOUND_BYTES)
+        g_cpu = service(model, "g_bi", FLOOR_BYTES)  # the smallest fitted size: the NI's CPU alone
         intake = intake_delay_us(model["requests"]["us_per_request"], g_cpu, g_bi, d, chunks(size))
         # The ring's second send: its step has no receive to serve yet
         # (model_early_sends.py), so it follows the first sooner.
